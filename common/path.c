@@ -1,0 +1,212 @@
+/* path.c - files, directories, XDG locations, time and host. */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef XL_DATADIR
+#define XL_DATADIR "/usr/local/share/xlaunch"
+#endif
+
+char *xl_read_file(const char *path, size_t *len, size_t max)
+{
+	struct xl_buf b = XL_BUF_INIT;
+	struct stat st;
+	char chunk[65536];
+	int fd;
+
+	if (!max)
+		max = 64u << 20;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	/* blocking reads from here on (a FIFO was opened without waiting) */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			xl_buf_release(&b);
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		if (b.len + (size_t)n > max) {
+			close(fd);
+			xl_buf_release(&b);
+			errno = EFBIG;
+			return NULL;
+		}
+		xl_buf_add(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (len)
+		*len = b.len;
+	return xl_buf_detach(&b);
+}
+
+int xl_mkdirs(const char *path, unsigned mode)
+{
+	char *p = xl_strdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, mode) < 0 && errno != EEXIST) {
+				rc = -1;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	if (rc == 0) {
+		struct stat st;
+
+		if (stat(path, &st) < 0)
+			rc = -1;
+		else if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			rc = -1;
+		}
+	}
+	int e = errno;
+	free(p);
+	errno = e;
+	return rc;
+}
+
+static char *xdg_dir(const char *var, const char *fallback)
+{
+	const char *v = getenv(var);
+	const char *home;
+
+	if (v && v[0] == '/')
+		return xl_asprintf("%s/xlaunch", v);
+	home = getenv("HOME");
+	if (!home || !*home)
+		home = "/tmp";
+	return xl_asprintf("%s/%s/xlaunch", home, fallback);
+}
+
+char *xl_state_dir(void)
+{
+	return xdg_dir("XDG_STATE_HOME", ".local/state");
+}
+
+char *xl_config_dir(void)
+{
+	return xdg_dir("XDG_CONFIG_HOME", ".config");
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *xl_data_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (dir[0])
+		return dir;
+	env = getenv("XLAUNCH_DATADIR");
+	if (env && *env) {
+		snprintf(dir, sizeof(dir), "%s", env);
+		return dir;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char probe[PATH_MAX + 16];
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(probe, sizeof(probe), "%s/etc", exe);
+			if (is_dir(probe)) {
+				snprintf(dir, sizeof(dir), "%s", exe);
+				return dir;
+			}
+		}
+	}
+	snprintf(dir, sizeof(dir), "%s", XL_DATADIR);
+	return dir;
+}
+
+char *xl_data_path(const char *rel)
+{
+	return xl_asprintf("%s/%s", xl_data_dir(), rel);
+}
+
+const char *xl_hostname(void)
+{
+	static char host[256];
+
+	if (!host[0]) {
+		if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
+			snprintf(host, sizeof(host), "localhost");
+	}
+	return host;
+}
+
+double xl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double xl_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *xl_iso_time(double t, char *buf, size_t n)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}

@@ -1,0 +1,169 @@
+/*
+ * launcher.h - named profiles, composite flag variables, policy, and the
+ * commands that launch (env, exec, run, profile, flags).
+ *
+ * Ownership: an xl_profile owns everything it points to; free it with
+ * xl_profile_free().  Provenance file names point into the profile's own
+ * storage and live as long as the profile.
+ */
+#ifndef XLAUNCH_LAUNCHER_H
+#define XLAUNCH_LAUNCHER_H
+
+#include "common/common.h"
+
+#include <jansson.h>
+
+/* Where a value came from: a profile file and position, or "environment". */
+struct xl_prov {
+	const char *file;
+	unsigned line, col;
+};
+
+/* ---- composite flag variables (XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS) --- */
+
+/* One token as XLA's own parser sees it. */
+enum xl_tok_kind {
+	XL_TOK_FLAG,     /* --name or --name=value (also -name, which XLA accepts) */
+	XL_TOK_BARE,     /* a word without a leading dash: XLA stops parsing here */
+};
+
+struct xl_token {
+	enum xl_tok_kind kind;
+	char *raw;        /* the token as written */
+	char *name;       /* FLAG: name without dashes; BARE: the word (or KEY of KEY=VALUE) */
+	char *value;      /* FLAG: value after '=' with quotes removed, NULL when bare --name */
+	bool quoted;      /* value was quoted */
+	bool single_dash; /* written -name */
+	size_t offset;    /* byte offset of the token in the string */
+};
+
+struct xl_tokens {
+	struct xl_token *v;
+	size_t n;
+};
+
+/* Splits s the way XLA's flag parser does: whitespace separates tokens, a
+ * value quoted right after '=' may hold whitespace.  Returns false with *err
+ * set (caller frees) on an unterminated quote. */
+bool xl_flags_tokenize(const char *s, struct xl_tokens *out, char **err);
+void xl_tokens_release(struct xl_tokens *t);
+
+struct xl_flag {
+	char *name;       /* without dashes */
+	char *value;      /* NULL: bare --name, a true boolean */
+	struct xl_prov src;
+};
+
+/* An ordered map of flags; setting an existing name replaces its value in
+ * place (its first position is kept). */
+struct xl_flagmap {
+	struct xl_flag *v;
+	size_t n, cap;
+};
+
+void xl_flagmap_set(struct xl_flagmap *m, const char *name, const char *value,
+		    struct xl_prov src);
+bool xl_flagmap_del(struct xl_flagmap *m, const char *name);
+const struct xl_flag *xl_flagmap_get(const struct xl_flagmap *m, const char *name);
+/* Merges a flag string into m; tokens that are not flags are an error. */
+bool xl_flagmap_parse(struct xl_flagmap *m, const char *s, struct xl_prov src, char **err);
+/* "--a=1 --b --c=\"x y\""; caller frees. */
+char *xl_flagmap_format(const struct xl_flagmap *m);
+void xl_flagmap_release(struct xl_flagmap *m);
+/* True for XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS. */
+bool xl_is_composite_var(const char *name);
+
+/* ---- profiles ------------------------------------------------------------------ */
+
+enum xl_ambient { XL_AMB_STRIP, XL_AMB_KEEP, XL_AMB_WARN, XL_AMB_ERROR };
+enum xl_cache_policy { XL_CACHE_ANY, XL_CACHE_LOCAL };
+
+struct xl_policy {
+	bool timing;
+	enum xl_cache_policy cache;
+	enum xl_ambient ambient;
+	struct xl_strv bundle;    /* bundle gate: names of validated bundles */
+	struct xl_prov timing_src, cache_src, ambient_src, bundle_src;
+};
+
+/* rlimits for the child; a negative value is "not set". */
+struct xl_limits {
+	int64_t address_space, open_files, core, cpu_time;
+};
+
+/* A managed variable of the resolved profile. */
+struct xl_var {
+	char *name;
+	char *value;             /* NULL: removed from the child's environment */
+	struct xl_prov src;      /* the last layer that set or unset it */
+	bool composite;
+	bool ambient;            /* the value came (partly) from the launching shell */
+	struct xl_flagmap flags; /* composite variables: tokens with provenance */
+};
+
+struct xl_candidate {
+	char *name;
+	char *description;
+	struct xl_prov src;
+};
+
+struct xl_profile {
+	char *name;
+	char *file;              /* the file the name resolved to */
+	char *description;
+	struct xl_strv chain;    /* linearized: bases first, this profile last */
+	struct xl_strv chain_files;
+	struct xl_var *vars;     /* in order of first appearance */
+	size_t nvars;
+	struct xl_policy policy;
+	struct xl_limits limits;
+	json_t *signature;       /* merged `signature` mapping, candidate applied */
+	struct xl_candidate *cands;
+	size_t ncands;
+	int cand;                /* selected candidate index, -1 for none */
+	struct xl_strv notes;    /* what resolution did on its own (ambient stripped, ...) */
+	void *priv;              /* loaded layers */
+};
+
+enum {
+	XL_RESOLVE_NO_AMBIENT = 1 << 0,  /* ignore the launching environment (profile show/diff) */
+	XL_RESOLVE_FILE = 1 << 1,        /* the name is a path to a profile file */
+};
+
+/* Finds, loads and resolves a profile and (optionally) one candidate.
+ * Prints its own errors.  Returns 0 or an exit code (65, 66, 77, 78). */
+int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *cand,
+		       unsigned flags, struct xl_profile **out);
+void xl_profile_free(struct xl_profile *p);
+/* Index of the candidate called name, or -1. */
+int xl_profile_find_candidate(const struct xl_profile *p, const char *name);
+/* Looks up a managed variable. */
+const struct xl_var *xl_profile_var(const struct xl_profile *p, const char *name);
+
+/* Builds the child's environment from environ and the profile: managed
+ * variables set or removed, ambient policy applied.  Returns a
+ * NULL-terminated array (free with xl_env_free). */
+char **xl_profile_build_env(const struct xl_profile *p, char *const *environ_in);
+void xl_env_free(char **env);
+
+/* The profile search path, in order; caller releases. */
+void xl_profile_search_path(const struct xl_ctx *ctx, struct xl_strv *dirs);
+/* Valid profile name: [A-Za-z0-9][A-Za-z0-9._-]*, no "..". */
+bool xl_valid_profile_name(const char *name);
+
+/* The resolved profile as JSON: {"profile","file","chain","env","unset",
+ * "sources","flags","policy","limits","signature","candidate"}.  New reference. */
+json_t *xl_profile_to_json(const struct xl_profile *p);
+
+/* Checks done on every resolved profile before it is used (types, unknown
+ * XLA flags, policy).  Prints what it refuses; returns 0, 65 or 77. */
+int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p);
+
+/* Registers the launcher's services with lower modules (calib's profile view). */
+void launcher_init_hooks(void);
+
+extern const struct xl_cmd xl_cmd_env;
+extern const struct xl_cmd xl_cmd_exec;
+extern const struct xl_cmd xl_cmd_profile;
+
+#endif

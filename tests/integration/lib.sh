@@ -1,0 +1,47 @@
+# lib.sh - helpers for integration tests; sourced by tests/integration/*.sh.
+# Each test runs in its own temporary HOME/XDG dirs and exits non-zero on
+# the first failed check.  Exit 77 with a "SKIP: why" line means skipped.
+set -u
+XL=${XLAUNCH_BIN:-$(pwd)/xlaunch}
+SRC=${XLAUNCH_SRC:-$(pwd)}
+T=$(mktemp -d "${TMPDIR:-/tmp}/xlt.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config"
+mkdir -p "$HOME" "$XDG_STATE_HOME" "$XDG_CONFIG_HOME"
+unset XLAUNCH_STORE XLAUNCH_PROFILE_PATH XLA_FLAGS LIBTPU_INIT_ARGS TF_XLA_FLAGS
+export NO_COLOR=1
+nchecks=0
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+ok() { nchecks=$((nchecks + 1)); [ -n "${VERBOSE:-}" ] && echo "ok: $*"; return 0; }
+
+# run CMD...: runs, capturing stdout in $T/out, stderr in $T/err, status in $rc
+run() {
+	set +e
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+}
+expect_rc() {  # expect_rc N description
+	[ "$rc" -eq "$1" ] || { echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; fail "$2: exit $rc, expected $1"; }
+	ok "$2"
+}
+expect_out() {  # expect_out FIXED-STRING description
+	grep -qF -- "$1" "$T/out" || { echo "--- stdout"; cat "$T/out"; fail "$2: stdout lacks '$1'"; }
+	ok "$2"
+}
+expect_err() {
+	grep -qF -- "$1" "$T/err" || { echo "--- stderr"; cat "$T/err"; fail "$2: stderr lacks '$1'"; }
+	ok "$2"
+}
+expect_no_out() {
+	! grep -qF -- "$1" "$T/out" || { echo "--- stdout"; cat "$T/out"; fail "$2: stdout has '$1'"; }
+	ok "$2"
+}
+expect_eq() {  # expect_eq ACTUAL EXPECTED description
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+	ok "$3"
+}
+done_ok() { echo "ok ($nchecks checks)"; exit 0; }
+set -e

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs the Debian packages that building and testing xlaunch need, when
+# any is missing.  Uses sudo when not run as root.
+set -e
+PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
+clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip
+ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev"
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+echo "xlaunch deps: installing:$missing"
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

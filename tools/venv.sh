@@ -1,0 +1,30 @@
+#!/bin/sh
+# Creates (or reuses) a Python virtual environment with pinned packages from PyPI.
+#   tools/venv.sh demo   -> .venv             jax and jaxlib for CPU (the demo's job)
+#   tools/venv.sh tpu    -> build/venv-tpu    jax[tpu]: jax, jaxlib and libtpu (probe and bundle tests)
+# Prints the venv's directory on success; exits 77 with a reason when PyPI
+# cannot be reached, so tests can say they were skipped and why.
+set -e
+PYTHON=${PYTHON:-python3}
+JAX_VERSION=0.10.2
+case "$1" in
+demo) dir=.venv; pkgs="jax==$JAX_VERSION jaxlib==$JAX_VERSION" ;;
+tpu) dir=build/venv-tpu; pkgs="jax[tpu]==$JAX_VERSION" ;;
+*) echo "usage: tools/venv.sh demo|tpu" >&2; exit 64 ;;
+esac
+stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__')"
+if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then
+	echo "$dir"
+	exit 0
+fi
+if [ ! -x "$dir/bin/python" ]; then
+	mkdir -p "$(dirname "$dir")"
+	"$PYTHON" -m venv "$dir" >&2 || { echo "SKIP: cannot create a virtualenv with $PYTHON -m venv" >&2; exit 77; }
+fi
+# shellcheck disable=SC2086
+if ! "$dir/bin/python" -m pip install -q --disable-pip-version-check $pkgs >&2; then
+	echo "SKIP: pip could not install $pkgs (is PyPI reachable?)" >&2
+	exit 77
+fi
+touch "$stamp"
+echo "$dir"

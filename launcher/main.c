@@ -15,6 +15,9 @@ extern const struct xl_cmd xl_cmd_help;
 extern const struct xl_cmd xl_cmd_version;
 
 static const struct xl_cmd *const cmd_table[] = {
+	&xl_cmd_env,
+	&xl_cmd_exec,
+	&xl_cmd_profile,
 	&xl_cmd_help,
 	&xl_cmd_version,
 };
@@ -166,7 +169,6 @@ int main(int argc, char **argv)
 	ctx.color = isatty(2) && !(nc && *nc);
 	xl_color = ctx.color;
 	ctx.store_path = getenv("XLAUNCH_STORE");
-	ctx.profile_path = getenv("XLAUNCH_PROFILE_PATH");
 	if (ctx.store_path && !*ctx.store_path)
 		ctx.store_path = NULL;
 	launcher_init_hooks();

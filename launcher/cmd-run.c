@@ -78,7 +78,7 @@ static json_t *plan_order(const struct xl_ctx *ctx, const char *name, struct xl_
 
 		json_array_append_new(one, json_pack("{s:o,s:s,s:s}", "name",
 						     o->cand ? json_string(o->cand) : json_null(), "place",
-						     o->cand ? "pinned" : "only",
+						     o->cand ? "pinned" : "only", "reason",
 						     o->cand ? "pinned with -c" : "the profile has no candidates"));
 		json_decref(cands);
 		return one;

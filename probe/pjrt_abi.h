@@ -97,6 +97,8 @@ struct xpj_client_create_args {
 	void *kv_put;
 	void *kv_put_arg;
 	xpj_client *client;      /* out */
+	void *kv_try_get;        /* added in later 0.x minors */
+	void *kv_try_get_arg;
 };
 struct xpj_client_destroy_args {
 	size_t struct_size;
@@ -209,6 +211,13 @@ struct xpj_execute_options {
 	size_t num_send_ops;
 	size_t num_recv_ops;
 	int launch_id;
+	const int64_t *non_donatable;   /* added in later 0.x minors */
+	size_t num_non_donatable;
+	void *context;
+	const char *call_location;
+	size_t num_tasks;
+	int *task_ids;
+	int64_t *incarnation_ids;
 };
 struct xpj_execute_args {
 	size_t struct_size;

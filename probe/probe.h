@@ -87,6 +87,8 @@ void xl_probe_reached(struct xl_probe_rep *r, enum xl_probe_stage st);
  * nothing, so the first failure is the one reported. */
 void xl_probe_error(struct xl_probe_rep *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Writes s and a newline to the report pipe fd, whole (retries on EINTR). */
+void xl_probe_send_line(int fd, const char *s);
 
 /* The backends.  arg is the plugin path for pjrt, else NULL. */
 void xl_probe_cpu(struct xl_probe_rep *r, const char *arg);

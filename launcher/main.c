@@ -5,6 +5,7 @@
  */
 #include "common/common.h"
 #include "launcher/launcher.h"
+#include "probe/probe.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ static const struct xl_cmd *const cmd_table[] = {
 	&xl_cmd_profile,
 	&xl_cmd_help,
 	&xl_cmd_version,
+	&xl_cmd_probe,
 };
 #define NCMDS (sizeof(cmd_table) / sizeof(cmd_table[0]))
 

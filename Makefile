@@ -40,7 +40,7 @@ endif
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit integration demo install clean fuzz bench man check-deps
+.PHONY: all deps test unit integration demo install clean fuzz fuzz-build fuzz-smoke bench man
 all: $(BIN) $(BUILD)/xlaunch.1
 
 $(BIN): $(OBJS)
@@ -86,7 +86,38 @@ install: all
 	find $(DESTDIR)$(DATADIR) -type d -exec chmod 0755 {} +
 	find $(DESTDIR)$(DATADIR) -type f -exec chmod 0644 {} +
 
+# libFuzzer harnesses: tests/fuzz/fuzz_NAME.c, each linked against every
+# module built with clang, ASan and UBSan.  `make fuzz FUZZ_SECONDS=N` runs
+# each for N seconds on a copy of its seed corpus (tests/fuzz/corpus/NAME,
+# and the YAML test suite for the profile loader); `make fuzz-smoke` runs
+# each over its seeds plus a few thousand new inputs (part of `make test`).
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD = build/fuzz
+FUZZ_FLAGS = -g -O1 -std=c11 -D_GNU_SOURCE -I. -DXL_DATADIR='"$(DATADIR)"' \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJS = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out launcher/main.c,$(SRCS)))
+FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS = $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: deps
+	$(MAKE) fuzz-build
+	tools/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+fuzz-smoke: deps
+	$(MAKE) fuzz-build
+	tools/fuzz.sh smoke 0 $(FUZZ_NAMES)
+
 clean:
 	rm -rf build xlaunch
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

@@ -23,6 +23,9 @@ void perr(const struct layer *l, const struct xl_ynode *n, const char *fmt, ...)
 int layer_load(const struct xl_ctx *ctx, const char *name, const char *extra_dir,
 	       struct layer **out);
 int layer_load_file(const char *path, struct layer **out);
+/* Parses and validates bytes as the profile NAME (path for messages). */
+int layer_from_bytes(const char *name, const char *path, const char *data, size_t len,
+		     struct layer **out);
 void layer_free(struct layer *l);
 /* Every profile name on the path (first match wins), sorted; files gets the
  * matching paths when non-NULL. */

@@ -492,27 +492,16 @@ void xl_profile_search_path(const struct xl_ctx *ctx, struct xl_strv *dirs)
 	xl_strv_release(&raw);
 }
 
-static int read_layer(const char *name, const char *path, struct layer **out)
+/* Parses and validates one profile's bytes; path is for messages. */
+int layer_from_bytes(const char *name, const char *path, const char *data, size_t len,
+		     struct layer **out)
 {
 	struct layer *l = xl_calloc(1, sizeof(*l));
-	size_t len;
-	char *data, *err = NULL;
+	char *err = NULL;
 
 	l->name = xl_strdup(name);
 	l->path = xl_strdup(path);
-	data = xl_read_file(path, &len, XL_PROFILE_MAX_BYTES);
-	if (!data) {
-		int e = errno;
-
-		if (e == EFBIG)
-			perr(l, NULL, "file is larger than %d MiB", XL_PROFILE_MAX_BYTES >> 20);
-		else
-			perr(l, NULL, "cannot read: %s", strerror(e));
-		layer_free(l);
-		return e == EFBIG ? XL_EX_DATAERR : XL_EX_NOINPUT;
-	}
 	l->root = xl_yaml_parse(data, len, &err);
-	free(data);
 	if (!l->root) {
 		xl_error("profile '%s': %s:%s", name, path, err);
 		free(err);
@@ -525,6 +514,28 @@ static int read_layer(const char *name, const char *path, struct layer **out)
 	}
 	*out = l;
 	return 0;
+}
+
+static int read_layer(const char *name, const char *path, struct layer **out)
+{
+	size_t len;
+	char *data;
+	int rc;
+
+	data = xl_read_file(path, &len, XL_PROFILE_MAX_BYTES);
+	if (!data) {
+		int e = errno;
+
+		if (e == EFBIG)
+			xl_error("profile '%s': %s: file is larger than %d MiB", name, path,
+				 XL_PROFILE_MAX_BYTES >> 20);
+		else
+			xl_error("profile '%s': %s: cannot read: %s", name, path, strerror(e));
+		return e == EFBIG ? XL_EX_DATAERR : XL_EX_NOINPUT;
+	}
+	rc = layer_from_bytes(name, path, data, len, out);
+	free(data);
+	return rc;
 }
 
 static bool file_exists(const char *path)

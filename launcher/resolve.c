@@ -639,39 +639,34 @@ int xl_profile_find_candidate(const struct xl_profile *p, const char *name)
 	return -1;
 }
 
-int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *cand,
-		       unsigned flags, struct xl_profile **out)
+/* Resolves from a loaded top layer (taken over).  nofollow: bases are not
+ * loaded (the fuzz entry point reads no files). */
+static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, const char *cand,
+		       unsigned flags, bool nofollow, struct xl_profile **out)
 {
 	struct xl_profile *p = xl_calloc(1, sizeof(*p));
 	struct priv *pv = xl_calloc(1, sizeof(*pv));
-	struct layer *top = NULL, *cand_layer = NULL;
+	struct layer *cand_layer = NULL;
 	const struct xl_ynode *cand_node = NULL;
-	char *dir = NULL;
 	struct lin z;
-	int rc;
+	int rc = 0;
 
 	p->priv = pv;
 	p->cand = -1;
 	p->limits.address_space = p->limits.open_files = p->limits.core = p->limits.cpu_time = -1;
 	p->signature = json_object();
 	*out = NULL;
-	if (flags & XL_RESOLVE_FILE) {
-		const char *slash = strrchr(name, '/');
-
-		rc = layer_load_file(name, &top);
-		if (!rc && slash)
-			dir = xl_strndup(name, (size_t)(slash - name));
-	} else {
-		rc = layer_load(ctx, name, NULL, &top);
-	}
-	if (rc)
-		goto fail;
 	memset(&z, 0, sizeof(z));
 	z.ctx = ctx;
 	z.extra_dir = dir;
 	z.stack = xl_calloc(257, sizeof(*z.stack));
 	z.out = pv;
-	rc = visit(&z, top);
+	if (nofollow) {
+		pv->layers = xl_calloc(1, sizeof(*pv->layers));
+		pv->layers[pv->n++] = top;
+	} else {
+		rc = visit(&z, top);
+	}
 	free(z.stack);
 	if (rc) {
 		/* layers already linearized are owned by pv; top may not be */
@@ -753,6 +748,58 @@ fail:
 	free(dir);
 	xl_profile_free(p);
 	return rc;
+}
+
+int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *cand,
+		       unsigned flags, struct xl_profile **out)
+{
+	struct layer *top = NULL;
+	char *dir = NULL;
+	int rc;
+
+	*out = NULL;
+	if (flags & XL_RESOLVE_FILE) {
+		const char *slash = strrchr(name, '/');
+
+		rc = layer_load_file(name, &top);
+		if (!rc && slash)
+			dir = xl_strndup(name, (size_t)(slash - name));
+	} else {
+		rc = layer_load(ctx, name, NULL, &top);
+	}
+	if (rc)
+		return rc;
+	return resolve_top(ctx, top, dir, cand, flags, false, out);
+}
+
+int xl_profile_fuzz(const uint8_t *data, size_t size)
+{
+	struct layer *top;
+	struct xl_profile *p;
+	char *envin[] = { "PATH=/bin", "XLA_FLAGS=--xla_a=1", NULL };
+
+	if (layer_from_bytes("fuzz", "fuzz.yaml", (const char *)data, size, &top))
+		return -1;
+	if (resolve_top(NULL, top, NULL, NULL, XL_RESOLVE_NO_AMBIENT, true, &p))
+		return -1;
+	for (size_t i = 0; i <= p->ncands; i++) {
+		struct xl_profile *pc = NULL;
+		struct layer *again;
+
+		if (layer_from_bytes("fuzz", "fuzz.yaml", (const char *)data, size, &again))
+			break;
+		if (resolve_top(NULL, again, NULL, i < p->ncands ? p->cands[i].name : NULL, 0, true,
+				&pc) == 0) {
+			json_t *j = xl_profile_to_json(pc);
+			char **env = xl_profile_build_env(pc, envin);
+
+			json_decref(j);
+			xl_env_free(env);
+			xl_profile_free(pc);
+		}
+	}
+	xl_profile_free(p);
+	return 0;
 }
 
 void xl_profile_free(struct xl_profile *p)

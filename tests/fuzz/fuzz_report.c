@@ -1,0 +1,15 @@
+/* fuzz_report.c - the report-line parser (lines a child appends to
+ * XLAUNCH_REPORT). */
+#include <stdint.h>
+#include <stddef.h>
+
+#include "launcher/run-int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct xl_report r;
+
+	xl_report_init(&r);
+	xl_report_line((const char *)data, size, 5, &r);
+	return 0;
+}

@@ -73,8 +73,8 @@ static void check_value(struct xl_lint *l, const char *var, const struct xl_flag
 		return;
 	if (d->type == XL_FT_BOOL) {
 		int parser = xl_flagdef_bool_parser(d);
-		const char *t = xl_bool_normalize(parser, "true", &misread);
-		const char *f = xl_bool_normalize(parser, "false", &misread);
+		const char *t = xl_bool_normalize(parser, "1", &misread);
+		const char *f = xl_bool_normalize(parser, "0", &misread);
 
 		(void)xl_bool_normalize(parser, value, &misread);
 		add(l, XL_LINT_ERROR, misread ? "misread-bool" : "type", token, off,

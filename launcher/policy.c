@@ -124,7 +124,7 @@ static void check_one(const struct xl_profile *p, struct verdict *vd, const char
 
 			report(p, src, "policy 'boolean' refuses %s='%s': %s would read it differently than it looks; write %s or %s",
 			       label, value, xl_families[d->family].name,
-			       xl_bool_normalize(parser, "true", &m), xl_bool_normalize(parser, "false", &m));
+			       xl_bool_normalize(parser, "1", &m), xl_bool_normalize(parser, "0", &m));
 			vd->policy = true;
 			return;
 		}

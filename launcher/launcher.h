@@ -188,5 +188,6 @@ void launcher_init_hooks(void);
 extern const struct xl_cmd xl_cmd_env;
 extern const struct xl_cmd xl_cmd_exec;
 extern const struct xl_cmd xl_cmd_profile;
+extern const struct xl_cmd xl_cmd_run;
 
 #endif

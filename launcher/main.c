@@ -17,6 +17,7 @@ extern const struct xl_cmd xl_cmd_version;
 static const struct xl_cmd *const cmd_table[] = {
 	&xl_cmd_env,
 	&xl_cmd_exec,
+	&xl_cmd_run,
 	&xl_cmd_profile,
 	&xl_cmd_flags,
 	&xl_cmd_help,

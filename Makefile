@@ -31,6 +31,13 @@ SRCS = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 OBJS = $(patsubst %.c,$(BUILD)/%.o,$(SRCS))
 LIBOBJS = $(filter-out $(BUILD)/launcher/main.o,$(OBJS))
 
+# Flag catalogs: etc/flags/*.yaml stay the source; tools/gen-catalog checks
+# them and compiles them into a sorted C table linked into the binary, so
+# no launch parses them (see launcher/catalog.h).
+CATALOGS = $(sort $(wildcard etc/flags/*.yaml))
+GEN_CATALOG = $(BUILD)/tools/gen-catalog
+OBJS += $(BUILD)/gen/catalog_table.o
+
 ifeq ($(SAN),1)
 BIN = $(BUILD)/xlaunch
 else
@@ -48,6 +55,17 @@ $(BIN): $(OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(GEN_CATALOG): tools/gen-catalog.c $(filter $(BUILD)/common/%,$(OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/gen/catalog_table.c: $(GEN_CATALOG) $(CATALOGS)
+	@mkdir -p $(dir $@)
+	$(GEN_CATALOG) $@ $(CATALOGS)
+
+$(BUILD)/gen/catalog_table.o: $(BUILD)/gen/catalog_table.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/libxlaunch.a: $(LIBOBJS)

@@ -167,6 +167,15 @@ json_t *xl_profile_to_json(const struct xl_profile *p);
  * XLA flags, policy).  Prints what it refuses; returns 0, 65 or 77. */
 int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p);
 
+/* What the runtime adds on its own at start (PyTorch/XLA's defaults for
+ * XLA_FLAGS and LIBTPU_INIT_ARGS tokens and variables it sets when missing)
+ * given the resolved profile: {"variable": [{"name","value","when","why"}]}.
+ * New reference; empty object when nothing would be added. */
+json_t *xl_runtime_defaults(const struct xl_profile *p);
+
+/* flags list|explain|lint (cmd-flags.c); catalogs and lint in catalog.h. */
+extern const struct xl_cmd xl_cmd_flags;
+
 struct option;
 /* Parses "[OPTIONS] PROFILE [OPTIONS] [--] COMMAND..." for exec and run.
  * handle(arg, c, optarg) sees each option first and returns -1 when it is

@@ -20,6 +20,7 @@ static const struct xl_cmd *const cmd_table[] = {
 	&xl_cmd_exec,
 	&xl_cmd_run,
 	&xl_cmd_profile,
+	&xl_cmd_flags,
 	&xl_cmd_help,
 	&xl_cmd_version,
 	&xl_cmd_probe,

@@ -1,0 +1,192 @@
+/* test_flags_catalog.c - sanity of the compiled flag catalogs: sorted, no
+ * duplicates within a family, valid types and tags, enums with values,
+ * every family with a source; lookups and type checks. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "launcher/catalog.h"
+
+static void test_sorted_unique(void **state)
+{
+	(void)state;
+	assert_true(xl_nflagdefs > 500);
+	for (size_t i = 1; i < xl_nflagdefs; i++) {
+		int c = strcmp(xl_flagdefs[i - 1].name, xl_flagdefs[i].name);
+
+		assert_true(c <= 0);
+		if (c == 0) {
+			/* the same name in two families must agree on the type */
+			assert_int_not_equal(xl_flagdefs[i - 1].family, xl_flagdefs[i].family);
+			assert_int_equal(xl_flagdefs[i - 1].type, xl_flagdefs[i].type);
+		}
+	}
+}
+
+static void test_entries_valid(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < xl_nflagdefs; i++) {
+		const struct xl_flagdef *d = &xl_flagdefs[i];
+
+		assert_true(d->family >= 0 && (size_t)d->family < xl_nfamilies);
+		assert_true(d->type >= XL_FT_BOOL && d->type <= XL_FT_LIST);
+		assert_true((d->tags & ~0xfu) == 0);
+		assert_non_null(d->desc);
+		assert_true(strlen(d->desc) > 3);
+		assert_null(strchr(d->desc, '\n'));
+		if (d->type == XL_FT_ENUM) {
+			assert_non_null(d->values);
+			assert_non_null(d->values[0]);
+		}
+		/* a default of an enum is one of its values */
+		if (d->type == XL_FT_ENUM && d->def && *d->def)
+			assert_null(xl_flag_type_error(d, d->def));
+		if (d->type == XL_FT_INT && d->def && *d->def)
+			assert_null(xl_flag_type_error(d, d->def));
+		if (xl_families[d->family].flags)
+			assert_true(strncmp(d->name, "xla_", 4) == 0);
+		else
+			assert_true(xl_valid_env_name(d->name));
+	}
+}
+
+static void test_families_have_sources(void **state)
+{
+	static const char *const expected[] = { "xla", "libtpu", "torch_xla", "jax", "nccl", "runtime" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++)
+		assert_true(xl_family_index(expected[i]) >= 0);
+	for (size_t i = 0; i < xl_nfamilies; i++) {
+		const struct xl_family *f = &xl_families[i];
+
+		assert_non_null(f->repository);
+		assert_non_null(f->path);
+		assert_true(f->commit != NULL || f->release != NULL);
+	}
+	/* xla is complete and generated from the upstream registrations */
+	assert_true(xl_families[xl_family_index("xla")].complete);
+	assert_false(xl_families[xl_family_index("libtpu")].complete);
+}
+
+static void test_xla_family_complete(void **state)
+{
+	size_t n = 0;
+	int xla = xl_family_index("xla");
+
+	(void)state;
+	for (size_t i = 0; i < xl_nflagdefs; i++)
+		n += xl_flagdefs[i].family == xla;
+	/* debug_options_flags.cc registers a few hundred flags */
+	assert_true(n >= 200);
+}
+
+static void test_lookups_and_tags(void **state)
+{
+	const struct xl_flagdef *d;
+
+	(void)state;
+	d = xl_catalog_flag("XLA_FLAGS", "xla_dump_to");
+	assert_non_null(d);
+	assert_true(d->tags & XL_FTAG_DEBUG);
+	d = xl_catalog_flag("XLA_FLAGS", "xla_gpu_per_fusion_autotune_cache_dir");
+	assert_non_null(d);
+	assert_true(d->tags & XL_FTAG_CACHE);
+	assert_null(xl_catalog_flag("XLA_FLAGS", "xla_tpu_enable_flash_attention"));
+	assert_non_null(xl_catalog_flag("LIBTPU_INIT_ARGS", "xla_tpu_enable_flash_attention"));
+	/* libtpu also takes XLA's own options */
+	assert_non_null(xl_catalog_flag("LIBTPU_INIT_ARGS", "xla_dump_to"));
+	assert_int_equal(xl_catalog_coverage("XLA_FLAGS"), 0);
+	assert_int_equal(xl_catalog_coverage("LIBTPU_INIT_ARGS"), 1);
+	assert_int_equal(xl_catalog_coverage("TF_XLA_FLAGS"), 2);
+
+	static const char *const debug_vars[] = { "PT_XLA_DEBUG_LEVEL", "XLA_IR_DEBUG", "XLA_HLO_DEBUG",
+						  "JAX_LOG_COMPILES", "JAX_EXPLAIN_CACHE_MISSES" };
+	for (size_t i = 0; i < sizeof(debug_vars) / sizeof(debug_vars[0]); i++) {
+		d = xl_catalog_env(debug_vars[i]);
+		assert_non_null(d);
+		assert_true(d->tags & XL_FTAG_DEBUG);
+	}
+	static const char *const cache_vars[] = { "XLA_PERSISTENT_CACHE_PATH", "JAX_COMPILATION_CACHE_DIR" };
+	for (size_t i = 0; i < 2; i++) {
+		d = xl_catalog_env(cache_vars[i]);
+		assert_non_null(d);
+		assert_true(d->tags & XL_FTAG_CACHE);
+	}
+	d = xl_catalog_env("PJRT_DEVICE");
+	assert_non_null(d);
+	assert_string_equal(xl_families[d->family].name, "runtime");
+	assert_string_equal(xl_catalog_suggest("XLA_FLAGS", "xla_gpu_enable_trition_gemm"),
+			    "xla_gpu_enable_triton_gemm");
+	assert_string_equal(xl_catalog_suggest(NULL, "JAX_LOG_COMPILE"), "JAX_LOG_COMPILES");
+}
+
+static void test_types(void **state)
+{
+	const struct xl_flagdef *d;
+
+	(void)state;
+	d = xl_catalog_flag("XLA_FLAGS", "xla_gpu_autotune_level");
+	assert_int_equal(d->type, XL_FT_INT);
+	assert_null(xl_flag_type_error(d, "4"));
+	assert_non_null(xl_flag_type_error(d, "high"));
+	assert_non_null(xl_flag_type_error(d, ""));
+	d = xl_catalog_flag("XLA_FLAGS", "xla_gpu_enable_triton_gemm");
+	assert_int_equal(d->type, XL_FT_BOOL);
+	assert_null(xl_flag_type_error(d, "TRUE"));
+	assert_null(xl_flag_type_error(d, "0"));
+	assert_null(xl_flag_type_error(d, NULL));
+	assert_non_null(xl_flag_type_error(d, "yes"));
+	d = xl_catalog_flag("XLA_FLAGS", "xla_gpu_shape_checks");
+	assert_int_equal(d->type, XL_FT_ENUM);
+	assert_null(xl_flag_type_error(d, "RUNTIME"));
+	assert_non_null(xl_flag_type_error(d, "runtime"));
+	d = xl_catalog_flag("XLA_FLAGS", "xla_gpu_auto_spmd_partitioning_memory_budget_ratio");
+	assert_int_equal(d->type, XL_FT_FLOAT);
+	assert_null(xl_flag_type_error(d, "1.5"));
+	assert_non_null(xl_flag_type_error(d, "nan"));
+}
+
+static void test_bool_parsers(void **state)
+{
+	bool m;
+
+	(void)state;
+	/* jaxlib: only false, False and 0 turn preallocation off */
+	assert_null(xl_bool_normalize(XL_BP_PREALLOC, "no", &m));
+	assert_true(m);
+	assert_string_equal(xl_bool_normalize(XL_BP_PREALLOC, "False", &m), "false");
+	/* JAX bool_env: yes/no accepted, anything else raises */
+	assert_string_equal(xl_bool_normalize(XL_BP_PYTHON, "YES", &m), "true");
+	assert_null(xl_bool_normalize(XL_BP_PYTHON, "maybe", &m));
+	assert_false(m);
+	/* torch_xla GetEnvBool: "True" is atoi("True") == 0 */
+	assert_null(xl_bool_normalize(XL_BP_ATOI, "True", &m));
+	assert_true(m);
+	assert_string_equal(xl_bool_normalize(XL_BP_ATOI, "1", &m), "1");
+	assert_string_equal(xl_bool_normalize(XL_BP_ATOI, "true", &m), "true");
+	/* NCCL: integers only */
+	assert_string_equal(xl_bool_normalize(XL_BP_INT, "1", &m), "1");
+	assert_null(xl_bool_normalize(XL_BP_INT, "true", &m));
+	assert_true(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sorted_unique),
+		cmocka_unit_test(test_entries_valid),
+		cmocka_unit_test(test_families_have_sources),
+		cmocka_unit_test(test_xla_family_complete),
+		cmocka_unit_test(test_lookups_and_tags),
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_bool_parsers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,214 @@
+/* test_policy.c - xl_profile_check on real profile files: unknown and
+ * mistyped XLA flags (65), cache: local, timing: true and consumer-safe
+ * booleans (77), normalization, known-bad flags, runtime defaults. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/catalog.h"
+
+static char tmpdir[256];
+
+static int setup_dir(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/xlaunch-policy.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	xl_verbosity = -1;
+	return 0;
+}
+
+static int teardown_dir(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes NAME.yaml, resolves it without the launching environment, and
+ * runs the check.  *out receives the profile (caller frees). */
+static int check_text(const char *name, const char *text, struct xl_profile **out)
+{
+	char path[512];
+	struct xl_ctx ctx;
+	struct xl_profile *p = NULL;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s.yaml", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.profile_path = tmpdir;
+	rc = xl_profile_resolve(&ctx, path, NULL, XL_RESOLVE_FILE | XL_RESOLVE_NO_AMBIENT, &p);
+	assert_int_equal(rc, 0);
+	rc = xl_profile_check(&ctx, p);
+	if (out)
+		*out = p;
+	else
+		xl_profile_free(p);
+	return rc;
+}
+
+static void test_clean_profile(void **state)
+{
+	(void)state;
+	assert_int_equal(check_text("clean",
+		"env:\n  PJRT_DEVICE: TPU\n  XLA_USE_SPMD: 1\n"
+		"flags:\n  XLA_FLAGS:\n    xla_gpu_enable_triton_gemm: false\n"
+		"  LIBTPU_INIT_ARGS:\n    xla_tpu_enable_async_collective_fusion: true\n", NULL), 0);
+}
+
+static void test_unknown_and_type(void **state)
+{
+	(void)state;
+	assert_int_equal(check_text("unknown",
+		"flags:\n  XLA_FLAGS:\n    xla_gpu_enable_trition_gemm: false\n", NULL), 65);
+	assert_int_equal(check_text("badtype",
+		"flags:\n  XLA_FLAGS:\n    xla_gpu_autotune_level: high\n", NULL), 65);
+	assert_int_equal(check_text("badenv",
+		"env:\n  JAX_ENABLE_X64: maybe\n", NULL), 65);
+	/* unknown in the partial libtpu catalog: a warning only */
+	assert_int_equal(check_text("libtpu",
+		"flags:\n  LIBTPU_INIT_ARGS:\n    xla_tpu_private_knob: 3\n", NULL), 0);
+}
+
+static void test_cache_local(void **state)
+{
+	char text[1024];
+	char dir[512];
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(check_text("gcs",
+		"policy: {cache: local}\nenv:\n  XLA_PERSISTENT_CACHE_PATH: gs://bucket/cache\n", NULL), 77);
+	assert_int_equal(check_text("rel",
+		"policy: {cache: local}\nenv:\n  JAX_COMPILATION_CACHE_DIR: cache/jax\n", NULL), 77);
+	assert_int_equal(check_text("http",
+		"policy: {cache: local}\nflags:\n  XLA_FLAGS:\n"
+		"    xla_gpu_per_fusion_autotune_cache_dir: https://example.com/c\n", NULL), 77);
+	/* without the policy, a remote cache is allowed */
+	assert_int_equal(check_text("gcs-any",
+		"env:\n  XLA_PERSISTENT_CACHE_PATH: gs://bucket/cache\n", NULL), 0);
+	/* a local absolute directory is created */
+	snprintf(dir, sizeof(dir), "%s/cache/torch_xla", tmpdir);
+	snprintf(text, sizeof(text), "policy: {cache: local}\nenv:\n  XLA_PERSISTENT_CACHE_PATH: %s\n", dir);
+	assert_int_equal(check_text("local", text, NULL), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	/* a file in the way is refused */
+	snprintf(dir, sizeof(dir), "%s/afile", tmpdir);
+	fclose(fopen(dir, "w"));
+	snprintf(text, sizeof(text), "policy: {cache: local}\nenv:\n  JAX_COMPILATION_CACHE_DIR: %s\n", dir);
+	assert_int_equal(check_text("notdir", text, NULL), 77);
+}
+
+static void test_timing(void **state)
+{
+	(void)state;
+	assert_int_equal(check_text("t1", "policy: {timing: true}\nenv:\n  PT_XLA_DEBUG_LEVEL: 2\n", NULL), 77);
+	assert_int_equal(check_text("t2", "policy: {timing: true}\nenv:\n  JAX_LOG_COMPILES: 1\n", NULL), 77);
+	assert_int_equal(check_text("t3",
+		"policy: {timing: true}\nflags:\n  XLA_FLAGS:\n    xla_dump_to: /tmp/d\n", NULL), 77);
+	assert_int_equal(check_text("t4", "env:\n  XLA_IR_DEBUG: 1\n", NULL), 0);
+}
+
+static void test_booleans(void **state)
+{
+	struct xl_profile *p;
+	const struct xl_var *v;
+
+	(void)state;
+	assert_int_equal(check_text("b1", "env:\n  XLA_PYTHON_CLIENT_PREALLOCATE: \"no\"\n", NULL), 77);
+	assert_int_equal(check_text("b2", "env:\n  XLA_USE_SPMD: \"yes\"\n", NULL), 77);
+	/* JAX accepts "yes"; it is normalized to the canonical spelling */
+	assert_int_equal(check_text("b3", "env:\n  JAX_ENABLE_X64: \"YES\"\n", &p), 0);
+	v = xl_profile_var(p, "JAX_ENABLE_X64");
+	assert_non_null(v);
+	assert_string_equal(v->value, "true");
+	assert_true(p->notes.n >= 1);
+	xl_profile_free(p);
+	/* XLA's own booleans: TRUE reads as true, normalized in the string */
+	assert_int_equal(check_text("b4", "flags:\n  XLA_FLAGS:\n    xla_hlo_profile: \"TRUE\"\n", &p), 0);
+	v = xl_profile_var(p, "XLA_FLAGS");
+	assert_non_null(strstr(v->value, "--xla_hlo_profile=true"));
+	xl_profile_free(p);
+	/* NCCL reads integers: true becomes nothing it understands */
+	assert_int_equal(check_text("b5", "env:\n  NCCL_IB_DISABLE: \"true\"\n", NULL), 77);
+}
+
+static void test_known_bad(void **state)
+{
+	static const struct xl_known_bad bad[] = {
+		{ "xla_tpu_enable_async_collective_fusion_fuse_all_gather", "NaN loss on v6e" },
+		{ "XLA_USE_BF16", "deprecated and wrong with AMP" },
+	};
+	struct xl_profile *p;
+
+	(void)state;
+	assert_int_equal(check_text("kb",
+		"env:\n  PJRT_DEVICE: TPU\nflags:\n  LIBTPU_INIT_ARGS:\n"
+		"    xla_tpu_enable_async_collective_fusion_fuse_all_gather: true\n", &p), 0);
+	assert_int_equal(xl_policy_check_known_bad(p, bad, 2, "torch29-v6e"), 77);
+	assert_int_equal(xl_policy_check_known_bad(p, bad + 1, 1, "torch29-v6e"), 0);
+	xl_profile_free(p);
+	assert_int_equal(check_text("kb2", "env:\n  XLA_USE_BF16: 1\n", &p), 0);
+	assert_int_equal(xl_policy_check_known_bad(p, bad, 2, "b"), 77);
+	xl_profile_free(p);
+}
+
+static void test_runtime_defaults(void **state)
+{
+	struct xl_profile *p;
+	json_t *j, *arr;
+	char *s;
+
+	(void)state;
+	assert_int_equal(check_text("rd",
+		"env:\n  PJRT_DEVICE: TPU\nflags:\n  LIBTPU_INIT_ARGS:\n"
+		"    xla_tpu_enable_flash_attention: true\n", &p), 0);
+	j = xl_runtime_defaults(p);
+	arr = json_object_get(j, "LIBTPU_INIT_ARGS");
+	assert_non_null(arr);
+	s = json_dumps(j, JSON_COMPACT);
+	/* what the profile sets is not added; what it leaves out is */
+	assert_null(strstr(s, "xla_tpu_enable_flash_attention"));
+	assert_non_null(strstr(s, "--xla_tpu_prefer_async_allgather_to_allreduce=true"));
+	assert_non_null(strstr(s, "--xla_cpu_enable_fast_math=false"));
+	free(s);
+	json_decref(j);
+	xl_profile_free(p);
+	/* a JAX-only profile gets nothing from torch_xla */
+	assert_int_equal(check_text("rd2", "env:\n  JAX_PLATFORMS: cpu\n", &p), 0);
+	j = xl_runtime_defaults(p);
+	assert_int_equal(json_object_size(j), 0);
+	json_decref(j);
+	xl_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_profile),
+		cmocka_unit_test(test_unknown_and_type),
+		cmocka_unit_test(test_cache_local),
+		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_booleans),
+		cmocka_unit_test(test_known_bad),
+		cmocka_unit_test(test_runtime_defaults),
+	};
+
+	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}

@@ -114,13 +114,18 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD = build/fuzz
 FUZZ_FLAGS = -g -O1 -std=c11 -D_GNU_SOURCE -I. -DXL_DATADIR='"$(DATADIR)"' \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJS = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out launcher/main.c,$(SRCS)))
+FUZZ_OBJS = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out launcher/main.c,$(SRCS))) \
+	$(FUZZ_BUILD)/obj/catalog_table.o
 FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/obj/catalog_table.o: $(BUILD)/gen/catalog_table.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS)

@@ -198,6 +198,39 @@ static int profile_show(struct xl_ctx *ctx, int argc, char **argv)
 		free(s);
 	}
 	if (explain) {
+		json_t *def = xl_runtime_defaults(p);
+		const char *var;
+		json_t *list;
+		bool any = false;
+
+		json_object_foreach(def, var, list) {
+			size_t i;
+			json_t *d;
+
+			if (!json_array_size(list))
+				continue;
+			if (!any)
+				printf("\nadded by the runtime at start when missing (not set by the profile):\n");
+			any = true;
+			printf("  %s:\n", strcmp(var, "env") == 0 ? "environment" : var);
+			json_array_foreach(list, i, d) {
+				const char *tok = json_string_value(json_object_get(d, "token"));
+				const char *why = json_string_value(json_object_get(d, "why"));
+				const char *when = json_string_value(json_object_get(d, "when"));
+
+				const char *val = json_string_value(json_object_get(d, "value"));
+
+				if (tok)
+					printf("    %s", tok);
+				else
+					printf("    %s%s%s", json_string_value(json_object_get(d, "name")),
+					       val ? "=" : "", val ? val : "");
+				if (when || why)
+					printf("    # %s%s%s", when ? when : "", when && why ? "; " : "", why ? why : "");
+				printf("\n");
+			}
+		}
+		json_decref(def);
 		printf("\nfiles, in the order applied:\n");
 		for (size_t i = 0; i < p->chain.n; i++)
 			printf("  %-20s %s\n", p->chain.v[i], p->chain_files.v[i]);

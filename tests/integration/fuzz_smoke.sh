@@ -1,0 +1,10 @@
+# fuzz_smoke.sh - every libFuzzer harness over its seed corpus plus a few
+# thousand new inputs (the long runs are `make fuzz FUZZ_SECONDS=N`).
+. "$(dirname "$0")/lib.sh"
+cd "$SRC"
+command -v clang >/dev/null || skip "clang is not installed (tools/deps.sh installs it)"
+make -s fuzz-build >"$T/build.log" 2>&1 || { tail -30 "$T/build.log"; fail "fuzz harnesses do not build"; }
+names=$(ls tests/fuzz/fuzz_*.c | sed 's|tests/fuzz/fuzz_||; s|\.c$||')
+tools/fuzz.sh smoke 0 $names || fail "a fuzz harness found a crash (see build/fuzz/)"
+for n in $names; do ok "fuzz $n"; done
+done_ok

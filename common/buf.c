@@ -137,3 +137,69 @@ void xl_strv_split(struct xl_strv *sv, const char *s, const char *seps)
 			s++;
 	}
 }
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void strmap_grow(struct xl_strmap *m)
+{
+	struct xl_strmap bigger = XL_STRMAP_INIT;
+
+	bigger.cap = m->cap ? m->cap * 2 : 16;
+	bigger.keys = xl_calloc(bigger.cap, sizeof(*bigger.keys));
+	bigger.vals = xl_calloc(bigger.cap, sizeof(*bigger.vals));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			xl_strmap_put(&bigger, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = bigger;
+}
+
+void xl_strmap_put(struct xl_strmap *m, const char *key, size_t val)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap)
+		strmap_grow(m);
+	for (i = hash_str(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
+		if (strcmp(m->keys[i], key) == 0) {
+			m->vals[i] = val;
+			return;
+		}
+	}
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+}
+
+bool xl_strmap_get(const struct xl_strmap *m, const char *key, size_t *val)
+{
+	if (!m->cap)
+		return false;
+	for (size_t i = hash_str(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
+		if (strcmp(m->keys[i], key) == 0) {
+			if (val)
+				*val = m->vals[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+void xl_strmap_release(struct xl_strmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->n = m->cap = 0;
+}

@@ -84,6 +84,22 @@ void xl_strv_release(struct xl_strv *sv);
 /* Split s on any char in seps, skipping empty fields. */
 void xl_strv_split(struct xl_strv *sv, const char *s, const char *seps);
 
+/* ---- string-keyed index -------------------------------------------------- */
+
+/* Open-addressing hash from borrowed strings to indexes; keys must outlive
+ * the map. */
+struct xl_strmap {
+	const char **keys;
+	size_t *vals;
+	size_t n, cap;
+};
+#define XL_STRMAP_INIT { NULL, NULL, 0, 0 }
+/* Sets key to val (replacing). */
+void xl_strmap_put(struct xl_strmap *m, const char *key, size_t val);
+/* True with *val set when key is present. */
+bool xl_strmap_get(const struct xl_strmap *m, const char *key, size_t *val);
+void xl_strmap_release(struct xl_strmap *m);
+
 /* ---- small string helpers ------------------------------------------------ */
 
 bool xl_streq(const char *a, const char *b);     /* NULL-safe */

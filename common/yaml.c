@@ -242,6 +242,62 @@ static struct xl_ynode *parse_node(struct yctx *y, yaml_event_t *ev, unsigned de
 	}
 }
 
+/* Length of the valid UTF-8 prefix of s (overlongs, surrogates and code
+ * points past U+10FFFF are invalid). */
+static size_t utf8_valid_prefix(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0) {
+			n = 2;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 3;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 4;
+			cp = c & 0x07;
+		} else {
+			return i;
+		}
+		if (i + n > len)
+			return i;
+		for (size_t k = 1; k < n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += n;
+	}
+	return len;
+}
+
+static void position_of(const char *data, size_t off, unsigned *line, unsigned *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (data[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
 struct xl_ynode *xl_yaml_parse(const char *data, size_t len, char **err)
 {
 	struct yctx y;
@@ -252,19 +308,25 @@ struct xl_ynode *xl_yaml_parse(const char *data, size_t len, char **err)
 	memset(&y, 0, sizeof(y));
 	*err = NULL;
 	if (memchr(data, '\0', len)) {
-		const char *z = memchr(data, '\0', len);
-		unsigned line = 1, col = 1;
+		unsigned line, col;
 
-		for (const char *p = data; p < z; p++) {
-			if (*p == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
+		position_of(data, (size_t)((const char *)memchr(data, '\0', len) - data), &line, &col);
 		*err = xl_asprintf("%u:%u: file contains a NUL byte", line, col);
 		return NULL;
+	}
+	{
+		/* a UTF-16 or UTF-32 file starts with a byte order mark libyaml reads */
+		bool bom16 = len >= 2 && ((unsigned char)data[0] == 0xff || (unsigned char)data[0] == 0xfe);
+		size_t ok = bom16 ? len : utf8_valid_prefix((const unsigned char *)data, len);
+
+		if (ok < len) {
+			unsigned line, col;
+
+			position_of(data, ok, &line, &col);
+			*err = xl_asprintf("%u:%u: invalid UTF-8 (byte 0x%02x)", line, col,
+					   (unsigned char)data[ok]);
+			return NULL;
+		}
 	}
 	if (!yaml_parser_initialize(&y.parser))
 		xl_oom();

@@ -114,33 +114,40 @@ static bool want_kind(const struct layer *l, const struct xl_ynode *n, enum xl_y
 
 static bool check_env(const struct layer *l, const struct xl_ynode *env, const char *what)
 {
+	struct xl_strmap seen = XL_STRMAP_INIT;
+
 	if (!want_kind(l, env, XL_Y_MAP, what))
 		return false;
 	for (size_t i = 0; i + 1 < env->n; i += 2) {
 		const struct xl_ynode *k = env->items[i], *v = env->items[i + 1];
+		size_t first;
 
 		if (k->kind != XL_Y_SCALAR || !xl_valid_env_name(k->str)) {
 			perr(l, k, "'%s' is not a valid environment variable name",
 			     k->kind == XL_Y_SCALAR ? k->str : "?");
+			xl_strmap_release(&seen);
 			return false;
 		}
-		for (size_t j = 0; j < i; j += 2) {
-			if (strcmp(env->items[j]->str, k->str) == 0) {
-				perr(l, k, "variable '%s' is set twice in %s (first at line %u)", k->str,
-				     what, env->items[j]->line);
-				return false;
-			}
+		if (xl_strmap_get(&seen, k->str, &first)) {
+			perr(l, k, "variable '%s' is set twice in %s (first at line %u)", k->str,
+			     what, env->items[first]->line);
+			xl_strmap_release(&seen);
+			return false;
 		}
+		xl_strmap_put(&seen, k->str, i);
 		if (v->kind != XL_Y_SCALAR) {
 			perr(l, v, "value of '%s' must be a scalar, not %s", k->str,
 			     xl_ynode_kind_name(v));
+			xl_strmap_release(&seen);
 			return false;
 		}
 		if (strlen(v->str) != v->len) {
 			perr(l, v, "value of '%s' contains a NUL byte", k->str);
+			xl_strmap_release(&seen);
 			return false;
 		}
 	}
+	xl_strmap_release(&seen);
 	return true;
 }
 

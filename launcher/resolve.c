@@ -16,36 +16,49 @@ static const char AMBIENT_FILE[] = "environment";
 struct priv {
 	struct layer **layers;
 	size_t n;
+	struct xl_strmap index;   /* variable name -> index in p->vars */
+	size_t cap;
 };
 
 static struct xl_var *get_var(struct xl_profile *p, const char *name, bool create)
 {
-	for (size_t i = 0; i < p->nvars; i++)
-		if (strcmp(p->vars[i].name, name) == 0)
-			return &p->vars[i];
+	struct priv *pv = p->priv;
+	size_t i;
+
+	if (xl_strmap_get(&pv->index, name, &i))
+		return &p->vars[i];
 	if (!create)
 		return NULL;
-	p->vars = xl_realloc(p->vars, (p->nvars + 1) * sizeof(*p->vars));
-	struct xl_var *v = &p->vars[p->nvars++];
+	if (p->nvars == pv->cap) {
+		pv->cap = pv->cap ? pv->cap * 2 : 16;
+		p->vars = xl_realloc(p->vars, pv->cap * sizeof(*p->vars));
+	}
+	struct xl_var *v = &p->vars[p->nvars];
 
 	memset(v, 0, sizeof(*v));
 	v->name = xl_strdup(name);
 	v->composite = xl_is_composite_var(name);
+	xl_strmap_put(&pv->index, v->name, p->nvars);
+	p->nvars++;
 	return v;
 }
 
 static void drop_var(struct xl_profile *p, const char *name)
 {
-	for (size_t i = 0; i < p->nvars; i++) {
-		if (strcmp(p->vars[i].name, name) != 0)
-			continue;
-		free(p->vars[i].name);
-		free(p->vars[i].value);
-		xl_flagmap_release(&p->vars[i].flags);
-		memmove(&p->vars[i], &p->vars[i + 1], (p->nvars - i - 1) * sizeof(*p->vars));
-		p->nvars--;
+	struct priv *pv = p->priv;
+	size_t i;
+
+	if (!xl_strmap_get(&pv->index, name, &i))
 		return;
-	}
+	free(p->vars[i].name);
+	free(p->vars[i].value);
+	xl_flagmap_release(&p->vars[i].flags);
+	memmove(&p->vars[i], &p->vars[i + 1], (p->nvars - i - 1) * sizeof(*p->vars));
+	p->nvars--;
+	/* names moved down one place: index them again */
+	xl_strmap_release(&pv->index);
+	for (size_t k = 0; k < p->nvars; k++)
+		xl_strmap_put(&pv->index, p->vars[k].name, k);
 }
 
 const struct xl_var *xl_profile_var(const struct xl_profile *p, const char *name)
@@ -811,8 +824,10 @@ void xl_profile_free(struct xl_profile *p)
 	pv = p->priv;
 	for (size_t i = 0; pv && i < pv->n; i++)
 		layer_free(pv->layers[i]);
-	if (pv)
+	if (pv) {
 		free(pv->layers);
+		xl_strmap_release(&pv->index);
+	}
 	free(pv);
 	for (size_t i = 0; i < p->nvars; i++) {
 		free(p->vars[i].name);

@@ -28,6 +28,10 @@ candidates:
 YAML
 export XLAUNCH_PROFILE_PATH="$T/profiles"
 export XLAUNCH_STORE="$T/calib.db"
+run "$XL" calib order calibtest
+if [ "$rc" -eq 70 ] && grep -q "profile resolution is not available" "$T/err"; then
+	skip "the launcher does not yet hand profile resolution to calib"
+fi
 
 run "$XL" calib predict calibtest -c mb8 --json
 expect_rc 0 "predict one candidate"

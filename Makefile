@@ -96,6 +96,10 @@ demo: deps
 	$(MAKE) all
 	tools/demo.sh $(BIN)
 
+# Benchmarks: ratios against a baseline taken in the same run; not in `test`.
+bench: all
+	@for b in tests/bench/*.sh; do echo "== $$b"; sh $$b $(BIN) || exit 1; done
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/xlaunch

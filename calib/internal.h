@@ -13,6 +13,7 @@ struct calib_store {
 	sqlite3 *db;
 	char *path;
 	char *err;    /* last error message, owned */
+	int tx_depth; /* calib_begin nesting: only the outermost one talks to SQLite */
 };
 
 /* Sets st->err to "store 'PATH': MSG" and returns code. */
@@ -26,6 +27,13 @@ int calib_sqlfail(struct calib_store *st, const char *what);
 int calib_begin(struct calib_store *st);
 int calib_commit(struct calib_store *st);
 void calib_rollback(struct calib_store *st);
+/* Records a probe document with a given uid (NULL: derived from host, time
+ * and the document), as calib_record_probe does. */
+int calib_store_probe(struct calib_store *st, const json_t *doc, const char *host, double t,
+		      const char *uid);
+/* "2026-11-22T10:00:00Z", with milliseconds when there are any; buf >= 40. */
+const char *calib_fmt_time(double t, char *buf, size_t n);
+
 /* Prepares sql, retrying while busy; NULL on failure (st->err set). */
 sqlite3_stmt *calib_prepare(struct calib_store *st, const char *sql);
 /* sqlite3_step retried while busy. */

@@ -91,7 +91,7 @@ static json_t *normalize(const json_t *v, bool units)
 static char *canonical_dump(const json_t *v)
 {
 	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY |
-				       JSON_REAL_PRECISION(17));
+				       JSON_REAL_PRECISION(15));
 
 	if (!s)
 		xl_oom();

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,18 +78,51 @@ static int exec_retry(struct calib_store *st, const char *sql)
 
 int calib_begin(struct calib_store *st)
 {
-	return exec_retry(st, "BEGIN IMMEDIATE");
+	int rc;
+
+	if (st->tx_depth++ > 0)
+		return SQLITE_OK;
+	rc = exec_retry(st, "BEGIN IMMEDIATE");
+	if (rc != SQLITE_OK)
+		st->tx_depth = 0;
+	return rc;
 }
 
 int calib_commit(struct calib_store *st)
 {
+	if (st->tx_depth > 1) {
+		st->tx_depth--;
+		return SQLITE_OK;
+	}
+	st->tx_depth = 0;
 	return exec_retry(st, "COMMIT");
 }
 
 void calib_rollback(struct calib_store *st)
 {
+	st->tx_depth = 0;
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+const char *calib_fmt_time(double t, char *buf, size_t n)
+{
+	double whole = floor(t);
+	long ms = lround((t - whole) * 1000.0);
+	char base[32];
+
+	if (ms >= 1000) {
+		whole += 1;
+		ms = 0;
+	}
+	xl_iso_time(whole, base, sizeof(base));
+	if (ms == 0) {
+		snprintf(buf, n, "%s", base);
+	} else {
+		base[strlen(base) - 1] = '\0';   /* the Z */
+		snprintf(buf, n, "%s.%03ldZ", base, ms);
+	}
+	return buf;
 }
 
 sqlite3_stmt *calib_prepare(struct calib_store *st, const char *sql)
@@ -533,7 +567,7 @@ int calib_record_attempt(struct calib_store *st, const json_t *a)
 		"host_peak_rss_bytes",
 	};
 	static const int int_col[] = { 7, 9, 10, 11, 13, 14 };
-	const char *id, *profile, *cand, *sig, *host, *outcome, *shape, *stack, *kind, *tstr;
+	const char *id, *profile, *cand, *sig, *host, *outcome, *shape, *stack, *kind;
 	const json_t *sj, *tj, *wj;
 	struct calib_sig computed;
 	bool have_computed = false;
@@ -559,7 +593,7 @@ int calib_record_attempt(struct calib_store *st, const json_t *a)
 		t = xl_now();
 	} else if (json_is_number(tj)) {
 		t = json_number_value(tj);
-	} else if (json_is_string(tj) && calib_parse_time((tstr = json_string_value(tj)), &t)) {
+	} else if (json_is_string(tj) && calib_parse_time(json_string_value(tj), &t)) {
 		;
 	} else {
 		return calib_fail(st, XL_EX_DATAERR, "attempt '%s': 'time' is not an ISO 8601 time", id);
@@ -722,34 +756,17 @@ static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const js
 	return rc;
 }
 
-int calib_record_probe(struct calib_store *st, const json_t *doc)
+int calib_store_probe(struct calib_store *st, const json_t *doc, const char *host, double t,
+		      const char *given_uid)
 {
-	const json_t *tj = json_object_get(doc, "time"), *backends;
-	const char *host;
 	sqlite3_stmt *s;
 	char *text, *uid;
-	double t;
 	int rc = 0;
 
-	if (!json_is_object(doc))
-		return calib_fail(st, XL_EX_DATAERR, "a probe document must be a JSON object");
-	backends = json_object_get(doc, "backends");
-	if (!json_is_array(backends))
-		return calib_fail(st, XL_EX_DATAERR, "probe document without a 'backends' array");
-	host = json_string_value(json_object_get(doc, "host"));
-	if (!host)
-		host = xl_hostname();
-	if (json_is_number(tj))
-		t = json_number_value(tj);
-	else if (json_is_string(tj)) {
-		if (!calib_parse_time(json_string_value(tj), &t))
-			return calib_fail(st, XL_EX_DATAERR, "probe document: 'time' is not an ISO 8601 time");
-	} else
-		t = xl_now();
 	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text)
 		xl_oom();
-	uid = probe_uid(host, t, text);
+	uid = given_uid ? xl_strdup(given_uid) : probe_uid(host, t, text);
 	s = calib_prepare(st, "INSERT OR IGNORE INTO probes (uid, host, time, doc) VALUES (?1, ?2, ?3, ?4)");
 	if (!s) {
 		rc = XL_EX_CANTCREAT;
@@ -777,6 +794,30 @@ out:
 	free(text);
 	free(uid);
 	return rc;
+}
+
+int calib_record_probe(struct calib_store *st, const json_t *doc)
+{
+	const json_t *tj = json_object_get(doc, "time");
+	const char *host;
+	double t;
+
+	if (!json_is_object(doc))
+		return calib_fail(st, XL_EX_DATAERR, "a probe document must be a JSON object");
+	if (!json_is_array(json_object_get(doc, "backends")))
+		return calib_fail(st, XL_EX_DATAERR, "probe document without a 'backends' array");
+	host = json_string_value(json_object_get(doc, "host"));
+	if (!host)
+		host = xl_hostname();
+	if (json_is_number(tj)) {
+		t = json_number_value(tj);
+	} else if (json_is_string(tj)) {
+		if (!calib_parse_time(json_string_value(tj), &t))
+			return calib_fail(st, XL_EX_DATAERR, "probe document: 'time' is not an ISO 8601 time");
+	} else {
+		t = xl_now();
+	}
+	return calib_store_probe(st, doc, host, t, NULL);
 }
 
 json_t *calib_latest_hardware(struct calib_store *st, const char *host)

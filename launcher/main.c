@@ -5,6 +5,7 @@
  */
 #include "common/common.h"
 #include "launcher/launcher.h"
+#include "calib/calib.h"
 #include "probe/probe.h"
 
 #include <getopt.h>
@@ -23,6 +24,7 @@ static const struct xl_cmd *const cmd_table[] = {
 	&xl_cmd_flags,
 	&xl_cmd_help,
 	&xl_cmd_version,
+	&xl_cmd_calib,
 	&xl_cmd_probe,
 };
 #define NCMDS (sizeof(cmd_table) / sizeof(cmd_table[0]))

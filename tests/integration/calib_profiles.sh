@@ -1,0 +1,75 @@
+# calib_profiles.sh - calib order, predict and record on profiles: the order
+# follows recorded outcomes (known-good first, known-bad last, with reasons).
+. "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
+
+"$XL" help 2>/dev/null | grep -q '^  profile ' ||
+	skip "profile resolution ('xlaunch profile') is not in this build yet"
+
+mkdir -p "$T/profiles"
+cat >"$T/profiles/calibtest.yaml" <<'YAML'
+description: calibration test profile
+env:
+  MICRO_BATCH: 8
+signature:
+  model: {params: 1.0e9, layers: 24, hidden: 2048, heads: 16, seq: 2048, vocab: 32000}
+  train: {micro_batch: 8, optimizer: adamw, precision: mixed, remat: none}
+  parallel: {fsdp: 1, tp: 1}
+  device: {kind: cpu, count: 1, memory: 512GiB}
+candidates:
+  - name: mb8
+  - name: mb4
+    env: {MICRO_BATCH: 4}
+    signature: {train: {micro_batch: 4}}
+  - name: mb2-remat
+    env: {MICRO_BATCH: 2}
+    signature: {train: {micro_batch: 2, remat: full}}
+  - name: huge
+    signature: {model: {params: 4.0e10}}
+YAML
+export XLAUNCH_PROFILE_PATH="$T/profiles"
+export XLAUNCH_STORE="$T/calib.db"
+run "$XL" calib order calibtest
+if [ "$rc" -eq 70 ] && grep -q "profile resolution is not available" "$T/err"; then
+	skip "the launcher does not yet hand profile resolution to calib"
+fi
+
+run "$XL" calib predict calibtest -c mb8 --json
+expect_rc 0 "predict one candidate"
+for f in model_state_bytes activation_bytes logits_bytes overhead_bytes correction predicted_bytes; do
+	grep -q "\"$f\":" "$T/out" || fail "predict --json lacks $f"
+done
+ok "predict fields"
+expect_out '"model_state_bytes": 16000000000' "16 bytes per parameter (mixed AdamW)"
+expect_out '"device_memory_bytes": 549755813888' "device memory from signature.device"
+expect_out 'stack uncalibrated' "uncalibrated note"
+run "$XL" calib predict calibtest
+expect_rc 0 "predict all (table)"
+expect_out "candidate mb2-remat" "every candidate"
+
+run "$XL" calib order calibtest --json
+expect_rc 0 "order, nothing recorded"
+expect_eq "$(grep '"name"' "$T/out" | tr -d ' ",' | sed 's/name://' | tr '\n' ' ')" "mb8 mb4 mb2-remat huge " "unseen in profile order, infeasible last"
+expect_out '"place": "infeasible"' "huge does not fit"
+
+# mb8 ran out of memory, mb4 worked (recorded as a scheduler would)
+run "$XL" calib record calibtest -c mb8 --outcome oom --id j1
+expect_rc 0 "record oom with a profile"
+run "$XL" calib record calibtest -c mb4 --outcome ok --observed 9GiB --id j2
+expect_rc 0 "record ok with a profile"
+run "$XL" calib record calibtest --outcome ok
+expect_rc 64 "record needs -c when the profile has several candidates"
+run "$XL" calib order calibtest --json
+expect_rc 0 "order after records"
+expect_eq "$(grep '"name"' "$T/out" | tr -d ' ",' | sed 's/name://' | tr '\n' ' ')" "mb4 mb2-remat huge mb8 " "known-good first, known-bad last"
+run "$XL" calib order calibtest
+expect_rc 0 "order table"
+expect_out "known-bad" "places shown"
+expect_out "oom with this signature" "reason for mb8"
+run "$XL" calib history --profile calibtest --json
+expect_eq "$(grep -c '"id"' "$T/out")" 2 "records under the profile name"
+run "$XL" calib predict calibtest -c mb4 --json
+expect_out '"calibrated": true' "calibrated after an ok launch with observed memory"
+run "$XL" calib order nosuchprofile
+[ "$rc" -ne 0 ] || fail "unknown profile must fail"
+ok "unknown profile fails"
+done_ok

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 /* calib_profile_loader: {"profile", "candidates": [{name, parts}]} */
-__attribute__((unused)) static int profile_view(const struct xl_ctx *ctx, const char *name, const char *cand, json_t **out)
+static int profile_view(const struct xl_ctx *ctx, const char *name, const char *cand, json_t **out)
 {
 	struct xl_profile *p;
 	json_t *cands = json_array();
@@ -65,6 +65,6 @@ static void record_probe(const struct xl_ctx *ctx, const json_t *doc)
 
 void launcher_init_hooks(void)
 {
-	/* calib_set_profile_loader(profile_view); -- once calib commands land */
+	calib_set_profile_loader(profile_view);
 	xl_probe_set_recorder(record_probe);
 }

@@ -22,10 +22,10 @@ static const struct xl_cmd *const cmd_table[] = {
 	&xl_cmd_run,
 	&xl_cmd_profile,
 	&xl_cmd_flags,
+	&xl_cmd_probe,
+	&xl_cmd_calib,
 	&xl_cmd_help,
 	&xl_cmd_version,
-	&xl_cmd_calib,
-	&xl_cmd_probe,
 };
 #define NCMDS (sizeof(cmd_table) / sizeof(cmd_table[0]))
 

@@ -18,6 +18,7 @@ extern const struct xl_cmd xl_cmd_version;
 static const struct xl_cmd *const cmd_table[] = {
 	&xl_cmd_help,
 	&xl_cmd_version,
+	&xl_cmd_probe,
 	&xl_cmd_bundle,
 };
 #define NCMDS (sizeof(cmd_table) / sizeof(cmd_table[0]))

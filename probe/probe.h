@@ -14,6 +14,118 @@
  * Backend probe
  * ====================================================================== */
 
+/*
+ * Every backend climbs the same ladder; the stage is the last rung reached.
+ * The state is what the ladder means: alive (verified), installed (found but
+ * not alive), absent, hung (killed at the wall-clock limit), crashed (died of
+ * a signal or exited without a report).
+ */
+enum xl_probe_stage {
+	XL_STAGE_ABSENT,
+	XL_STAGE_INSTALLED,
+	XL_STAGE_INITIALIZED,
+	XL_STAGE_DEVICES,
+	XL_STAGE_COMPILED,
+	XL_STAGE_EXECUTED,
+	XL_STAGE_VERIFIED,
+};
+enum xl_probe_state {
+	XL_PROBE_ALIVE,
+	XL_PROBE_INSTALLED,
+	XL_PROBE_ABSENT,
+	XL_PROBE_HUNG,
+	XL_PROBE_CRASHED,
+};
+const char *xl_probe_stage_name(enum xl_probe_stage st);
+const char *xl_probe_state_name(enum xl_probe_state st);
+/* -1 when s names no stage. */
+int xl_probe_stage_parse(const char *s);
+
+/* Options of one probe run.  Owns its strings; release with
+ * xl_probe_opts_release(). */
+struct xl_probe_opts {
+	struct xl_strv backends; /* cpu, opencl, cuda, pjrt, pjrt:PATH; empty: all */
+	double timeout_s;        /* wall-clock limit per backend */
+	bool record;             /* false after --no-record */
+	bool progress;           /* show progress on stderr while backends run */
+	char *python;            /* interpreter whose site-packages hold PJRT
+				  * plugins; NULL: $VIRTUAL_ENV, else python3 */
+};
+#define XL_PROBE_DEFAULT_TIMEOUT 10.0
+void xl_probe_opts_init(struct xl_probe_opts *o);
+void xl_probe_opts_release(struct xl_probe_opts *o);
+/* Checks a --backend LIST (comma-separated) and appends its items to o.
+ * Returns false with *err (caller frees) on an unknown name. */
+bool xl_probe_parse_backends(struct xl_probe_opts *o, const char *list, char **err);
+
+/*
+ * Runs every selected backend, each in its own forked child under the
+ * wall-clock limit, and returns the whole probe document, exactly what
+ * `probe --json` prints: {"host", "time", "backends": [...]}.  *exit_code is
+ * 0 when every backend that is at least installed is alive, 69 otherwise.
+ * Caller owns the result (json_decref).
+ */
+json_t *xl_probe_run(const struct xl_ctx *ctx, const struct xl_probe_opts *opts,
+		     int *exit_code);
+
+/* ---- running one backend ---------------------------------------------- */
+
+/* What a backend fills in while it climbs.  In a child, every stage reached is
+ * also sent to the parent at once, so a hang or crash names its stage. */
+struct xl_probe_rep {
+	int fd;                    /* pipe to the parent; -1 in process */
+	enum xl_probe_stage stage; /* last stage reached */
+	json_t *doc;               /* version, devices, bandwidth_gbs, gflops,
+				    * error, details; owned */
+};
+typedef void xl_probe_backend_fn(struct xl_probe_rep *r, const char *arg);
+
+void xl_probe_rep_init(struct xl_probe_rep *r, int fd);
+void xl_probe_rep_release(struct xl_probe_rep *r);
+void xl_probe_reached(struct xl_probe_rep *r, enum xl_probe_stage st);
+/* Sets the error text (the runtime's own words) once; later calls add
+ * nothing, so the first failure is the one reported. */
+void xl_probe_error(struct xl_probe_rep *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Writes s and a newline to the report pipe fd, whole (retries on EINTR). */
+void xl_probe_send_line(int fd, const char *s);
+
+/* The backends.  arg is the plugin path for pjrt, else NULL. */
+void xl_probe_cpu(struct xl_probe_rep *r, const char *arg);
+void xl_probe_opencl(struct xl_probe_rep *r, const char *arg);
+void xl_probe_cuda(struct xl_probe_rep *r, const char *arg);
+void xl_probe_pjrt(struct xl_probe_rep *r, const char *arg);
+
+/*
+ * Runs fn(arg) in a forked child in its own process group, under timeout_s of
+ * wall clock, and returns the backend's JSON object: name, state, stage,
+ * error, version, devices, bandwidth_gbs, gflops, elapsed_s (plus details).
+ * A hang becomes state "hung" (the group is killed), a signal "crashed"; no
+ * process of the group outlives the call.  on_stage, when set, is told of each
+ * stage as the child reports it.  Caller owns the result.
+ */
+json_t *xl_probe_isolated(const char *name, xl_probe_backend_fn *fn, const char *arg,
+			  double timeout_s,
+			  void (*on_stage)(const char *name, enum xl_probe_stage st, void *u),
+			  void *u);
+
+/* ---- small pieces the bundle check uses -------------------------------- */
+
+/* Loads a PJRT plugin (in a forked child, with a 10 s limit), calls
+ * GetPjrtApi and reads the PJRT C API version; creates no client.
+ * Returns 0, or -1 with *err set (caller frees). */
+int xl_pjrt_plugin_api_version(const char *path, int *major, int *minor, char **err);
+/* cuDriverGetVersion through dlopen("libcuda.so.1"): 0 and *version (e.g.
+ * 12040), or -1 when no driver library can be loaded or it fails. */
+int xl_cuda_driver_version(int *version);
+/* Appends the paths of the PJRT plugins found: the site-packages (purelib and
+ * platlib) of python (NULL: $VIRTUAL_ENV/bin/python, else python3 on PATH),
+ * then $PJRT_PLUGIN_LIBRARY_PATH (colon-separated files or directories), then
+ * $TPU_LIBRARY_PATH.  Each real file once. */
+void xl_pjrt_find_plugins(const char *python, struct xl_strv *paths);
+
+/* The `probe` command. */
+extern const struct xl_cmd xl_cmd_probe;
 
 /* (end of the backend probe section) */
 

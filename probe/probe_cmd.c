@@ -1,0 +1,188 @@
+/*
+ * probe_cmd.c - `xlaunch probe [--backend LIST] [--timeout DUR] [--json]
+ * [--no-record]`: runs the backend probe and prints a table for people or
+ * the JSON document.
+ */
+#include "probe/probe.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int probe_run_cmd(struct xl_ctx *ctx, int argc, char **argv);
+
+const struct xl_cmd xl_cmd_probe = {
+	.name = "probe",
+	.usage = "[--backend LIST] [--timeout DUR] [--json] [--no-record]",
+	.summary = "load, initialize and run a real kernel on each backend",
+	.help =
+		"Each backend climbs absent, installed, initialized, devices, compiled,\n"
+		"executed, verified in a forked child under a wall-clock limit; the table\n"
+		"(or --json) says how far each got and why it stopped.\n"
+		"\n"
+		"Options:\n"
+		"  --backend LIST   comma-separated: cpu, opencl, cuda, pjrt (every plugin\n"
+		"                   found), pjrt:PATH (one plugin); default: all\n"
+		"  --timeout DUR    wall-clock limit per backend (default 10s)\n"
+		"  --no-record      do not record the result in the calibration store\n"
+		"\n"
+		"Exit status: 0 when every backend that is at least installed is alive,\n"
+		"69 otherwise; 64 on a bad command line.\n",
+	.run = probe_run_cmd,
+};
+
+/* Hands the probe document to the calibration store.  This is the single
+ * place where a probe is recorded.  NOT WIRED YET: the store lives on
+ * another branch; after the merge this becomes
+ *     calib_record_probe(store, doc)
+ * and returns its failure as a warning (a store failure never fails a probe). */
+static void probe_record(const struct xl_ctx *ctx, const json_t *doc)
+{
+	(void)ctx;
+	(void)doc;
+}
+
+static void print_figures(struct xl_buf *b, const json_t *o)
+{
+	json_t *bw = json_object_get(o, "bandwidth_gbs"), *gf = json_object_get(o, "gflops");
+
+	if (json_is_number(bw))
+		xl_buf_addf(b, "%.1f GB/s", json_number_value(bw));
+	if (json_is_number(gf))
+		xl_buf_addf(b, "%s%.1f GFLOP/s", b->len ? ", " : "", json_number_value(gf));
+	if (!b->len)
+		xl_buf_adds(b, "-");
+}
+
+static void print_devices(struct xl_buf *b, const json_t *o)
+{
+	json_t *devs = json_object_get(o, "devices");
+	size_t n = json_array_size(devs);
+	const char *kind;
+	json_t *mem;
+	char mb[32];
+
+	if (!n) {
+		xl_buf_adds(b, "-");
+		return;
+	}
+	kind = json_string_value(json_object_get(json_array_get(devs, 0), "kind"));
+	mem = json_object_get(json_array_get(devs, 0), "memory_bytes");
+	xl_buf_addf(b, "%zu x %.40s", n, kind ? kind : "?");
+	if (json_is_integer(mem) && json_integer_value(mem) > 0)
+		xl_buf_addf(b, " (%s)",
+			    xl_fmt_bytes((uint64_t)json_integer_value(mem), mb, sizeof(mb)));
+}
+
+static void print_table(const json_t *doc)
+{
+	json_t *arr = json_object_get(doc, "backends"), *o;
+	size_t i, w = 7;
+
+	json_array_foreach(arr, i, o) {
+		size_t l = strlen(json_string_value(json_object_get(o, "name")));
+
+		if (l > w)
+			w = l;
+	}
+	if (w > 40)
+		w = 40;
+	printf("%-*s  %-9s  %-11s  %-44s  %-26s  %s\n", (int)w, "BACKEND", "STATE", "STAGE",
+	       "DEVICES", "MEASURED", "TIME");
+	json_array_foreach(arr, i, o) {
+		struct xl_buf dv = XL_BUF_INIT, fg = XL_BUF_INIT;
+		const char *err = json_string_value(json_object_get(o, "error"));
+		const char *ver = json_string_value(json_object_get(o, "version"));
+
+		print_devices(&dv, o);
+		print_figures(&fg, o);
+		printf("%-*.*s  %-9s  %-11s  %-44s  %-26s  %.2fs\n", (int)w, (int)w,
+		       json_string_value(json_object_get(o, "name")),
+		       json_string_value(json_object_get(o, "state")),
+		       json_string_value(json_object_get(o, "stage")),
+		       xl_buf_str(&dv), xl_buf_str(&fg),
+		       json_number_value(json_object_get(o, "elapsed_s")));
+		if (ver && xl_verbosity >= 0)
+			printf("%*s  version: %s\n", (int)w, "", ver);
+		if (err)
+			printf("%*s  %s\n", (int)w, "", err);
+		xl_buf_release(&dv);
+		xl_buf_release(&fg);
+	}
+}
+
+static int probe_run_cmd(struct xl_ctx *ctx, int argc, char **argv)
+{
+	enum { OPT_BACKEND = XL_OPT_FIRST_CMD, OPT_TIMEOUT, OPT_NO_RECORD };
+	static const struct option opts[] = {
+		XL_COMMON_LONGOPTS,
+		{ "backend", 1, NULL, OPT_BACKEND },
+		{ "timeout", 1, NULL, OPT_TIMEOUT },
+		{ "no-record", 0, NULL, OPT_NO_RECORD },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct xl_probe_opts po;
+	json_t *doc;
+	int c, code = 0;
+	char *err = NULL;
+
+	xl_probe_opts_init(&po);
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
+		int r;
+
+		switch (c) {
+		case OPT_BACKEND:
+			if (!xl_probe_parse_backends(&po, optarg, &err)) {
+				r = xl_usage_error(&xl_cmd_probe, "%s", err);
+				free(err);
+				xl_probe_opts_release(&po);
+				return r;
+			}
+			continue;
+		case OPT_TIMEOUT:
+			if (!xl_parse_duration(optarg, &po.timeout_s) || po.timeout_s <= 0 ||
+			    po.timeout_s > 3600) {
+				xl_probe_opts_release(&po);
+				return xl_usage_error(&xl_cmd_probe, "--timeout: '%s' is not a "
+						      "duration between 0 and 1h (e.g. 5s, 500ms)",
+						      optarg);
+			}
+			continue;
+		case OPT_NO_RECORD:
+			po.record = false;
+			continue;
+		default:
+			break;
+		}
+		r = xl_common_option(ctx, &xl_cmd_probe, c, optarg);
+		if (r >= 0) {
+			xl_probe_opts_release(&po);
+			return r;
+		}
+		if (r == -1) {
+			xl_probe_opts_release(&po);
+			return xl_usage_error(&xl_cmd_probe, "unexpected option");
+		}
+	}
+	if (optind < argc) {
+		xl_probe_opts_release(&po);
+		return xl_usage_error(&xl_cmd_probe, "unexpected argument '%s'", argv[optind]);
+	}
+	po.progress = !ctx->json && xl_verbosity >= 0 && isatty(2);
+	doc = xl_probe_run(ctx, &po, &code);
+	if (po.record)
+		probe_record(ctx, doc);
+	if (ctx->json) {
+		char *s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+
+		printf("%s\n", s);
+		free(s);
+	} else {
+		print_table(doc);
+	}
+	json_decref(doc);
+	xl_probe_opts_release(&po);
+	return code;
+}

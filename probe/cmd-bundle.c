@@ -135,7 +135,138 @@ static int sub_match(struct xl_ctx *ctx, int argc, char **argv)
 	return all ? 0 : XL_EX_FAIL;
 }
 
+static void print_json(json_t *doc)
+{
+	char *txt = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	printf("%s\n", txt);
+	free(txt);
+}
+
+static int sub_show(struct xl_ctx *ctx, int argc, char **argv)
+{
+	const char *python = NULL;
+	struct xl_pyenv env;
+	struct xl_bundle_host host;
+	json_t *doc, *x;
+	size_t i;
+	int r = parse_opts(ctx, argc, argv, &python, NULL);
+
+	if (r >= 0)
+		return r;
+	if (optind < argc)
+		return xl_usage_error(&xl_cmd_bundle, "'bundle show' takes no arguments");
+	if ((r = xl_pyenv_open(python, &env)))
+		return r;
+	xl_bundle_host_read(&host);
+	doc = xl_bundle_show_json(&env, &host, true);
+	for (i = 0; i < env.broken.n; i++)
+		xl_warn("unreadable metadata: %s", env.broken.v[i]);
+	if (ctx->json) {
+		print_json(doc);
+	} else {
+		json_t *py = json_object_get(doc, "python"), *cu = json_object_get(doc, "cuda");
+
+		printf("python      %s %s (%s%s, from %s)\n",
+		       json_string_value(json_object_get(py, "executable")),
+		       json_string_value(json_object_get(py, "version")),
+		       env.venv ? "venv " : "", env.prefix, env.source);
+		printf("host        glibc %s, kernel %s, %s\n", host.glibc ? host.glibc : "?",
+		       host.kernel ? host.kernel : "?", host.machine ? host.machine : "?");
+		if (json_is_string(json_object_get(cu, "driver_api")))
+			printf("cuda driver CUDA %s%s%s\n", json_string_value(json_object_get(cu, "driver_api")),
+			       host.nvidia_module ? ", NVIDIA " : "", host.nvidia_module ? host.nvidia_module : "");
+		else
+			printf("cuda driver none\n");
+		if (json_is_string(json_object_get(cu, "runtime")))
+			printf("cuda runtime %s (%s)\n", json_string_value(json_object_get(cu, "runtime")),
+			       json_string_value(json_object_get(cu, "runtime_source")));
+		printf("packages    %zu installed, lane packages:\n", env.ndists);
+		json_array_foreach(json_object_get(doc, "packages"), i, x)
+			printf("  %-28s %s\n", json_string_value(json_object_get(x, "name")),
+			       json_string_value(json_object_get(x, "version")));
+		if (json_array_size(json_object_get(doc, "pjrt_plugins")))
+			printf("pjrt plugins:\n");
+		json_array_foreach(json_object_get(doc, "pjrt_plugins"), i, x) {
+			json_t *v = json_object_get(x, "api_version");
+
+			printf("  %s  %s%s\n", json_string_value(json_object_get(x, "path")),
+			       json_is_string(v) ? "PJRT C API " : "error: ",
+			       json_is_string(v) ? json_string_value(v) :
+			       json_string_value(json_object_get(x, "error")));
+		}
+	}
+	json_decref(doc);
+	xl_bundle_host_release(&host);
+	xl_pyenv_release(&env);
+	return 0;
+}
+
+static int sub_check(struct xl_ctx *ctx, int argc, char **argv)
+{
+	const char *python = NULL, *mpath = NULL;
+	struct xl_pyenv env;
+	struct xl_bundle_host host;
+	json_t *matrix, *rep, *x;
+	size_t i;
+	int vexit, r = parse_opts(ctx, argc, argv, &python, &mpath);
+
+	if (r >= 0)
+		return r;
+	if (optind < argc)
+		return xl_usage_error(&xl_cmd_bundle, "'bundle check' takes no arguments");
+	if ((r = xl_bundle_matrix_load(mpath, &matrix)))
+		return r;
+	if ((r = xl_pyenv_open(python, &env))) {
+		json_decref(matrix);
+		return r;
+	}
+	xl_bundle_host_read(&host);
+	rep = xl_bundle_check(&env, matrix, &host, &vexit);
+	if (ctx->json) {
+		json_object_set_new(rep, "python", json_string(env.python));
+		json_object_set_new(rep, "python_version", json_string(env.version));
+		print_json(rep);
+	} else {
+		json_t *b = json_object_get(rep, "bundle");
+
+		printf("verdict: %s", json_string_value(json_object_get(rep, "verdict")));
+		if (json_is_string(b))
+			printf(" (bundle %s, %s)", json_string_value(b),
+			       json_string_value(json_object_get(rep, "status")));
+		printf("\n");
+		json_array_foreach(json_object_get(rep, "reasons"), i, x) {
+			const char *sev = json_string_value(json_object_get(x, "severity"));
+
+			if (strcmp(sev, "info") == 0 && ctx->verbosity < 0)
+				continue;
+			printf("  %-7s %-19s %s\n", sev, json_string_value(json_object_get(x, "rule")),
+			       json_string_value(json_object_get(x, "message")));
+		}
+		if (json_array_size(json_object_get(rep, "features")))
+			printf("features:\n");
+		json_array_foreach(json_object_get(rep, "features"), i, x) {
+			json_t *why = json_object_get(x, "why"), *pre = json_object_get(x, "preconditions");
+
+			printf("  %-19s %s%s%s\n", json_string_value(json_object_get(x, "name")),
+			       json_is_true(json_object_get(x, "available")) ? "available" : "unavailable: ",
+			       json_is_string(why) ? json_string_value(why) : "",
+			       json_is_true(json_object_get(x, "available")) && json_is_string(pre) ?
+			       "" : "");
+			if (json_is_true(json_object_get(x, "available")) && json_is_string(pre))
+				printf("  %-19s   if %s\n", "", json_string_value(pre));
+		}
+	}
+	json_decref(rep);
+	json_decref(matrix);
+	xl_bundle_host_release(&host);
+	xl_pyenv_release(&env);
+	return vexit;
+}
+
 static const struct xl_subcmd subs[] = {
+	{ "show", sub_show },
+	{ "check", sub_check },
 	{ "compare", sub_compare },
 	{ "match", sub_match },
 	{ NULL, NULL },

@@ -330,13 +330,33 @@ int xl_bundle_matrix_load(const char *path, json_t **out);
 /* Validates matrix text; on error returns 65 with *err "LINE:COL: what". */
 int xl_bundle_matrix_parse(const char *data, size_t len, json_t **out, char **err);
 
-/* `bundle show` as JSON (new reference): python, packages, host, plugins. */
-json_t *xl_bundle_show_json(const struct xl_pyenv *env);
+struct xl_bundle_host;
+
+/* `bundle show` as JSON (new reference): python, packages, host, cuda,
+ * pjrt_plugins (plugins are loaded, in a child, only when with_plugins). */
+json_t *xl_bundle_show_json(const struct xl_pyenv *env, const struct xl_bundle_host *host,
+			    bool with_plugins);
+/* True for the packages that define an ML lane (torch, jax, libtpu, nvidia-*, ...). */
+bool xl_bundle_is_lane(const char *key);
+
+/* Facts about the host that the bundle rules use.  Negative or NULL: unknown. */
+struct xl_bundle_host {
+	int cuda_driver_api;        /* cuDriverGetVersion, e.g. 12040; -1 none */
+	char *nvidia_module;        /* kernel module version "535.104.05" or NULL */
+	char *cuda_toolkit;         /* /usr/local/cuda version "12.4.1" or NULL */
+	char *glibc, *kernel, *machine;
+};
+/* Reads the host facts (CUDA driver through the probe's loader); release
+ * with xl_bundle_host_release(). */
+void xl_bundle_host_read(struct xl_bundle_host *h);
+void xl_bundle_host_release(struct xl_bundle_host *h);
 
 /* Runs every bundle rule.  Returns the report (new reference):
- * {"verdict", "bundle", "reasons": [{"rule","severity","packages","message"}],
- *  "features": [...]}; *verdict_exit is 0 or 1. */
-json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix, int *verdict_exit);
+ * {"verdict", "bundle", "status", "matched": [...], "reasons":
+ *  [{"rule","severity","packages","message"}], "features": [...]};
+ * *verdict_exit is 0, or 1 for "incompatible". */
+json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
+			const struct xl_bundle_host *host, int *verdict_exit);
 
 /* The bundle gate of a profile's policy.bundle.  python: the interpreter
  * (NULL: discovery as in `bundle show`); names: bundle names from the

@@ -123,7 +123,7 @@ int xl_lookup_prefix(const char *word, const char *const *names, size_t n)
 int xl_dispatch_sub(struct xl_ctx *ctx, const struct xl_cmd *cmd,
 		    const struct xl_subcmd *subs, int argc, char **argv)
 {
-	const char *names[64];
+	const char *names[64] = { NULL };
 	size_t n = 0;
 	int i;
 

@@ -73,6 +73,10 @@ void xl_flagmap_release(struct xl_flagmap *m);
 /* True for XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS. */
 bool xl_is_composite_var(const char *name);
 
+/* Expands ${VAR} and ${VAR:-default} from the environment ("$$" is a
+ * literal '$').  Returns a new string, or NULL with *err set (caller frees). */
+char *xl_expand_vars(const char *s, char **err);
+
 /* ---- profiles ------------------------------------------------------------------ */
 
 enum xl_ambient { XL_AMB_STRIP, XL_AMB_KEEP, XL_AMB_WARN, XL_AMB_ERROR };
@@ -159,11 +163,22 @@ json_t *xl_profile_to_json(const struct xl_profile *p);
  * XLA flags, policy).  Prints what it refuses; returns 0, 65 or 77. */
 int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p);
 
+struct option;
+/* Parses "[OPTIONS] PROFILE [OPTIONS] [--] COMMAND..." for exec and run.
+ * handle(arg, c, optarg) sees each option first and returns -1 when it is
+ * not its own, -2 when handled, or an exit code.  Returns -1 to go on, or
+ * an exit code; *cmd_index is the first word of COMMAND or -1. */
+int xl_parse_launch_args(const struct xl_cmd *cmd, struct xl_ctx *ctx, int argc, char **argv,
+			 const char *shortopts, const struct option *opts,
+			 int (*handle)(void *, int, const char *), void *arg,
+			 const char **profile, int *cmd_index);
+
 /* Registers the launcher's services with lower modules (calib's profile view). */
 void launcher_init_hooks(void);
 
 extern const struct xl_cmd xl_cmd_env;
 extern const struct xl_cmd xl_cmd_exec;
 extern const struct xl_cmd xl_cmd_profile;
+extern const struct xl_cmd xl_cmd_run;
 
 #endif

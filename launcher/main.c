@@ -16,6 +16,10 @@ extern const struct xl_cmd xl_cmd_help;
 extern const struct xl_cmd xl_cmd_version;
 
 static const struct xl_cmd *const cmd_table[] = {
+	&xl_cmd_env,
+	&xl_cmd_exec,
+	&xl_cmd_run,
+	&xl_cmd_profile,
 	&xl_cmd_help,
 	&xl_cmd_version,
 	&xl_cmd_probe,
@@ -102,11 +106,29 @@ static void print_exit_codes(FILE *f)
 	}
 }
 
+/* Parses only the common options (for help and version). */
+static int common_only(struct xl_ctx *ctx, const struct xl_cmd *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = { XL_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
+		rc = xl_common_option(ctx, cmd, c, optarg);
+		if (rc >= 0)
+			return rc;
+	}
+	return -1;
+}
+
 static int cmd_help(struct xl_ctx *ctx, int argc, char **argv)
 {
 	const struct xl_cmd *c;
+	int rc = common_only(ctx, &xl_cmd_help, argc, argv);
 
-	(void)ctx;
+	if (rc >= 0)
+		return rc;
+	argv += optind - 1;
+	argc -= optind - 1;
 	if (argc < 2) {
 		print_overview(stdout);
 		return 0;
@@ -132,8 +154,12 @@ const struct xl_cmd xl_cmd_help = {
 
 static int cmd_version(struct xl_ctx *ctx, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	int rc = common_only(ctx, &xl_cmd_version, argc, argv);
+
+	if (rc >= 0)
+		return rc;
+	if (optind < argc)
+		return xl_usage_error(&xl_cmd_version, "'version' takes no arguments");
 	if (ctx->json)
 		printf("{\"version\": \"%s\"}\n", XLAUNCH_VERSION);
 	else
@@ -169,7 +195,6 @@ int main(int argc, char **argv)
 	ctx.color = isatty(2) && !(nc && *nc);
 	xl_color = ctx.color;
 	ctx.store_path = getenv("XLAUNCH_STORE");
-	ctx.profile_path = getenv("XLAUNCH_PROFILE_PATH");
 	if (ctx.store_path && !*ctx.store_path)
 		ctx.store_path = NULL;
 	launcher_init_hooks();

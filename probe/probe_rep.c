@@ -75,10 +75,16 @@ void xl_probe_reached(struct xl_probe_rep *r, enum xl_probe_stage st)
 	if (st > r->stage)
 		r->stage = st;
 	if (r->fd >= 0) {
-		char line[64];
+		/* what is known so far travels with the stage, so a hang or a
+		 * crash later still shows the version and devices */
+		json_t *msg = json_pack("{s:s, s:O}", "stage", xl_probe_stage_name(r->stage),
+					"partial", r->doc);
+		char *line = msg ? json_dumps(msg, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
 
-		snprintf(line, sizeof(line), "{\"stage\": \"%s\"}", xl_probe_stage_name(r->stage));
-		xl_probe_send_line(r->fd, line);
+		if (line)
+			xl_probe_send_line(r->fd, line);
+		free(line);
+		json_decref(msg);
 	}
 }
 

@@ -94,7 +94,14 @@ static void child_main(int fd, int outfd, xl_probe_backend_fn *fn, const char *a
 		dup2(outfd, 1);
 		dup2(outfd, 2);
 	}
+	/* a crash must end the child by its signal, whatever handlers the
+	 * parent (a sanitizer, a test harness) had installed */
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGABRT, SIG_DFL);
 	xl_probe_rep_init(&r, fd);
 	fn(&r, arg);
 	msg = json_pack("{s:s, s:O}", "stage", xl_probe_stage_name(r.stage), "result", r.doc);
@@ -111,6 +118,7 @@ struct listen {
 	struct xl_buf line;
 	enum xl_probe_stage stage;
 	json_t *result;
+	json_t *partial;
 	const char *name;
 	void (*on_stage)(const char *name, enum xl_probe_stage st, void *u);
 	void *u;
@@ -128,6 +136,10 @@ static void heard(struct listen *l, const char *s)
 		l->stage = (enum xl_probe_stage)st;
 		if (l->on_stage)
 			l->on_stage(l->name, l->stage, l->u);
+	}
+	if (json_is_object(json_object_get(msg, "partial"))) {
+		json_decref(l->partial);
+		l->partial = json_incref(json_object_get(msg, "partial"));
 	}
 	if (json_is_object(json_object_get(msg, "result")) && !l->result)
 		l->result = json_incref(json_object_get(msg, "result"));
@@ -244,7 +256,7 @@ json_t *xl_probe_isolated(const char *name, xl_probe_backend_fn *fn, const char 
 			  void (*on_stage)(const char *name, enum xl_probe_stage st, void *u),
 			  void *u)
 {
-	struct listen l = { XL_BUF_INIT, XL_STAGE_ABSENT, NULL, name, on_stage, u };
+	struct listen l = { XL_BUF_INIT, XL_STAGE_ABSENT, NULL, NULL, name, on_stage, u };
 	FILE *out = tmpfile();
 	double t0 = xl_mono(), deadline = t0 + timeout_s;
 	bool timed_out = false, reaped;
@@ -337,22 +349,23 @@ json_t *xl_probe_isolated(const char *name, xl_probe_backend_fn *fn, const char 
 				  xl_probe_stage_name(l.stage), timeout_s,
 				  reaped ? "" : "; the process could not be killed (stuck in the kernel?)",
 				  last ? "; last output: " : "", last ? last : "");
-		o = verdict(name, NULL, XL_PROBE_HUNG, l.stage, err, xl_mono() - t0);
+		o = verdict(name, l.partial, XL_PROBE_HUNG, l.stage, err, xl_mono() - t0);
 	} else if (reaped && WIFSIGNALED(status)) {
 		err = xl_asprintf("crashed at %s (%s)%s%s", xl_probe_stage_name(l.stage),
 				  signame(WTERMSIG(status)),
 				  last ? "; last output: " : "", last ? last : "");
-		o = verdict(name, NULL, XL_PROBE_CRASHED, l.stage, err, xl_mono() - t0);
+		o = verdict(name, l.partial, XL_PROBE_CRASHED, l.stage, err, xl_mono() - t0);
 	} else {
 		err = xl_asprintf("crashed at %s (exited with status %d without a report)%s%s",
 				  xl_probe_stage_name(l.stage),
 				  reaped && WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 				  last ? "; last output: " : "", last ? last : "");
-		o = verdict(name, NULL, XL_PROBE_CRASHED, l.stage, err, xl_mono() - t0);
+		o = verdict(name, l.partial, XL_PROBE_CRASHED, l.stage, err, xl_mono() - t0);
 	}
 	free(err);
 	free(last);
 	json_decref(l.result);
+	json_decref(l.partial);
 	xl_buf_release(&l.line);
 	if (out)
 		fclose(out);

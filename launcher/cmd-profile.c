@@ -1,0 +1,418 @@
+/* cmd-profile.c - `xlaunch profile list | show | diff | check` */
+#include "launcher/profile-int.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_opts(struct xl_ctx *ctx, int argc, char **argv, const char **cand, bool *explain)
+{
+	static const struct option opts[] = {
+		XL_COMMON_LONGOPTS,
+		{ "candidate", 1, NULL, 'c' },
+		{ "explain", 0, NULL, 'e' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "c:eqv", opts, NULL)) != -1) {
+		if (c == 'c' && cand) {
+			*cand = optarg;
+		} else if (c == 'e' && explain) {
+			*explain = true;
+		} else if (c == 'c' || c == 'e') {
+			return xl_usage_error(&xl_cmd_profile, "'%s' takes no %s", argv[0],
+					      c == 'c' ? "-c" : "--explain");
+		} else {
+			rc = xl_common_option(ctx, &xl_cmd_profile, c, optarg);
+			if (rc >= 0)
+				return rc;
+		}
+	}
+	return -1;
+}
+
+static void print_json(json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	puts(s);
+	free(s);
+}
+
+static int profile_list(struct xl_ctx *ctx, int argc, char **argv)
+{
+	struct xl_strv names = XL_STRV_INIT, files = XL_STRV_INIT;
+	json_t *arr = json_array();
+	int rc = parse_opts(ctx, argc, argv, NULL, NULL);
+
+	if (rc >= 0) {
+		json_decref(arr);
+		return rc;
+	}
+	if (optind < argc) {
+		json_decref(arr);
+		return xl_usage_error(&xl_cmd_profile, "'profile list' takes no arguments");
+	}
+	xl_profile_names(ctx, &names, &files);
+	for (size_t i = 0; i < names.n; i++) {
+		struct layer *l = NULL;
+		int q = xl_verbosity;
+
+		/* a broken file is listed, and `profile check` says why */
+		xl_verbosity = -1;
+		int lrc = layer_load_file(files.v[i], &l);
+		xl_verbosity = q;
+		const char *desc = lrc ? "(does not load: see 'xlaunch profile check')"
+				       : l->description ? l->description : "";
+		if (ctx->json)
+			json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:b}", "name", names.v[i],
+							     "file", files.v[i], "description", desc,
+							     "valid", lrc == 0));
+		else if (ctx->verbosity > 0)
+			printf("%-20s %-50s %s\n", names.v[i], desc, files.v[i]);
+		else
+			printf("%-20s %s\n", names.v[i], desc);
+		layer_free(l);
+	}
+	if (ctx->json)
+		print_json(arr);
+	json_decref(arr);
+	xl_strv_release(&names);
+	xl_strv_release(&files);
+	return 0;
+}
+
+static const char *prov_str(struct xl_prov s, char *buf, size_t n)
+{
+	if (!s.line)
+		snprintf(buf, n, "%s", s.file ? s.file : "?");
+	else
+		snprintf(buf, n, "%s:%u", s.file, s.line);
+	return buf;
+}
+
+static unsigned resolve_flags(const char *arg)
+{
+	return strchr(arg, '/') || xl_endswith(arg, ".yaml") ? XL_RESOLVE_FILE : 0;
+}
+
+static int profile_show(struct xl_ctx *ctx, int argc, char **argv)
+{
+	const char *cand = NULL;
+	bool explain = false;
+	struct xl_profile *p;
+	char where[1024];
+	int rc = parse_opts(ctx, argc, argv, &cand, &explain);
+
+	if (rc >= 0)
+		return rc;
+	if (optind != argc - 1)
+		return xl_usage_error(&xl_cmd_profile, "'profile show' takes one profile");
+	rc = xl_profile_resolve(ctx, argv[optind], cand, resolve_flags(argv[optind]), &p);
+	if (rc)
+		return rc;
+	if (ctx->json) {
+		json_t *j = xl_profile_to_json(p);
+
+		print_json(j);
+		json_decref(j);
+		xl_profile_free(p);
+		return 0;
+	}
+	printf("profile:     %s\n", p->name);
+	printf("file:        %s\n", p->file);
+	if (p->description)
+		printf("description: %s\n", p->description);
+	printf("chain:      ");
+	for (size_t i = 0; i < p->chain.n; i++)
+		printf(" %s%s", p->chain.v[i], i + 1 < p->chain.n ? " ->" : "\n");
+	if (p->cand >= 0)
+		printf("candidate:   %s\n", p->cands[p->cand].name);
+	else if (p->ncands) {
+		printf("candidates: ");
+		for (size_t i = 0; i < p->ncands; i++)
+			printf(" %s", p->cands[i].name);
+		printf("\n");
+	}
+	printf("\nenvironment:\n");
+	for (size_t i = 0; i < p->nvars; i++) {
+		const struct xl_var *v = &p->vars[i];
+
+		if (!v->value) {
+			printf("  unset %s", v->name);
+			if (explain)
+				printf("    # %s", prov_str(v->src, where, sizeof(where)));
+			printf("\n");
+			continue;
+		}
+		if (v->composite && !v->flags.n)
+			continue;
+		if (!explain || !v->composite) {
+			printf("  %s=%s", v->name, v->value);
+			if (explain)
+				printf("    # %s", prov_str(v->src, where, sizeof(where)));
+			printf("\n");
+			continue;
+		}
+		printf("  %s:\n", v->name);
+		for (size_t k = 0; k < v->flags.n; k++) {
+			const struct xl_flag *f = &v->flags.v[k];
+
+			printf("    --%s%s%s    # %s\n", f->name, f->value ? "=" : "",
+			       f->value ? f->value : "", prov_str(f->src, where, sizeof(where)));
+		}
+	}
+	printf("\npolicy:      timing=%s cache=%s ambient=%s",
+	       p->policy.timing ? "true" : "false",
+	       p->policy.cache == XL_CACHE_LOCAL ? "local" : "any",
+	       (const char *[]){ "strip", "keep", "warn", "error" }[p->policy.ambient]);
+	if (p->policy.bundle.n) {
+		printf(" bundle=");
+		for (size_t i = 0; i < p->policy.bundle.n; i++)
+			printf("%s%s", i ? "," : "", p->policy.bundle.v[i]);
+	}
+	printf("\n");
+	if (p->limits.address_space >= 0 || p->limits.open_files >= 0 || p->limits.core >= 0 ||
+	    p->limits.cpu_time >= 0) {
+		char b[32];
+
+		printf("limits:     ");
+		if (p->limits.address_space >= 0)
+			printf(" address_space=%s", p->limits.address_space == INT64_MAX ? "unlimited"
+			       : xl_fmt_bytes((uint64_t)p->limits.address_space, b, sizeof(b)));
+		if (p->limits.open_files >= 0)
+			printf(" open_files=%lld", (long long)p->limits.open_files);
+		if (p->limits.core >= 0)
+			printf(" core=%s", p->limits.core == INT64_MAX ? "unlimited"
+			       : xl_fmt_bytes((uint64_t)p->limits.core, b, sizeof(b)));
+		if (p->limits.cpu_time >= 0)
+			printf(" cpu_time=%llds", (long long)p->limits.cpu_time);
+		printf("\n");
+	}
+	if (json_object_size(p->signature)) {
+		char *s = json_dumps(p->signature, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+		printf("signature:   %s\n", s);
+		free(s);
+	}
+	if (explain) {
+		printf("\nfiles, in the order applied:\n");
+		for (size_t i = 0; i < p->chain.n; i++)
+			printf("  %-20s %s\n", p->chain.v[i], p->chain_files.v[i]);
+	}
+	xl_profile_free(p);
+	return 0;
+}
+
+/* ---- diff ------------------------------------------------------------------- */
+
+static void diff_line(json_t *arr, char sign, const char *var, const char *flag,
+		      const char *a, const char *b)
+{
+	json_t *o = json_pack("{s:s,s:s}", "change", sign == '+' ? "added" : sign == '-' ? "removed" : "changed",
+			      "variable", var);
+
+	if (flag)
+		json_object_set_new(o, "flag", json_string(flag));
+	json_object_set_new(o, "a", a ? json_string(a) : json_null());
+	json_object_set_new(o, "b", b ? json_string(b) : json_null());
+	json_array_append_new(arr, o);
+}
+
+static const char *var_text(const struct xl_var *v)
+{
+	return !v ? NULL : v->value ? v->value : "(unset)";
+}
+
+static int profile_diff(struct xl_ctx *ctx, int argc, char **argv)
+{
+	struct xl_profile *pa, *pb;
+	json_t *changes = json_array();
+	int rc = parse_opts(ctx, argc, argv, NULL, NULL);
+
+	if (rc >= 0) {
+		json_decref(changes);
+		return rc;
+	}
+	if (optind != argc - 2) {
+		json_decref(changes);
+		return xl_usage_error(&xl_cmd_profile, "'profile diff' takes two profiles");
+	}
+	rc = xl_profile_resolve(ctx, argv[optind], NULL,
+				XL_RESOLVE_NO_AMBIENT | resolve_flags(argv[optind]), &pa);
+	if (rc) {
+		json_decref(changes);
+		return rc;
+	}
+	rc = xl_profile_resolve(ctx, argv[optind + 1], NULL,
+				XL_RESOLVE_NO_AMBIENT | resolve_flags(argv[optind + 1]), &pb);
+	if (rc) {
+		xl_profile_free(pa);
+		json_decref(changes);
+		return rc;
+	}
+	/* variables of A in A's order, then those only in B */
+	for (int pass = 0; pass < 2; pass++) {
+		const struct xl_profile *x = pass ? pb : pa;
+
+		for (size_t i = 0; i < x->nvars; i++) {
+			const char *name = x->vars[i].name;
+			const struct xl_var *va = xl_profile_var(pa, name);
+			const struct xl_var *vb = xl_profile_var(pb, name);
+
+			if (pass && va)
+				continue;
+			if (!va || !vb) {
+				diff_line(changes, va ? '-' : '+', name, NULL, var_text(va), var_text(vb));
+				continue;
+			}
+			if (va->composite && va->value && vb->value) {
+				for (size_t k = 0; k < va->flags.n; k++) {
+					const struct xl_flag *fa = &va->flags.v[k];
+					const struct xl_flag *fb = xl_flagmap_get(&vb->flags, fa->name);
+
+					if (!fb)
+						diff_line(changes, '-', name, fa->name, fa->value ? fa->value : "true", NULL);
+					else if (!xl_streq(fa->value, fb->value))
+						diff_line(changes, '~', name, fa->name, fa->value ? fa->value : "true",
+							  fb->value ? fb->value : "true");
+				}
+				for (size_t k = 0; k < vb->flags.n; k++)
+					if (!xl_flagmap_get(&va->flags, vb->flags.v[k].name))
+						diff_line(changes, '+', name, vb->flags.v[k].name, NULL,
+							  vb->flags.v[k].value ? vb->flags.v[k].value : "true");
+				continue;
+			}
+			if (!xl_streq(va->value, vb->value))
+				diff_line(changes, '~', name, NULL, var_text(va), var_text(vb));
+		}
+	}
+	if (ctx->json) {
+		json_t *j = json_pack("{s:s,s:s,s:O}", "a", pa->name, "b", pb->name, "changes", changes);
+
+		print_json(j);
+		json_decref(j);
+	} else {
+		size_t i;
+		json_t *o;
+
+		printf("--- %s (%s)\n+++ %s (%s)\n", pa->name, pa->file, pb->name, pb->file);
+		json_array_foreach(changes, i, o) {
+			const char *ch = json_string_value(json_object_get(o, "change"));
+			const char *var = json_string_value(json_object_get(o, "variable"));
+			const char *flag = json_string_value(json_object_get(o, "flag"));
+			const char *a = json_string_value(json_object_get(o, "a"));
+			const char *b = json_string_value(json_object_get(o, "b"));
+			char sign = ch[0] == 'a' ? '+' : ch[0] == 'r' ? '-' : '~';
+
+			if (flag)
+				printf("%c %s --%s: %s -> %s\n", sign, var, flag, a ? a : "(none)", b ? b : "(none)");
+			else
+				printf("%c %s: %s -> %s\n", sign, var, a ? a : "(none)", b ? b : "(none)");
+		}
+		if (!json_array_size(changes))
+			printf("(no differences)\n");
+	}
+	rc = json_array_size(changes) ? 1 : 0;
+	json_decref(changes);
+	xl_profile_free(pa);
+	xl_profile_free(pb);
+	return rc;
+}
+
+/* ---- check -------------------------------------------------------------------- */
+
+static int check_one(struct xl_ctx *ctx, const char *arg, json_t *results)
+{
+	struct xl_profile *p;
+	unsigned fl = XL_RESOLVE_NO_AMBIENT | resolve_flags(arg);
+	int rc = xl_profile_resolve(ctx, arg, NULL, fl, &p);
+	size_t ncands = 0;
+
+	if (!rc)
+		rc = xl_profile_check(ctx, p);
+	/* every candidate must resolve and pass too */
+	for (size_t i = 0; !rc && i < p->ncands; i++) {
+		struct xl_profile *pc;
+
+		rc = xl_profile_resolve(ctx, arg, p->cands[i].name, fl, &pc);
+		if (!rc)
+			rc = xl_profile_check(ctx, pc);
+		xl_profile_free(pc);
+		ncands++;
+	}
+	if (ctx->json)
+		json_array_append_new(results, json_pack("{s:s,s:b,s:i,s:i}", "profile", arg, "ok", rc == 0,
+							 "exit", rc, "candidates", (int)ncands));
+	else if (!rc && xl_verbosity >= 0)
+		printf("ok    %s (%s%s%zu candidate%s)\n", p->name, p->file, ", ", ncands,
+		       ncands == 1 ? "" : "s");
+	else if (rc && xl_verbosity >= 0)
+		printf("FAIL  %s\n", arg);
+	xl_profile_free(p);
+	return rc;
+}
+
+static int profile_check(struct xl_ctx *ctx, int argc, char **argv)
+{
+	json_t *results = json_array();
+	int worst = 0, rc = parse_opts(ctx, argc, argv, NULL, NULL);
+
+	if (rc >= 0) {
+		json_decref(results);
+		return rc;
+	}
+	if (optind == argc) {
+		struct xl_strv names = XL_STRV_INIT;
+
+		xl_profile_names(ctx, &names, NULL);
+		for (size_t i = 0; i < names.n; i++) {
+			rc = check_one(ctx, names.v[i], results);
+			if (rc && !worst)
+				worst = rc;
+		}
+		xl_strv_release(&names);
+	}
+	for (int i = optind; i < argc; i++) {
+		rc = check_one(ctx, argv[i], results);
+		if (rc && !worst)
+			worst = rc;
+	}
+	if (ctx->json)
+		print_json(results);
+	json_decref(results);
+	return worst;
+}
+
+static int cmd_profile(struct xl_ctx *ctx, int argc, char **argv)
+{
+	static const struct xl_subcmd subs[] = {
+		{ "list", profile_list },
+		{ "show", profile_show },
+		{ "diff", profile_diff },
+		{ "check", profile_check },
+		{ NULL, NULL },
+	};
+
+	return xl_dispatch_sub(ctx, &xl_cmd_profile, subs, argc, argv);
+}
+
+const struct xl_cmd xl_cmd_profile = {
+	.name = "profile",
+	.usage = "list\nshow PROFILE [-c CAND] [--explain]\ndiff A B\ncheck [PROFILE|FILE...]",
+	.summary = "list, show, compare and check named profiles",
+	.help =
+		"  list           every profile on the search path (first match wins)\n"
+		"  show           the resolved profile; --explain adds the file and line\n"
+		"                 that set every variable and flag token\n"
+		"  diff A B       variable by variable and flag by flag; exit 1 when they differ\n"
+		"  check          resolve and check each profile (all on the path when none\n"
+		"                 is named) and each of its candidates; a name with a '/' or\n"
+		"                 ending in .yaml is read as a file\n"
+		"\n"
+		"The search path: --profile-path, XLAUNCH_PROFILE_PATH, ./profiles,\n"
+		"$XDG_CONFIG_HOME/xlaunch/profiles, then the installed profiles.\n",
+	.run = cmd_profile,
+};

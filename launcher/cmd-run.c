@@ -1,0 +1,499 @@
+/* cmd-run.c - `xlaunch run PROFILE [...] -- COMMAND [ARG...]`
+ *
+ * Resolve, order the candidates by what the store knows, then for each
+ * attempt: a run directory and manifest, the supervised child, the outcome,
+ * the record (kept in the state directory until the store has it), and a
+ * retry with the next candidate when the outcome asks for one.
+ */
+#include "launcher/record.h"
+#include "launcher/run-int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct run_opts {
+	const char *cand;
+	unsigned retry;
+	long max_attempts;
+	double timeout_s, grace_s;
+	bool no_record, dry_run, all_ranks;
+};
+
+enum { OPT_RETRY = XL_OPT_FIRST_CMD, OPT_MAX, OPT_TIMEOUT, OPT_GRACE, OPT_NO_RECORD,
+       OPT_DRY_RUN, OPT_ALL_RANKS };
+
+static int run_opt(void *arg, int c, const char *optarg)
+{
+	struct run_opts *o = arg;
+	char *end;
+
+	switch (c) {
+	case 'c':
+		o->cand = optarg;
+		return -2;
+	case OPT_RETRY:
+		if (xl_outcome_set_parse(optarg ? optarg : "oom", &o->retry) < 0)
+			return xl_usage_error(&xl_cmd_run, "--retry takes outcome classes (oom, compile-storm, crash, error, timeout) or none, not '%s'",
+					      optarg);
+		return -2;
+	case OPT_MAX:
+		o->max_attempts = strtol(optarg, &end, 10);
+		if (*end || o->max_attempts < 1 || o->max_attempts > 1000)
+			return xl_usage_error(&xl_cmd_run, "--max-attempts takes a number from 1 to 1000, not '%s'",
+					      optarg);
+		return -2;
+	case OPT_TIMEOUT:
+	case OPT_GRACE:
+		if (!xl_parse_duration(optarg, c == OPT_TIMEOUT ? &o->timeout_s : &o->grace_s))
+			return xl_usage_error(&xl_cmd_run, "'%s' is not a duration (e.g. 90s, 30m, 12h)", optarg);
+		return -2;
+	case OPT_NO_RECORD:
+		o->no_record = true;
+		return -2;
+	case OPT_DRY_RUN:
+		o->dry_run = true;
+		return -2;
+	case OPT_ALL_RANKS:
+		o->all_ranks = true;
+		return -2;
+	}
+	return -1;
+}
+
+/* The candidates to try, in order, with the reason for each place. */
+static json_t *plan_order(const struct xl_ctx *ctx, const char *name, struct xl_profile *p0,
+			  const struct run_opts *o, struct calib_store *st)
+{
+	json_t *cands = json_array(), *order = NULL;
+
+	if (o->cand || !p0->ncands) {
+		json_t *one = json_array();
+
+		json_array_append_new(one, json_pack("{s:o,s:s,s:s}", "name",
+						     o->cand ? json_string(o->cand) : json_null(), "place",
+						     o->cand ? "pinned" : "only", "reason",
+						     o->cand ? "pinned with -c" : "the profile has no candidates"));
+		json_decref(cands);
+		return one;
+	}
+	for (size_t i = 0; i < p0->ncands; i++) {
+		struct xl_profile *pc;
+		json_t *parts;
+
+		if (xl_profile_resolve(ctx, name, p0->cands[i].name, 0, &pc))
+			continue;
+		parts = xl_signature_parts(pc);
+		if (st)
+			calib_parts_fill_hardware(st, parts);
+		json_array_append_new(cands, json_pack("{s:s,s:o}", "name", p0->cands[i].name, "parts", parts));
+		xl_profile_free(pc);
+	}
+	if (calib_order(st, cands, &order) != 0 || !order) {
+		size_t i;
+		json_t *c;
+
+		xl_warn("cannot order the candidates from the store; using the profile's order");
+		json_decref(order);
+		order = json_array();
+		json_array_foreach(cands, i, c)
+			json_array_append_new(order, json_pack("{s:O,s:s,s:s}", "name", json_object_get(c, "name"),
+							       "place", "unseen", "reason", "profile order"));
+	}
+	json_decref(cands);
+	return order;
+}
+
+static int open_log(const char *dir, const char *name)
+{
+	char *path = xl_asprintf("%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0600);
+
+	if (fd < 0)
+		xl_warn("cannot create '%s': %s; output is not logged", path, strerror(errno));
+	free(path);
+	return fd;
+}
+
+static void add_env(char ***envp, const char *name, const char *value)
+{
+	size_t n = 0;
+
+	while ((*envp)[n])
+		n++;
+	*envp = xl_realloc(*envp, (n + 2) * sizeof(char *));
+	(*envp)[n] = xl_asprintf("%s=%s", name, value);
+	(*envp)[n + 1] = NULL;
+}
+
+struct attempt_ctx {
+	const struct xl_ctx *ctx;
+	const char *profile;
+	const struct run_opts *o;
+	struct calib_store *st;
+	const struct xl_patterns *pats;
+	int rank;
+	const char *rank_from;
+	bool record;
+	char **argv;
+	int argc;
+};
+
+/* One attempt.  Returns the child's exit status (or 70, 77...) and sets the
+ * outcome. */
+static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, json_t *place,
+		   enum xl_outcome *outcome)
+{
+	struct xl_profile *p;
+	struct calib_sig sig;
+	struct calib_prediction pred;
+	struct xl_sup_result sr;
+	struct xl_scan so, se;
+	struct xl_report rep;
+	struct xl_classified cl;
+	struct xl_sup_opts so_opts;
+	json_t *parts, *manifest, *record, *argvj;
+	char *runs, *id, *dir, *report, *mpath, *kept = NULL;
+	char tbuf[40], b1[32], b2[32];
+	double t0;
+	int rc;
+
+	*outcome = XL_OUT_ERROR;
+	rc = xl_profile_resolve(a->ctx, a->profile, cand, 0, &p);
+	if (rc)
+		return rc;
+	rc = xl_profile_check(a->ctx, p);
+	if (rc) {
+		xl_profile_free(p);
+		return rc;
+	}
+	parts = xl_signature_parts(p);
+	if (a->st)
+		calib_parts_fill_hardware(a->st, parts);
+	calib_signature(parts, &sig);
+	calib_predict(a->st, parts, NULL, &pred);
+
+	runs = xl_runs_dir();
+	id = xl_new_run_id(a->rank, n);
+	dir = xl_asprintf("%s/%s", runs, id);
+	if (xl_mkdirs(runs, 0700) < 0 || mkdir(dir, 0700) < 0) {
+		xl_error("run directory '%s': %s", dir, strerror(errno));
+		free(runs);
+		free(id);
+		free(dir);
+		json_decref(parts);
+		calib_sig_release(&sig);
+		xl_profile_free(p);
+		return XL_EX_CANTCREAT;
+	}
+	report = xl_asprintf("%s/report.jsonl", dir);
+	close(open(report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	mpath = xl_asprintf("%s/manifest.json", dir);
+
+	argvj = json_array();
+	for (int i = 0; i < a->argc; i++)
+		json_array_append_new(argvj, json_string(a->argv[i]));
+	{
+		json_t *pj = xl_profile_to_json(p);
+
+		manifest = json_pack("{s:s,s:s,s:o,s:s,s:O,s:O,s:i,s:i,s:O,s:O,s:O,s:O,s:O}",
+				     "xlaunch", XLAUNCH_VERSION, "id", id, "argv", argvj,
+				     "profile", p->name, "profile_chain", json_object_get(pj, "chain"),
+				     "candidate", json_object_get(pj, "candidate"),
+				     "attempt", n, "attempts_planned", total,
+				     "env", json_object_get(pj, "env"), "unset", json_object_get(pj, "unset"),
+				     "flags", json_object_get(pj, "flags"), "policy", json_object_get(pj, "policy"),
+				     "limits", json_object_get(pj, "limits"));
+		json_decref(pj);
+	}
+	json_object_set_new(manifest, "signature", json_pack("{s:s,s:s,s:s,s:O}", "hash", sig.hash,
+							     "shape_hash", sig.shape_hash, "stack_hash",
+							     sig.stack_hash, "parts", sig.parts));
+	json_object_set_new(manifest, "order", json_deep_copy(place));
+	json_object_set_new(manifest, "host", json_string(xl_hostname()));
+	json_object_set_new(manifest, "rank", json_integer(a->rank));
+	json_object_set_new(manifest, "rank_from", a->rank_from ? json_string(a->rank_from) : json_null());
+	json_object_set_new(manifest, "prediction", calib_prediction_json(&pred));
+	json_object_set_new(manifest, "run_dir", json_string(dir));
+	json_object_set_new(manifest, "report", json_string(report));
+	t0 = xl_now();
+	json_object_set_new(manifest, "start", json_string(xl_iso_time(t0, tbuf, sizeof(tbuf))));
+	json_object_set_new(manifest, "end", json_null());
+	json_object_set_new(manifest, "outcome", json_null());
+	if (xl_write_json_atomic(mpath, manifest) < 0)
+		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
+
+	xl_info("attempt %d/%d: profile '%s'%s%s%s (%s%s%s) run %s", n, total, p->name,
+		cand ? " candidate '" : "", cand ? cand : "", cand ? "'" : "",
+		json_string_value(json_object_get(place, "place")),
+		pred.known ? ", predicted " : "",
+		pred.known ? xl_fmt_bytes(pred.predicted_bytes, b1, sizeof(b1)) : "", id);
+
+	/* the child's environment */
+	char **envp = xl_profile_build_env(p, environ);
+
+	add_env(&envp, "XLAUNCH_RUN_ID", id);
+	add_env(&envp, "XLAUNCH_REPORT", report);
+	add_env(&envp, "XLAUNCH_RUN_DIR", dir);
+	xl_scan_init(&so, a->pats, xl_mono());
+	xl_scan_init(&se, a->pats, xl_mono());
+	memset(&so_opts, 0, sizeof(so_opts));
+	so_opts.argv = a->argv;
+	so_opts.envp = envp;
+	so_opts.limits = &p->limits;
+	so_opts.timeout_s = a->o->timeout_s;
+	so_opts.grace_s = a->o->grace_s;
+	so_opts.out_log = open_log(dir, "stdout.log");
+	so_opts.err_log = open_log(dir, "stderr.log");
+	so_opts.scan_out = &so;
+	so_opts.scan_err = &se;
+	rc = xl_supervise(&so_opts, &sr);
+	if (so_opts.out_log >= 0)
+		close(so_opts.out_log);
+	if (so_opts.err_log >= 0)
+		close(so_opts.err_log);
+	xl_env_free(envp);
+	if (rc) {
+		xl_scan_release(&so);
+		xl_scan_release(&se);
+		goto out;
+	}
+	xl_report_init(&rep);
+	xl_report_read(report, a->pats ? a->pats->warmup_steps : 5, &rep);
+	xl_classify(&sr, &so, &se, &rep, a->pats, &cl);
+	*outcome = cl.outcome;
+
+	long long observed = rep.peak_bytes >= 0 ? rep.peak_bytes : sr.peak_rss_bytes;
+	const char *obs_src = rep.peak_bytes >= 0 ? (rep.source[0] ? rep.source : "report") : "host_rss";
+
+	if (rep.predicted_bytes >= 0) {
+		json_t *r = json_integer(rep.predicted_bytes);
+
+		calib_predict(a->st, parts, r, &pred);
+		json_decref(r);
+	}
+	json_object_set_new(manifest, "prediction", calib_prediction_json(&pred));
+	json_object_set_new(manifest, "end", json_string(xl_iso_time(xl_now(), tbuf, sizeof(tbuf))));
+	json_object_set_new(manifest, "wall_s", json_real(sr.wall_s));
+	json_object_set_new(manifest, "outcome", json_string(xl_outcome_name(cl.outcome)));
+	json_object_set_new(manifest, "reason", json_string(cl.reason));
+	json_object_set_new(manifest, "exit_status", json_integer(sr.exit_code));
+	json_object_set_new(manifest, "compile_count", json_integer(cl.compile_count));
+	json_object_set_new(manifest, "compile_storm", json_boolean(cl.storm));
+	json_object_set_new(manifest, "cache_hits", rep.cache_hits >= 0 ? json_integer(rep.cache_hits) : json_null());
+	json_object_set_new(manifest, "predicted_bytes", pred.known || pred.reported ? json_integer((json_int_t)pred.predicted_bytes) : json_null());
+	json_object_set_new(manifest, "observed_bytes", json_integer(observed));
+	json_object_set_new(manifest, "observed_source", json_string(obs_src));
+	json_object_set_new(manifest, "host_peak_rss_bytes", json_integer(sr.peak_rss_bytes));
+	json_object_set_new(manifest, "report_lines", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)rep.lines,
+								"malformed", (json_int_t)rep.malformed,
+								"unknown", (json_int_t)rep.unknown));
+	if (sr.term_dropped)
+		json_object_set_new(manifest, "terminal_dropped_bytes", json_integer((json_int_t)sr.term_dropped));
+	if (xl_write_json_atomic(mpath, manifest) < 0)
+		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
+
+	if (cl.storm)
+		xl_warn("compile storm: %ld compilations in all, and they kept coming after the warm-up window; see %s",
+			cl.compile_count, dir);
+	if (sr.term_dropped)
+		xl_warn("the terminal could not keep up: %zu bytes were not shown; %s/stdout.log and stderr.log have everything",
+			sr.term_dropped, dir);
+	xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s", n, total,
+		xl_outcome_name(cl.outcome), cl.reason, sr.wall_s,
+		xl_fmt_bytes((uint64_t)(observed < 0 ? 0 : observed), b2, sizeof(b2)), obs_src,
+		pred.known || pred.reported ? ", predicted " : "",
+		pred.known || pred.reported ? xl_fmt_bytes(pred.predicted_bytes, b1, sizeof(b1)) : "");
+
+	if (a->record) {
+		record = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:i,s:s,s:i,s:o,s:I,s:f,s:I,s:I,s:s,s:s,s:s,s:o}",
+				   "id", id, "time", xl_iso_time(t0, tbuf, sizeof(tbuf)),
+				   "profile", p->name, "candidate", cand ? json_string(cand) : json_null(),
+				   "signature", sig.hash, "host", xl_hostname(), "rank", a->rank,
+				   "outcome", xl_outcome_name(cl.outcome), "exit_status", sr.exit_code,
+				   "predicted_bytes", pred.known || pred.reported ? json_integer((json_int_t)pred.predicted_bytes) : json_null(),
+				   "observed_bytes", (json_int_t)observed, "wall_s", sr.wall_s,
+				   "compile_count", (json_int_t)cl.compile_count,
+				   "host_peak_rss_bytes", (json_int_t)sr.peak_rss_bytes,
+				   "signature_json", sig.canonical, "shape_hash", sig.shape_hash,
+				   "stack_hash", sig.stack_hash,
+				   "hardware_kind", sig.hardware_kind ? json_string(sig.hardware_kind) : json_null());
+		if (xl_record_keep(record, &kept) < 0)
+			xl_warn("cannot keep the record in '%s': %s", kept ? kept : "?", strerror(errno));
+		if (a->st && calib_record_attempt(a->st, record) == 0) {
+			xl_record_done(record);
+		} else {
+			xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
+				a->st ? calib_errmsg(a->st) : "store unavailable", kept ? kept : dir);
+		}
+		free(kept);
+		json_decref(record);
+	}
+	xl_scan_release(&so);
+	xl_scan_release(&se);
+	rc = sr.exit_code;
+out:
+	json_decref(manifest);
+	json_decref(parts);
+	calib_sig_release(&sig);
+	xl_profile_free(p);
+	free(runs);
+	free(id);
+	free(dir);
+	free(report);
+	free(mpath);
+	return rc;
+}
+
+static int cmd_run(struct xl_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		XL_COMMON_LONGOPTS,
+		{ "candidate", 1, NULL, 'c' },
+		{ "retry", 2, NULL, OPT_RETRY },
+		{ "max-attempts", 1, NULL, OPT_MAX },
+		{ "timeout", 1, NULL, OPT_TIMEOUT },
+		{ "grace", 1, NULL, OPT_GRACE },
+		{ "no-record", 0, NULL, OPT_NO_RECORD },
+		{ "dry-run", 0, NULL, OPT_DRY_RUN },
+		{ "record-all-ranks", 0, NULL, OPT_ALL_RANKS },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_opts o = { NULL, 1u << XL_OUT_OOM, 0, 0, 10.0, false, false, false };
+	struct attempt_ctx a;
+	struct xl_profile *p0;
+	struct xl_patterns pats;
+	bool have_pats;
+	json_t *order;
+	const char *name;
+	int rc, ci, last = 0;
+	size_t i;
+	json_t *place;
+
+	rc = xl_parse_launch_args(&xl_cmd_run, ctx, argc, argv, "+c:qv", opts, run_opt, &o, &name, &ci);
+	if (rc >= 0)
+		return rc;
+	if (ci < 0 && !o.dry_run)
+		return xl_usage_error(&xl_cmd_run, "no command to run (put it after '--')");
+	rc = xl_profile_resolve(ctx, name, o.cand, 0, &p0);
+	if (rc)
+		return rc;
+	rc = xl_profile_check(ctx, p0);
+	if (rc) {
+		xl_profile_free(p0);
+		return rc;
+	}
+	memset(&a, 0, sizeof(a));
+	a.ctx = ctx;
+	a.profile = name;
+	a.o = &o;
+	a.rank = xl_rank(&a.rank_from);
+	a.record = !o.no_record && !o.dry_run && (a.rank == 0 || o.all_ranks);
+	a.argv = ci >= 0 ? argv + ci : NULL;
+	a.argc = ci >= 0 ? argc - ci : 0;
+	if (!o.no_record || p0->ncands > 1) {
+		char *err = NULL;
+
+		/* a store that cannot be opened never stops a launch */
+		if (calib_open(ctx->store_path, 0, &a.st, &err) != 0) {
+			xl_warn("%s; launching anyway, records are kept until the store works", err ? err : "store unavailable");
+			free(err);
+			a.st = NULL;
+		}
+	}
+	if (a.st && a.record)
+		xl_record_replay(a.st);
+	have_pats = xl_patterns_load(NULL, &pats) == 0;
+	if (!have_pats)
+		xl_warn("outcome patterns unavailable: outcomes are named from exit statuses only");
+	a.pats = have_pats ? &pats : NULL;
+
+	order = plan_order(ctx, name, p0, &o, a.st);
+	size_t total = json_array_size(order);
+
+	if (o.max_attempts && (size_t)o.max_attempts < total)
+		total = (size_t)o.max_attempts;
+	if (o.dry_run) {
+		if (ctx->json) {
+			char *s = json_dumps(json_pack("{s:s,s:O,s:I}", "profile", p0->name, "order", order,
+						       "max_attempts", (json_int_t)total), JSON_INDENT(2));
+			puts(s);
+			free(s);
+		} else {
+			printf("profile %s: up to %zu attempt%s, in this order:\n", p0->name, total,
+			       total == 1 ? "" : "s");
+			json_array_foreach(order, i, place) {
+				const char *cn = json_string_value(json_object_get(place, "name"));
+				json_t *pb = json_object_get(place, "predicted_bytes");
+				char b[32];
+
+				printf("  %zu. %-16s %-11s %s%s%s\n", i + 1, cn ? cn : "(profile)",
+				       json_string_value(json_object_get(place, "place")),
+				       json_string_value(json_object_get(place, "reason")),
+				       json_is_integer(pb) ? "; predicted " : "",
+				       json_is_integer(pb) ? xl_fmt_bytes((uint64_t)json_integer_value(pb), b, sizeof(b)) : "");
+			}
+			if (a.argv) {
+				printf("command:");
+				for (int k = 0; k < a.argc; k++)
+					printf(" %s", a.argv[k]);
+				printf("\n");
+			}
+		}
+		goto done;
+	}
+	json_array_foreach(order, i, place) {
+		enum xl_outcome oc;
+		const char *cn = json_string_value(json_object_get(place, "name"));
+
+		if (i >= total)
+			break;
+		last = attempt(&a, cn, (int)i + 1, (int)total, place, &oc);
+		if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
+			break;
+		if (i + 1 < total)
+			xl_info("outcome '%s' is in --retry: trying the next candidate", xl_outcome_name(oc));
+		else if (total > 1 || p0->ncands > 1)
+			xl_info("outcome '%s' is in --retry, but no attempts are left", xl_outcome_name(oc));
+	}
+done:
+	json_decref(order);
+	if (have_pats)
+		xl_patterns_release(&pats);
+	calib_close(a.st);
+	xl_profile_free(p0);
+	return last;
+}
+
+const struct xl_cmd xl_cmd_run = {
+	.name = "run",
+	.usage = "PROFILE [-c CAND] [--retry[=CLASSES]] [--max-attempts N] [--timeout DUR]\n"
+		 "[--grace DUR] [--no-record] [--dry-run] [--record-all-ranks] -- COMMAND [ARG...]",
+	.summary = "launch and supervise a command, record the outcome, retry",
+	.help =
+		"Supervises COMMAND under PROFILE: its own process group, signals forwarded,\n"
+		"output to the terminal and to $XDG_STATE_HOME/xlaunch/runs/ID/, the outcome\n"
+		"named (ok, oom, compile-storm, crash, error, timeout, interrupted) and\n"
+		"recorded, and the next candidate tried when the outcome is in --retry.\n"
+		"\n"
+		"  -c, --candidate CAND   only this candidate (no retry)\n"
+		"  --retry[=CLASSES]      outcomes that move on to the next candidate\n"
+		"                         (comma-separated; default oom; none disables)\n"
+		"  --max-attempts N       at most N attempts (default: every candidate)\n"
+		"  --timeout DUR          stop the child after DUR (SIGTERM, then SIGKILL)\n"
+		"  --grace DUR            time between SIGTERM and SIGKILL (default 10s)\n"
+		"  --no-record            record nothing in the store\n"
+		"  --dry-run              print the attempts in order, run nothing\n"
+		"  --record-all-ranks     every rank records (default: rank 0 only)\n"
+		"\n"
+		"The exit status is the last attempt's child's: its code, or 128+N for\n"
+		"signal N.  The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and\n"
+		"XLAUNCH_REPORT (a file to append JSON report lines to).\n",
+	.run = cmd_run,
+};

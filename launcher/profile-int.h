@@ -1,0 +1,31 @@
+/* profile-int.h - internals shared by the profile loader and resolver. */
+#ifndef XLAUNCH_PROFILE_INT_H
+#define XLAUNCH_PROFILE_INT_H
+
+#include "launcher/launcher.h"
+
+#define XL_PROFILE_MAX_BYTES (16 << 20)
+
+/* One profile file, validated.  Section pointers borrow from root. */
+struct layer {
+	char *name;
+	char *path;
+	struct xl_ynode *root;
+	const char *description;
+	struct xl_ynode *extends, *env, *unset, *flags, *policy, *limits, *signature, *candidates;
+};
+
+/* Prints "profile 'NAME': PATH:LINE:COL: MSG". */
+void perr(const struct layer *l, const struct xl_ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Finds NAME on the path (extra_dir first when given) and validates it.
+ * Returns 0 or an exit code after printing the error. */
+int layer_load(const struct xl_ctx *ctx, const char *name, const char *extra_dir,
+	       struct layer **out);
+int layer_load_file(const char *path, struct layer **out);
+void layer_free(struct layer *l);
+/* Every profile name on the path (first match wins), sorted; files gets the
+ * matching paths when non-NULL. */
+void xl_profile_names(const struct xl_ctx *ctx, struct xl_strv *names, struct xl_strv *files);
+
+#endif

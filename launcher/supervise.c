@@ -1,0 +1,518 @@
+/* supervise.c - spawning and watching a training command.
+ *
+ * The child runs in its own process group.  Signals that reach xlaunch are
+ * forwarded to that group.  A guardian process holds the read end of a pipe
+ * whose write end only xlaunch holds: when xlaunch dies, even by SIGKILL,
+ * the guardian sees end-of-file and kills the whole group, so no trainer is
+ * left holding an accelerator.  Output is copied to the run directory as it
+ * comes and handed to the terminal by a writer thread per stream, so a slow
+ * terminal never stalls the child (what it cannot take in time is counted,
+ * and the log files still have everything).
+ */
+#include "launcher/run-int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TERM_QUEUE_MAX (16u << 20)
+
+static int sig_pipe[2] = { -1, -1 };
+static const int forwarded_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+#define NFWD (sizeof(forwarded_sigs) / sizeof(forwarded_sigs[0]))
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	unsigned char c = (unsigned char)sig;
+
+	if (write(sig_pipe[1], &c, 1) < 0) {
+		/* the pipe is full: the loop is already awake */
+	}
+	errno = e;
+}
+
+/* ---- terminal writer ------------------------------------------------------ */
+
+struct chunk {
+	struct chunk *next;
+	size_t len;
+	char data[];
+};
+
+struct termq {
+	int fd;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct chunk *head, *tail;
+	size_t bytes;
+	size_t dropped;
+	bool closing;
+	pthread_t thread;
+	bool started;
+};
+
+static void *term_writer(void *arg)
+{
+	struct termq *q = arg;
+
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		while (!q->head && !q->closing)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (!q->head)
+			break;
+		struct chunk *c = q->head;
+
+		q->head = c->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->bytes -= c->len;
+		pthread_mutex_unlock(&q->mu);
+		for (size_t off = 0; off < c->len;) {
+			ssize_t n = write(q->fd, c->data + off, c->len - off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break; /* the terminal went away: the logs still have it */
+			off += (size_t)n;
+		}
+		free(c);
+		pthread_mutex_lock(&q->mu);
+	}
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+static void termq_init(struct termq *q, int fd)
+{
+	memset(q, 0, sizeof(*q));
+	q->fd = fd;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	q->started = pthread_create(&q->thread, NULL, term_writer, q) == 0;
+}
+
+static void termq_push(struct termq *q, const char *data, size_t n)
+{
+	struct chunk *c;
+
+	if (!q->started) {
+		if (write(q->fd, data, n) < 0) {
+			/* nothing to do: the logs have it */
+		}
+		return;
+	}
+	pthread_mutex_lock(&q->mu);
+	if (q->bytes + n > TERM_QUEUE_MAX) {
+		q->dropped += n;
+		pthread_mutex_unlock(&q->mu);
+		return;
+	}
+	c = xl_malloc(sizeof(*c) + n);
+	c->next = NULL;
+	c->len = n;
+	memcpy(c->data, data, n);
+	if (q->tail)
+		q->tail->next = c;
+	else
+		q->head = c;
+	q->tail = c;
+	q->bytes += n;
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+/* Waits up to `wait_s` for the terminal to take what is queued. */
+static size_t termq_close(struct termq *q, double wait_s)
+{
+	double deadline = xl_mono() + wait_s;
+	size_t dropped;
+
+	if (!q->started)
+		return 0;
+	pthread_mutex_lock(&q->mu);
+	q->closing = true;
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	for (;;) {
+		pthread_mutex_lock(&q->mu);
+		bool empty = !q->head;
+		pthread_mutex_unlock(&q->mu);
+		if (empty || xl_mono() > deadline)
+			break;
+		usleep(10000);
+	}
+	pthread_mutex_lock(&q->mu);
+	/* whatever the terminal did not take in time is given up */
+	while (q->head) {
+		struct chunk *c = q->head;
+
+		q->head = c->next;
+		q->dropped += c->len;
+		free(c);
+	}
+	q->tail = NULL;
+	dropped = q->dropped;
+	pthread_mutex_unlock(&q->mu);
+	if (dropped == 0 || xl_mono() <= deadline)
+		pthread_join(q->thread, NULL);
+	else
+		pthread_detach(q->thread); /* stuck in write(): let it be */
+	return dropped;
+}
+
+/* ---- the guardian --------------------------------------------------------- */
+
+/* Forks the guardian.  It learns the child's process group through the
+ * pipe, then waits for end-of-file (xlaunch died) or a byte (all is well). */
+static pid_t start_guardian(int *wfd)
+{
+	int p[2];
+	pid_t g;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	g = fork();
+	if (g < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (g == 0) {
+		pid_t pgid = 0;
+		char c;
+		ssize_t n;
+
+		close(p[1]);
+		for (size_t i = 0; i < NFWD; i++)
+			signal(forwarded_sigs[i], SIG_IGN);
+		/* keep running if the terminal goes */
+		setsid();
+		for (size_t off = 0; off < sizeof(pgid);) {
+			n = read(p[0], (char *)&pgid + off, sizeof(pgid) - off);
+			if (n <= 0)
+				_exit(0);
+			off += (size_t)n;
+		}
+		do
+			n = read(p[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n == 1)
+			_exit(0);
+		/* xlaunch is gone: take the whole group down */
+		if (kill(-pgid, SIGTERM) == 0) {
+			for (int i = 0; i < 50 && kill(-pgid, 0) == 0; i++)
+				usleep(100000);
+			kill(-pgid, SIGKILL);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return g;
+}
+
+/* ---- the OOM killer ------------------------------------------------------------ */
+
+static long oom_kill_count(void)
+{
+	char *cg, *ev, *path;
+	long count = -1;
+
+	cg = xl_read_file("/proc/self/cgroup", NULL, 1 << 16);
+	if (!cg)
+		return -1;
+	/* cgroup v2: "0::/path" */
+	char *line = strstr(cg, "0::");
+
+	if (line) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		path = xl_asprintf("/sys/fs/cgroup%s/memory.events", line + 3);
+		ev = xl_read_file(path, NULL, 1 << 16);
+		if (ev) {
+			char *k = strstr(ev, "oom_kill ");
+
+			if (k)
+				count = strtol(k + 9, NULL, 10);
+			free(ev);
+		}
+		free(path);
+	}
+	free(cg);
+	return count;
+}
+
+/* ---- the child ------------------------------------------------------------------ */
+
+static void set_limit(int res, int64_t v)
+{
+	struct rlimit rl;
+
+	if (v < 0)
+		return;
+	rl.rlim_cur = rl.rlim_max = v == INT64_MAX ? RLIM_INFINITY : (rlim_t)v;
+	if (setrlimit(res, &rl) < 0) {
+		/* lowering the soft limit alone still caps the child */
+		getrlimit(res, &rl);
+		rl.rlim_cur = v == INT64_MAX ? rl.rlim_max : (rlim_t)v;
+		setrlimit(res, &rl);
+	}
+}
+
+static void child_exec(const struct xl_sup_opts *o, int out_w, int err_w, int exec_err_w)
+{
+	sigset_t none;
+	int e;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (size_t i = 0; i < NFWD; i++)
+		signal(forwarded_sigs[i], SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (o->limits) {
+		set_limit(RLIMIT_AS, o->limits->address_space);
+		set_limit(RLIMIT_NOFILE, o->limits->open_files);
+		set_limit(RLIMIT_CORE, o->limits->core);
+		set_limit(RLIMIT_CPU, o->limits->cpu_time);
+	}
+	dup2(out_w, 1);
+	dup2(err_w, 2);
+	execvpe(o->argv[0], o->argv, o->envp);
+	e = errno;
+	if (write(exec_err_w, &e, sizeof(e)) < 0) {
+		/* the parent will see a plain exit 127 */
+	}
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
+{
+	int outp[2], errp[2], exp[2], gw = -1;
+	struct sigaction sa, old[NFWD], oldchld;
+	struct termq tq_out, tq_err;
+	pid_t child, guardian;
+	double start = xl_mono(), term_at = 0, kill_at = 0, child_done_at = 0;
+	long oom_before = oom_kill_count();
+	bool child_done = false, out_open = true, err_open = true;
+	int status = 0;
+	struct rusage ru;
+	char buf[65536];
+
+	memset(r, 0, sizeof(*r));
+	/* the guardian first, so it holds none of the child's pipes */
+	guardian = start_guardian(&gw);
+	if (guardian < 0)
+		xl_warn("cannot start the guardian process: %s; the child may outlive a killed xlaunch",
+			strerror(errno));
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(exp, O_CLOEXEC) < 0 ||
+	    pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		xl_error("cannot create pipes: %s", strerror(errno));
+		return XL_EX_SOFTWARE;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < NFWD; i++)
+		sigaction(forwarded_sigs[i], &sa, &old[i]);
+	sigaction(SIGCHLD, &sa, &oldchld);
+	/* a vanished terminal must not kill the supervisor */
+	signal(SIGPIPE, SIG_IGN);
+	child = fork();
+	if (child < 0) {
+		xl_error("cannot fork: %s", strerror(errno));
+		return XL_EX_SOFTWARE;
+	}
+	if (child == 0) {
+		close(outp[0]);
+		close(errp[0]);
+		close(exp[0]);
+		child_exec(o, outp[1], errp[1], exp[1]);
+	}
+	setpgid(child, child);
+	close(outp[1]);
+	close(errp[1]);
+	close(exp[1]);
+	if (gw >= 0) {
+		pid_t pg = child;
+
+		if (write(gw, &pg, sizeof(pg)) != (ssize_t)sizeof(pg))
+			xl_warn("cannot reach the guardian process");
+	}
+	{
+		int e;
+		ssize_t n = read(exp[0], &e, sizeof(e));
+
+		close(exp[0]);
+		if (n == (ssize_t)sizeof(e)) {
+			r->exec_failed = true;
+			xl_error("cannot run '%s': %s", o->argv[0], strerror(e));
+		}
+	}
+	termq_init(&tq_out, 1);
+	termq_init(&tq_err, 2);
+
+	while (out_open || err_open || !child_done) {
+		struct pollfd pf[3];
+		int nfds = 0, timeout = -1;
+		double now = xl_mono();
+
+		pf[nfds++] = (struct pollfd){ sig_pipe[0], POLLIN, 0 };
+		if (out_open)
+			pf[nfds++] = (struct pollfd){ outp[0], POLLIN, 0 };
+		if (err_open)
+			pf[nfds++] = (struct pollfd){ errp[0], POLLIN, 0 };
+		if (!child_done && o->timeout_s > 0 && !term_at) {
+			double left = start + o->timeout_s - now;
+
+			timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+		}
+		if (!child_done && term_at) {
+			double left = kill_at - now;
+
+			timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+		}
+		if (child_done) {
+			/* descendants may hold the pipes: wait a little, not forever */
+			double left = child_done_at + 2.0 - now;
+
+			if (left <= 0)
+				break;
+			timeout = (int)(left * 1000) + 1;
+		}
+		if (poll(pf, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
+			break;
+		now = xl_mono();
+		for (int i = 1; i < nfds; i++) {
+			bool is_out = pf[i].fd == outp[0];
+
+			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(pf[i].fd, buf, sizeof(buf));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				if (is_out)
+					out_open = false;
+				else
+					err_open = false;
+				continue;
+			}
+			int logfd = is_out ? o->out_log : o->err_log;
+
+			if (logfd >= 0) {
+				for (ssize_t off = 0; off < n;) {
+					ssize_t w = write(logfd, buf + off, (size_t)(n - off));
+
+					if (w < 0 && errno == EINTR)
+						continue;
+					if (w <= 0)
+						break;
+					off += w;
+				}
+			}
+			xl_scan_feed(is_out ? o->scan_out : o->scan_err, buf, (size_t)n);
+			termq_push(is_out ? &tq_out : &tq_err, buf, (size_t)n);
+		}
+		if (pf[0].revents & POLLIN) {
+			unsigned char sigs[64];
+			ssize_t n = read(sig_pipe[0], sigs, sizeof(sigs));
+
+			for (ssize_t i = 0; i < n; i++) {
+				if (sigs[i] == SIGCHLD)
+					continue;
+				if (!child_done)
+					kill(-child, sigs[i]);
+				if (sigs[i] == SIGINT || sigs[i] == SIGTERM || sigs[i] == SIGHUP ||
+				    sigs[i] == SIGQUIT)
+					r->forwarded = sigs[i];
+			}
+		}
+		if (!child_done) {
+			pid_t w = wait4(child, &status, WNOHANG, &ru);
+
+			if (w == child) {
+				child_done = true;
+				child_done_at = now;
+				r->wall_s = now - start;
+				/* what the child left behind in its group goes too */
+				if (kill(-child, 0) == 0) {
+					kill(-child, SIGTERM);
+					for (int i = 0; i < 20 && kill(-child, 0) == 0; i++)
+						usleep(50000);
+					kill(-child, SIGKILL);
+				}
+				continue;
+			}
+			if (o->timeout_s > 0 && !term_at && now - start >= o->timeout_s) {
+				r->timed_out = true;
+				xl_warn("timeout after %.0f s: stopping the child (SIGTERM, then SIGKILL after %.0f s)",
+					o->timeout_s, o->grace_s);
+				kill(-child, SIGTERM);
+				term_at = now;
+				kill_at = now + o->grace_s;
+			} else if (term_at && now >= kill_at) {
+				kill(-child, SIGKILL);
+				kill_at = now + 3600;
+			}
+		}
+	}
+	close(outp[0]);
+	close(errp[0]);
+	if (!child_done) {
+		/* should not happen; be sure */
+		kill(-child, SIGKILL);
+		wait4(child, &status, 0, &ru);
+		r->wall_s = xl_mono() - start;
+	}
+	xl_scan_finish(o->scan_out);
+	xl_scan_finish(o->scan_err);
+	r->term_dropped = termq_close(&tq_out, 5.0) + termq_close(&tq_err, 5.0);
+	if (gw >= 0) {
+		char c = 'x';
+
+		if (write(gw, &c, 1) < 0) {
+			/* the guardian is gone already */
+		}
+		close(gw);
+		waitpid(guardian, NULL, 0);
+	}
+	for (size_t i = 0; i < NFWD; i++)
+		sigaction(forwarded_sigs[i], &old[i], NULL);
+	sigaction(SIGCHLD, &oldchld, NULL);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+	sig_pipe[0] = sig_pipe[1] = -1;
+
+	r->peak_rss_bytes = (long long)ru.ru_maxrss * 1024;
+	if (WIFSIGNALED(status)) {
+		r->signaled = true;
+		r->sig = WTERMSIG(status);
+		r->exit_code = 128 + r->sig;
+	} else {
+		r->exit_code = WEXITSTATUS(status);
+	}
+	if (oom_before >= 0) {
+		long after = oom_kill_count();
+
+		r->oom_killed = after > oom_before && r->signaled && r->sig == SIGKILL;
+	}
+	return 0;
+}

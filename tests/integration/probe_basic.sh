@@ -1,0 +1,51 @@
+# probe_basic.sh - cpu and opencl (PoCL) reach verified, cuda is absent here,
+# --json is one valid document, exit codes, usage errors.
+. "$(dirname "$0")/lib.sh"
+
+run "$XL" probe --help
+expect_rc 0 "probe --help"
+expect_out "--backend LIST" "help names --backend"
+
+run "$XL" probe --backend cdua
+expect_rc 64 "unknown backend"
+expect_err "unknown backend 'cdua'" "unknown backend named"
+run "$XL" probe --timeout never
+expect_rc 64 "bad timeout"
+
+run "$XL" probe --backend cpu --json --no-record
+expect_rc 0 "cpu alone is alive"
+python3 -m json.tool "$T/out" >/dev/null || fail "probe --json is not valid JSON"
+ok "valid JSON"
+state=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); b=d["backends"][0]
+assert set(d) == {"host", "backends"}, d.keys()
+for k in ("name","state","stage","error","version","devices","bandwidth_gbs","gflops","elapsed_s"):
+    assert k in b, k
+assert b["bandwidth_gbs"] > 0 and b["gflops"] > 0
+assert b["devices"][0]["memory_bytes"] > 0 and b["devices"][0]["kind"]
+print(b["name"], b["state"], b["stage"])' "$T/out") || fail "cpu JSON fields"
+expect_eq "$state" "cpu alive verified" "cpu verified with figures"
+
+if [ ! -e /etc/OpenCL/vendors/pocl.icd ]; then
+	echo "note: PoCL is not installed; the opencl check below will fail"
+fi
+run "$XL" probe --backend opencl,cuda --json --no-record
+python3 -m json.tool "$T/out" >/dev/null || fail "probe --json is not valid JSON"
+got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(" ".join(b["name"]+"="+b["state"]+"/"+b["stage"] for b in d["backends"]))' "$T/out")
+if [ -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] || ldconfig -p 2>/dev/null | grep -q libcuda.so.1; then
+	echo "note: a libcuda.so.1 exists on this machine; cuda is not expected absent"
+	expect_eq "${got%% *}" "opencl=alive/verified" "opencl verified on PoCL"
+else
+	expect_eq "$got" "opencl=alive/verified cuda=absent/absent" "opencl verified, cuda absent"
+	expect_rc 0 "absent backends do not fail the probe"
+	grep -q "libcuda.so.1: cannot open shared object file" "$T/out" || fail "cuda absent without the loader's words"
+	ok "cuda absent with dlopen's reason"
+fi
+
+# the human table: one line per backend
+run "$XL" probe --backend cpu,cuda --no-record
+expect_out "BACKEND" "table header"
+expect_out "verified" "table shows the stage"
+[ "$(grep -c '^cpu ' "$T/out")" -eq 1 ] || fail "one line for cpu"
+ok "one line per backend"
+done_ok

@@ -1,0 +1,341 @@
+/* test_profile.c - tokenizer, flag maps, expansion, quoting, resolution. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/launcher.h"
+#include "launcher/envfmt.h"
+
+static char tmpdir[256];
+
+static void write_profile(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.yaml", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup_dir(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/xlaunch-unit.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	xl_verbosity = -1; /* errors still print; warnings do not */
+	return 0;
+}
+
+static int teardown_dir(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct xl_ctx ctx_for_tmp(void)
+{
+	struct xl_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.profile_path = tmpdir;
+	return c;
+}
+
+/* ---- tokenizer ---------------------------------------------------------- */
+
+static void test_tokenize_basic(void **state)
+{
+	struct xl_tokens t;
+	char *err;
+
+	(void)state;
+	assert_true(xl_flags_tokenize("  --a=1\t--b   --c=x=y -d=2 ", &t, &err));
+	assert_int_equal(t.n, 4);
+	assert_string_equal(t.v[0].name, "a");
+	assert_string_equal(t.v[0].value, "1");
+	assert_string_equal(t.v[1].name, "b");
+	assert_null(t.v[1].value);
+	assert_string_equal(t.v[2].value, "x=y");
+	assert_true(t.v[3].single_dash);
+	assert_int_equal(t.v[3].offset, 22);
+	xl_tokens_release(&t);
+}
+
+static void test_tokenize_quoted(void **state)
+{
+	struct xl_tokens t;
+	char *err;
+
+	(void)state;
+	assert_true(xl_flags_tokenize("--xla_dump_hlo_pass_re=\"a b|c\" --n='x y' --e=\"\"", &t, &err));
+	assert_int_equal(t.n, 3);
+	assert_string_equal(t.v[0].value, "a b|c");
+	assert_true(t.v[0].quoted);
+	assert_string_equal(t.v[1].value, "x y");
+	assert_string_equal(t.v[2].value, "");
+	xl_tokens_release(&t);
+	assert_false(xl_flags_tokenize("--a=\"open", &t, &err));
+	assert_non_null(strstr(err, "unterminated"));
+	free(err);
+}
+
+static void test_tokenize_bare(void **state)
+{
+	struct xl_tokens t;
+	char *err;
+
+	(void)state;
+	assert_true(xl_flags_tokenize("--a=1 TPU_MEGACORE=MEGACORE_DENSE --b", &t, &err));
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.v[1].kind, XL_TOK_BARE);
+	assert_string_equal(t.v[1].name, "TPU_MEGACORE");
+	assert_string_equal(t.v[1].value, "MEGACORE_DENSE");
+	xl_tokens_release(&t);
+}
+
+static void test_flagmap_merge_and_format(void **state)
+{
+	struct xl_flagmap m = { NULL, 0, 0 };
+	struct xl_prov a = { "a.yaml", 1, 1 }, b = { "b.yaml", 2, 3 };
+	char *err = NULL, *s;
+
+	(void)state;
+	assert_true(xl_flagmap_parse(&m, "--x=1 --y --z=\"p q\"", a, &err));
+	xl_flagmap_set(&m, "x", "2", b);          /* replaced in place */
+	assert_true(xl_flagmap_del(&m, "y"));
+	assert_false(xl_flagmap_del(&m, "nope"));
+	xl_flagmap_set(&m, "w", NULL, b);         /* bare boolean appended */
+	s = xl_flagmap_format(&m);
+	assert_string_equal(s, "--x=2 --z=\"p q\" --w");
+	assert_string_equal(xl_flagmap_get(&m, "x")->src.file, "b.yaml");
+	assert_int_equal(xl_flagmap_get(&m, "z")->src.line, 1);
+	/* the formatted string parses back to the same map */
+	struct xl_flagmap m2 = { NULL, 0, 0 };
+	char *s2;
+
+	assert_true(xl_flagmap_parse(&m2, s, a, &err));
+	s2 = xl_flagmap_format(&m2);
+	assert_string_equal(s, s2);
+	free(s);
+	free(s2);
+	xl_flagmap_release(&m);
+	xl_flagmap_release(&m2);
+	assert_false(xl_flagmap_parse(&m, "--a=1 oops --b=2", a, &err));
+	assert_non_null(strstr(err, "'oops'"));
+	free(err);
+	xl_flagmap_release(&m);
+}
+
+/* ---- expansion and quoting ------------------------------------------------------ */
+
+static void test_expand(void **state)
+{
+	char *err, *s;
+
+	(void)state;
+	setenv("XLT_A", "alpha", 1);
+	setenv("XLT_EMPTY", "", 1);
+	unsetenv("XLT_UNSET");
+	s = xl_expand_vars("${XLT_A}/x/${XLT_UNSET:-d1}/${XLT_EMPTY:-d2}/$$HOME/$", &err);
+	assert_string_equal(s, "alpha/x/d1/d2/$HOME/$");
+	free(s);
+	s = xl_expand_vars("${XLT_UNSET:-${XLT_A}/c}", &err);
+	assert_string_equal(s, "alpha/c");
+	free(s);
+	assert_null(xl_expand_vars("a${XLT_UNSET}b", &err));
+	assert_non_null(strstr(err, "${XLT_UNSET} is not set"));
+	free(err);
+	assert_null(xl_expand_vars("${XLT_A", &err));
+	free(err);
+	assert_null(xl_expand_vars("${1X}", &err));
+	free(err);
+}
+
+static void test_sh_quote(void **state)
+{
+	char *q;
+
+	(void)state;
+	q = xl_sh_quote("it's $(rm -rf /) `x`\n\"");
+	assert_string_equal(q, "'it'\\''s $(rm -rf /) `x`\n\"'");
+	free(q);
+	q = xl_sh_quote("");
+	assert_string_equal(q, "''");
+	free(q);
+}
+
+/* ---- resolution ---------------------------------------------------------------- */
+
+static void test_linearize_diamond(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+
+	(void)state;
+	write_profile("d-root", "env: {A: root, B: root}\n");
+	write_profile("d-left", "extends: d-root\nenv: {A: left}\n");
+	write_profile("d-right", "extends: d-root\nenv: {A: right, C: right}\n");
+	write_profile("d-top", "extends: [d-left, d-right]\nenv:\n  D: top\n");
+	assert_int_equal(xl_profile_resolve(&c, "d-top", NULL, XL_RESOLVE_NO_AMBIENT, &p), 0);
+	assert_int_equal(p->chain.n, 4);
+	assert_string_equal(p->chain.v[0], "d-root");
+	assert_string_equal(p->chain.v[1], "d-left");
+	assert_string_equal(p->chain.v[2], "d-right");
+	assert_string_equal(p->chain.v[3], "d-top");
+	assert_string_equal(xl_profile_var(p, "A")->value, "right");
+	assert_string_equal(xl_profile_var(p, "B")->value, "root");
+	/* provenance: A was set on line 2 of d-right */
+	assert_non_null(strstr(xl_profile_var(p, "A")->src.file, "d-right.yaml"));
+	assert_int_equal(xl_profile_var(p, "A")->src.line, 2);
+	assert_int_equal(xl_profile_var(p, "D")->src.line, 3);
+	xl_profile_free(p);
+}
+
+static void test_cycle(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+
+	(void)state;
+	write_profile("cy-a", "extends: cy-b\n");
+	write_profile("cy-b", "extends: [cy-c]\n");
+	write_profile("cy-c", "extends: cy-a\n");
+	assert_int_equal(xl_profile_resolve(&c, "cy-a", NULL, 0, &p), XL_EX_DATAERR);
+	assert_null(p);
+}
+
+static void test_flags_merge_delete_candidate(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+	const struct xl_var *v;
+
+	(void)state;
+	write_profile("f-base",
+		      "env:\n  XLA_FLAGS: --xla_a=1 --xla_dump_to=/tmp/d\n"
+		      "flags:\n  XLA_FLAGS: {xla_b: true}\n");
+	write_profile("f-top",
+		      "extends: f-base\n"
+		      "flags:\n  XLA_FLAGS:\n    xla_a: 2\n    xla_dump_to: ~\n"
+		      "candidates:\n  - name: one\n  - name: two\n    flags: {XLA_FLAGS: {xla_c: 3}}\n"
+		      "    env: {MB: 4}\n    signature: {train: {micro_batch: 4}}\n"
+		      "signature: {train: {micro_batch: 8, optimizer: adamw}}\n");
+	assert_int_equal(xl_profile_resolve(&c, "f-top", NULL, XL_RESOLVE_NO_AMBIENT, &p), 0);
+	v = xl_profile_var(p, "XLA_FLAGS");
+	assert_non_null(v);
+	assert_string_equal(v->value, "--xla_a=2 --xla_b=true");
+	assert_int_equal(p->ncands, 2);
+	assert_int_equal(p->cand, -1);
+	xl_profile_free(p);
+	assert_int_equal(xl_profile_resolve(&c, "f-top", "two", XL_RESOLVE_NO_AMBIENT, &p), 0);
+	assert_string_equal(xl_profile_var(p, "XLA_FLAGS")->value, "--xla_a=2 --xla_b=true --xla_c=3");
+	assert_string_equal(xl_profile_var(p, "MB")->value, "4");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(p->signature, "train"),
+							     "micro_batch")), 4);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p->signature, "train"),
+							      "optimizer")), "adamw");
+	xl_profile_free(p);
+	assert_int_equal(xl_profile_resolve(&c, "f-top", "three", XL_RESOLVE_NO_AMBIENT, &p),
+			 XL_EX_USAGE);
+}
+
+static void test_unknown_key_and_types(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+
+	(void)state;
+	write_profile("bad-key", "description: x\nenvv: {A: 1}\n");
+	assert_int_equal(xl_profile_resolve(&c, "bad-key", NULL, 0, &p), XL_EX_DATAERR);
+	write_profile("bad-type", "env: [A, B]\n");
+	assert_int_equal(xl_profile_resolve(&c, "bad-type", NULL, 0, &p), XL_EX_DATAERR);
+	write_profile("bad-name", "env: {1X: a}\n");
+	assert_int_equal(xl_profile_resolve(&c, "bad-name", NULL, 0, &p), XL_EX_DATAERR);
+	write_profile("bad-exp", "env: {A: '${XLT_SURELY_UNSET_VAR}'}\n");
+	assert_int_equal(xl_profile_resolve(&c, "bad-exp", NULL, 0, &p), XL_EX_DATAERR);
+	assert_int_equal(xl_profile_resolve(&c, "no-such-profile", NULL, 0, &p), XL_EX_NOINPUT);
+	assert_int_equal(xl_profile_resolve(&c, "../etc/passwd", NULL, 0, &p), XL_EX_USAGE);
+	assert_false(xl_valid_profile_name("a/b"));
+	assert_false(xl_valid_profile_name(".hidden"));
+	assert_true(xl_valid_profile_name("tpu-v6e_spmd.2"));
+}
+
+static void test_ambient(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+	char *envin[] = { "PATH=/bin", "XLA_FLAGS=--xla_shell=1", "KEEP=me", NULL };
+	char **env;
+
+	(void)state;
+	write_profile("amb-strip", "flags: {XLA_FLAGS: {xla_p: 1}}\n");
+	write_profile("amb-keep", "flags: {XLA_FLAGS: {xla_p: 1}}\npolicy: {ambient: keep}\n");
+	write_profile("amb-error", "policy: {ambient: error}\n");
+	setenv("XLA_FLAGS", "--xla_shell=1 --xla_p=0", 1);
+	assert_int_equal(xl_profile_resolve(&c, "amb-strip", NULL, 0, &p), 0);
+	assert_string_equal(xl_profile_var(p, "XLA_FLAGS")->value, "--xla_p=1");
+	env = xl_profile_build_env(p, envin);
+	assert_string_equal(env[0], "PATH=/bin");
+	assert_string_equal(env[1], "KEEP=me");
+	assert_string_equal(env[2], "XLA_FLAGS=--xla_p=1");
+	assert_null(env[3]);
+	xl_env_free(env);
+	xl_profile_free(p);
+	assert_int_equal(xl_profile_resolve(&c, "amb-keep", NULL, 0, &p), 0);
+	assert_string_equal(xl_profile_var(p, "XLA_FLAGS")->value, "--xla_shell=1 --xla_p=1");
+	assert_string_equal(xl_profile_var(p, "XLA_FLAGS")->flags.v[0].src.file, "environment");
+	xl_profile_free(p);
+	assert_int_equal(xl_profile_resolve(&c, "amb-error", NULL, 0, &p), XL_EX_NOPERM);
+	unsetenv("XLA_FLAGS");
+}
+
+static void test_alias_bomb(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+
+	(void)state;
+	write_profile("bomb",
+		      "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+		      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+		      "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+		      "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+		      "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+		      "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n");
+	assert_int_equal(xl_profile_resolve(&c, "bomb", NULL, 0, &p), XL_EX_DATAERR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tokenize_basic),
+		cmocka_unit_test(test_tokenize_quoted),
+		cmocka_unit_test(test_tokenize_bare),
+		cmocka_unit_test(test_flagmap_merge_and_format),
+		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_sh_quote),
+		cmocka_unit_test(test_linearize_diamond),
+		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_flags_merge_delete_candidate),
+		cmocka_unit_test(test_unknown_key_and_types),
+		cmocka_unit_test(test_ambient),
+		cmocka_unit_test(test_alias_bomb),
+	};
+
+	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}

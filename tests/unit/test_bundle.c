@@ -625,6 +625,88 @@ static void test_cuda_floor(void **state)
 	tree_free(&t);
 }
 
+/* The gate and the known-bad flags, through a real interpreter in a
+ * synthetic venv and a matrix in a data directory of our own. */
+static void test_gate(void **state)
+{
+	struct tree t;
+	struct xl_pyenv host_py;
+	struct xl_strv names = XL_STRV_INIT;
+	json_t *bad = NULL;
+	char *venv, *bin, *py, *cfg, *etc, *mx, *why = NULL;
+	FILE *fp;
+	int r;
+
+	(void)state;
+	if (xl_pyenv_open(NULL, &host_py) != 0) {
+		skip();
+		return;
+	}
+	tree_init(&t);
+	venv = xl_asprintf("%s/venv", t.dir);
+	bin = xl_asprintf("%s/bin", venv);
+	py = xl_asprintf("%s/python", bin);
+	cfg = xl_asprintf("%s/pyvenv.cfg", venv);
+	assert_int_equal(xl_mkdirs(bin, 0755), 0);
+	assert_int_equal(symlink(host_py.executable, py), 0);
+	fp = fopen(cfg, "w");
+	fputs("include-system-site-packages = false\n", fp);
+	fclose(fp);
+	snprintf(t.site, sizeof(t.site), "%s/lib/python%s/site-packages", venv, host_py.version_short);
+	cpdist(&t, "tests/data/bundle/jax-0.10.2.METADATA", "jax", "0.10.2", NULL);
+	cpdist(&t, "tests/data/bundle/jaxlib-0.10.2.METADATA", "jaxlib", "0.10.2", NULL);
+	mkdist(&t, "libtpu", "0.0.42.1", NULL);
+	jax_deps(&t);
+	etc = xl_asprintf("%s/data/etc", t.dir);
+	mx = xl_asprintf("%s/bundles.yaml", etc);
+	assert_int_equal(xl_mkdirs(etc, 0755), 0);
+	fp = fopen(mx, "w");
+	fputs("version: 1\nbundles:\n"
+	      "  - name: t-jax\n    status: validated\n    packages: {jax: '==0.10.*', libtpu: '==0.0.42.*'}\n"
+	      "    known_bad:\n      - {var: LIBTPU_INIT_ARGS, flag: xla_tpu_enable_async_collective_fusion, value: 'true', reason: NaN}\n"
+	      "      - {var: XLA_FLAGS, flag: xla_gpu_enable_x, reason: any value is bad}\n"
+	      "  - name: t-torch\n    status: validated\n    packages: {torch: '==2.9.*'}\n", fp);
+	fclose(fp);
+	{
+		char *dd = xl_asprintf("%s/data", t.dir);
+
+		setenv("XLAUNCH_DATADIR", dd, 1);
+		free(dd);
+	}
+	xl_strv_push(&names, "t-jax");
+	r = xl_bundle_gate(py, &names, &why);
+	if (r != 0)
+		fail_msg("gate t-jax: %d %s", r, why ? why : "");
+	free(why);
+	xl_strv_release(&names);
+	xl_strv_push(&names, "t-torch");
+	assert_int_equal(xl_bundle_gate(py, &names, &why), XL_EX_NOPERM);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "is not one of t-torch"));
+	free(why);
+	xl_strv_push(&names, "t-nope");
+	assert_int_equal(xl_bundle_gate(py, &names, &why), XL_EX_DATAERR);
+	assert_non_null(strstr(why, "'t-nope' is not in the bundle matrix"));
+	free(why);
+	xl_strv_release(&names);
+	assert_int_equal(xl_bundle_known_bad_flags(py, &bad), 0);
+	assert_int_equal(json_array_size(bad), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(bad, 0), "flag")),
+			    "xla_tpu_enable_async_collective_fusion");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(bad, 0), "bundle")), "t-jax");
+	assert_true(json_is_null(json_object_get(json_array_get(bad, 1), "value")));
+	json_decref(bad);
+	unsetenv("XLAUNCH_DATADIR");
+	xl_pyenv_release(&host_py);
+	free(venv);
+	free(bin);
+	free(py);
+	free(cfg);
+	free(etc);
+	free(mx);
+	tree_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -637,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_lockstep),
 		cmocka_unit_test(test_extras_and_matrix),
 		cmocka_unit_test(test_cuda_floor),
+		cmocka_unit_test(test_gate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

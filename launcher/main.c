@@ -24,6 +24,7 @@ static const struct xl_cmd *const cmd_table[] = {
 	&xl_cmd_flags,
 	&xl_cmd_probe,
 	&xl_cmd_calib,
+	&xl_cmd_bundle,
 	&xl_cmd_help,
 	&xl_cmd_version,
 };

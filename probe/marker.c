@@ -1,0 +1,446 @@
+/*
+ * marker.c - PEP 508 environment markers: parsing and evaluation.
+ *
+ *   marker  = and ("or" and)*
+ *   and     = expr ("and" expr)*
+ *   expr    = "(" marker ")" | value op value
+ *   value   = variable | 'string' | "string"
+ *   op      = "<=" | "<" | "!=" | "===" | "==" | ">=" | ">" | "~=" | "in" | "not in"
+ *
+ * A comparison whose right side makes a valid version specifier with the
+ * operator is a PEP 440 comparison (pre-releases admitted, an unparsable
+ * left side is false); otherwise it compares strings.  `extra` values are
+ * compared as normalized names.
+ */
+#include "probe/probe.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+enum mk_kind { MK_OR, MK_AND, MK_CMP };
+enum mk_op { MO_LE, MO_LT, MO_NE, MO_ARB, MO_EQ, MO_GE, MO_GT, MO_COMPAT, MO_IN, MO_NOTIN };
+
+struct xl_marker {
+	enum mk_kind kind;
+	struct xl_marker *a, *b;    /* OR/AND operands */
+	enum mk_op op;
+	char *lhs, *rhs;            /* CMP: string literal or variable name */
+	bool lvar, rvar;
+};
+
+static const char *const op_text[] = {
+	[MO_LE] = "<=", [MO_LT] = "<", [MO_NE] = "!=", [MO_ARB] = "===", [MO_EQ] = "==",
+	[MO_GE] = ">=", [MO_GT] = ">", [MO_COMPAT] = "~=", [MO_IN] = "in", [MO_NOTIN] = "not in",
+};
+
+/* Variable names, with the legacy dotted spellings mapped to the new ones. */
+static const struct { const char *name, *canon; } vars[] = {
+	{ "python_version", "python_version" },
+	{ "python_full_version", "python_full_version" },
+	{ "os_name", "os_name" }, { "os.name", "os_name" },
+	{ "sys_platform", "sys_platform" }, { "sys.platform", "sys_platform" },
+	{ "platform_release", "platform_release" },
+	{ "platform_system", "platform_system" },
+	{ "platform_version", "platform_version" }, { "platform.version", "platform_version" },
+	{ "platform_machine", "platform_machine" }, { "platform.machine", "platform_machine" },
+	{ "platform_python_implementation", "platform_python_implementation" },
+	{ "platform.python_implementation", "platform_python_implementation" },
+	{ "python_implementation", "platform_python_implementation" },
+	{ "implementation_name", "implementation_name" },
+	{ "implementation_version", "implementation_version" },
+	{ "extra", "extra" },
+};
+
+struct mparse {
+	const char *s, *p, *end;
+	char *err;
+	int depth;
+};
+
+static void skip_ws(struct mparse *mp)
+{
+	while (mp->p < mp->end && (*mp->p == ' ' || *mp->p == '\t' || *mp->p == '\n' ||
+				   *mp->p == '\r' || *mp->p == '\f' || *mp->p == '\v'))
+		mp->p++;
+}
+
+static void set_err(struct mparse *mp, const char *what)
+{
+	if (!mp->err)
+		mp->err = xl_asprintf("col %d: %s", (int)(mp->p - mp->s) + 1, what);
+}
+
+/* A word of [A-Za-z0-9_.]; returns its length. */
+static size_t word_len(const struct mparse *mp)
+{
+	size_t n = 0;
+
+	while (mp->p + n < mp->end &&
+	       (isalnum((unsigned char)mp->p[n]) || mp->p[n] == '_' || mp->p[n] == '.'))
+		n++;
+	return n;
+}
+
+static bool take_kw(struct mparse *mp, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	skip_ws(mp);
+	if (word_len(mp) == n && strncmp(mp->p, kw, n) == 0) {
+		mp->p += n;
+		return true;
+	}
+	return false;
+}
+
+void xl_marker_free(struct xl_marker *m)
+{
+	if (!m)
+		return;
+	xl_marker_free(m->a);
+	xl_marker_free(m->b);
+	free(m->lhs);
+	free(m->rhs);
+	free(m);
+}
+
+static bool parse_value(struct mparse *mp, char **out, bool *isvar)
+{
+	skip_ws(mp);
+	if (mp->p < mp->end && (*mp->p == '\'' || *mp->p == '"')) {
+		char q = *mp->p;
+		const char *e = memchr(mp->p + 1, q, (size_t)(mp->end - mp->p - 1));
+
+		if (!e) {
+			set_err(mp, "unterminated string");
+			return false;
+		}
+		*out = xl_strndup(mp->p + 1, (size_t)(e - mp->p - 1));
+		*isvar = false;
+		mp->p = e + 1;
+		return true;
+	}
+	{
+		size_t n = word_len(mp);
+
+		for (size_t i = 0; n && i < sizeof(vars) / sizeof(vars[0]); i++) {
+			if (strlen(vars[i].name) == n && strncmp(vars[i].name, mp->p, n) == 0) {
+				*out = xl_strdup(vars[i].canon);
+				*isvar = true;
+				mp->p += n;
+				return true;
+			}
+		}
+		set_err(mp, n ? "unknown marker variable" : "expected a marker variable or a quoted string");
+		return false;
+	}
+}
+
+static bool parse_op(struct mparse *mp, enum mk_op *op)
+{
+	static const struct { const char *t; enum mk_op op; } ops[] = {
+		{ "===", MO_ARB }, { "<=", MO_LE }, { "!=", MO_NE }, { "==", MO_EQ },
+		{ ">=", MO_GE }, { "~=", MO_COMPAT }, { "<", MO_LT }, { ">", MO_GT },
+	};
+
+	skip_ws(mp);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		size_t n = strlen(ops[i].t);
+
+		if ((size_t)(mp->end - mp->p) >= n && strncmp(mp->p, ops[i].t, n) == 0) {
+			*op = ops[i].op;
+			mp->p += n;
+			return true;
+		}
+	}
+	if (take_kw(mp, "in")) {
+		*op = MO_IN;
+		return true;
+	}
+	if (take_kw(mp, "not")) {
+		if (take_kw(mp, "in")) {
+			*op = MO_NOTIN;
+			return true;
+		}
+		set_err(mp, "expected 'in' after 'not'");
+		return false;
+	}
+	set_err(mp, "expected a comparison operator");
+	return false;
+}
+
+static struct xl_marker *parse_or(struct mparse *mp);
+
+static struct xl_marker *parse_expr(struct mparse *mp)
+{
+	struct xl_marker *m;
+
+	skip_ws(mp);
+	if (mp->p < mp->end && *mp->p == '(') {
+		if (++mp->depth > 64) {
+			set_err(mp, "parentheses nested too deep");
+			return NULL;
+		}
+		mp->p++;
+		m = parse_or(mp);
+		mp->depth--;
+		if (!m)
+			return NULL;
+		skip_ws(mp);
+		if (mp->p >= mp->end || *mp->p != ')') {
+			set_err(mp, "expected ')'");
+			xl_marker_free(m);
+			return NULL;
+		}
+		mp->p++;
+		return m;
+	}
+	m = xl_calloc(1, sizeof(*m));
+	m->kind = MK_CMP;
+	if (!parse_value(mp, &m->lhs, &m->lvar) || !parse_op(mp, &m->op) ||
+	    !parse_value(mp, &m->rhs, &m->rvar)) {
+		xl_marker_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static struct xl_marker *parse_and(struct mparse *mp)
+{
+	struct xl_marker *m = parse_expr(mp);
+
+	while (m && take_kw(mp, "and")) {
+		struct xl_marker *n = xl_calloc(1, sizeof(*n)), *r = parse_expr(mp);
+
+		n->kind = MK_AND;
+		n->a = m;
+		n->b = r;
+		m = n;
+		if (!r) {
+			xl_marker_free(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+static struct xl_marker *parse_or(struct mparse *mp)
+{
+	struct xl_marker *m = parse_and(mp);
+
+	while (m && take_kw(mp, "or")) {
+		struct xl_marker *n = xl_calloc(1, sizeof(*n)), *r = parse_and(mp);
+
+		n->kind = MK_OR;
+		n->a = m;
+		n->b = r;
+		m = n;
+		if (!r) {
+			xl_marker_free(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+int xl_marker_parse(const char *s, size_t len, struct xl_marker **out, char **err)
+{
+	struct mparse mp = { s, s, s + len, NULL, 0 };
+	struct xl_marker *m;
+
+	*out = NULL;
+	*err = NULL;
+	if (memchr(s, '\0', len)) {
+		*err = xl_strdup("marker holds a NUL byte");
+		return -1;
+	}
+	m = parse_or(&mp);
+	if (m) {
+		skip_ws(&mp);
+		if (mp.p != mp.end) {
+			set_err(&mp, "unexpected text after the marker");
+			xl_marker_free(m);
+			m = NULL;
+		}
+	}
+	if (!m) {
+		*err = mp.err ? mp.err : xl_strdup("invalid marker");
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+static const char *env_value(const struct xl_marker_env *env, const char *var, const char *extra)
+{
+	const char *v = NULL;
+
+	if (strcmp(var, "extra") == 0)
+		v = extra;
+	else if (strcmp(var, "python_version") == 0)
+		v = env->python_version;
+	else if (strcmp(var, "python_full_version") == 0)
+		v = env->python_full_version;
+	else if (strcmp(var, "sys_platform") == 0)
+		v = env->sys_platform;
+	else if (strcmp(var, "platform_system") == 0)
+		v = env->platform_system;
+	else if (strcmp(var, "platform_machine") == 0)
+		v = env->platform_machine;
+	else if (strcmp(var, "platform_release") == 0)
+		v = env->platform_release;
+	else if (strcmp(var, "platform_version") == 0)
+		v = env->platform_version;
+	else if (strcmp(var, "platform_python_implementation") == 0)
+		v = env->platform_python_implementation;
+	else if (strcmp(var, "implementation_name") == 0)
+		v = env->implementation_name;
+	else if (strcmp(var, "implementation_version") == 0)
+		v = env->implementation_version;
+	else if (strcmp(var, "os_name") == 0)
+		v = env->os_name;
+	return v ? v : "";
+}
+
+static int eval_cmp(const struct xl_marker *m, const struct xl_marker_env *env, const char *extra,
+		    char **err)
+{
+	const char *l = m->lvar ? env_value(env, m->lhs, extra) : m->lhs;
+	const char *r = m->rvar ? env_value(env, m->rhs, extra) : m->rhs;
+	char *ln = NULL, *rn = NULL;
+	int res = -1;
+
+	if ((m->lvar && strcmp(m->lhs, "extra") == 0) || (m->rvar && strcmp(m->rhs, "extra") == 0)) {
+		l = ln = xl_pkg_key(l);
+		r = rn = xl_pkg_key(r);
+	}
+	if (m->op != MO_IN && m->op != MO_NOTIN) {
+		char *spec = xl_asprintf("%s%s", op_text[m->op], r), *e = NULL;
+		struct xl_specset ss;
+
+		if (xl_specset_parse(spec, strlen(spec), &ss, &e) == 0 && ss.n == 1) {
+			struct xl_version v;
+
+			if (m->op == MO_ARB)
+				res = xl_spec_contains(&ss.v[0], NULL, l) ? 1 : 0;
+			else if (xl_version_parse(l, strlen(l), &v) == 0) {
+				res = xl_spec_contains(&ss.v[0], &v, l) ? 1 : 0;
+				xl_version_release(&v);
+			} else {
+				res = 0;
+			}
+			xl_specset_release(&ss);
+			free(spec);
+			goto out;
+		}
+		if (e)
+			free(e);
+		else
+			xl_specset_release(&ss);
+		free(spec);
+	}
+	switch (m->op) {
+	case MO_IN: res = strstr(r, l) != NULL; break;
+	case MO_NOTIN: res = strstr(r, l) == NULL; break;
+	case MO_EQ: res = strcmp(l, r) == 0; break;
+	case MO_NE: res = strcmp(l, r) != 0; break;
+	case MO_LT: res = strcmp(l, r) < 0; break;
+	case MO_LE: res = strcmp(l, r) <= 0; break;
+	case MO_GT: res = strcmp(l, r) > 0; break;
+	case MO_GE: res = strcmp(l, r) >= 0; break;
+	default:
+		*err = xl_asprintf("'%s' %s '%s' is undefined: not a version comparison", l,
+				   op_text[m->op], r);
+		res = -1;
+	}
+out:
+	free(ln);
+	free(rn);
+	return res;
+}
+
+int xl_marker_eval(const struct xl_marker *m, const struct xl_marker_env *env,
+		   const char *extra, char **err)
+{
+	int a;
+
+	*err = NULL;
+	switch (m->kind) {
+	case MK_OR:
+		a = xl_marker_eval(m->a, env, extra, err);
+		if (a != 0)
+			return a;
+		return xl_marker_eval(m->b, env, extra, err);
+	case MK_AND:
+		a = xl_marker_eval(m->a, env, extra, err);
+		if (a != 1)
+			return a;
+		return xl_marker_eval(m->b, env, extra, err);
+	case MK_CMP:
+		return eval_cmp(m, env, extra ? extra : "", err);
+	}
+	return -1;
+}
+
+bool xl_marker_uses_extra(const struct xl_marker *m)
+{
+	if (!m)
+		return false;
+	if (m->kind != MK_CMP)
+		return xl_marker_uses_extra(m->a) || xl_marker_uses_extra(m->b);
+	return (m->lvar && strcmp(m->lhs, "extra") == 0) || (m->rvar && strcmp(m->rhs, "extra") == 0);
+}
+
+void xl_marker_env_host(struct xl_marker_env *env, const char *py)
+{
+	static struct utsname u;
+	static char shortv[32];
+	static bool done;
+
+	if (!done) {
+		if (uname(&u) < 0)
+			memset(&u, 0, sizeof(u));
+		done = true;
+	}
+	memset(env, 0, sizeof(*env));
+	if (py) {
+		const char *d1 = strchr(py, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+		size_t n = d2 ? (size_t)(d2 - py) : strlen(py);
+
+		if (n >= sizeof(shortv))
+			n = sizeof(shortv) - 1;
+		memcpy(shortv, py, n);
+		shortv[n] = '\0';
+		env->python_version = shortv;
+		env->python_full_version = py;
+	}
+	env->sys_platform = "linux";
+	env->platform_system = u.sysname;
+	env->platform_machine = u.machine;
+	env->platform_release = u.release;
+	env->platform_version = u.version;
+	env->platform_python_implementation = "CPython";
+	env->implementation_name = "cpython";
+	env->implementation_version = py;
+	env->os_name = "posix";
+}
+
+int xl_fuzz_marker(const uint8_t *data, size_t len)
+{
+	struct xl_marker *m;
+	struct xl_marker_env env;
+	char *err = NULL;
+
+	if (xl_marker_parse((const char *)data, len, &m, &err) < 0) {
+		free(err);
+		return 0;
+	}
+	xl_marker_env_host(&env, "3.13.1");
+	(void)xl_marker_eval(m, &env, "tpu", &err);
+	free(err);
+	(void)xl_marker_uses_extra(m);
+	xl_marker_free(m);
+	return 0;
+}

@@ -1,0 +1,430 @@
+/*
+ * pyenv.c - find a Python environment and read what is installed in it.
+ *
+ * The interpreter is asked once, with site processing off (-S, so no .pth
+ * file runs), for its version, platform facts and paths; the script imports
+ * only sys, sysconfig, site and platform.  Everything else is read from the
+ * file system: pyvenv.cfg, and the METADATA / PKG-INFO of every
+ * distribution in the directories the interpreter would import from.
+ */
+#include "probe/probe.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PY_TIMEOUT_MS 30000
+
+/* site.venv() without running .pth files: a pyvenv.cfg beside the
+ * executable or one directory up makes that directory the prefix. */
+static const char py_script[] =
+	"import sys,sysconfig,site,platform\n"
+	"o=[]\n"
+	"def a(k,v):o.append(k+'='+str(v))\n"
+	"a('version',platform.python_version())\n"
+	"a('implementation',sys.implementation.name)\n"
+	"i=sys.implementation.version\n"
+	"a('implementation_version','%d.%d.%d'%tuple(i[:3])+('' if i[3]=='final' else "
+	"{'alpha':'a','beta':'b','candidate':'rc'}[i[3]]+str(i[4])))\n"
+	"a('sys_platform',sys.platform)\n"
+	"a('platform_system',platform.system())\n"
+	"a('platform_machine',platform.machine())\n"
+	"a('platform_release',platform.release())\n"
+	"a('platform_version',platform.version())\n"
+	"a('python_impl',platform.python_implementation())\n"
+	"a('os_name','nt' if sys.platform=='win32' else 'posix')\n"
+	"d=sys.executable.rsplit('/',1)[0]\n"
+	"v=''\n"
+	"for c in (d,d.rsplit('/',1)[0]):\n"
+	" try:\n"
+	"  open(c+'/pyvenv.cfg').close();v=c;break\n"
+	" except OSError:pass\n"
+	"P=v or sys.prefix\n"
+	"a('prefix',P)\n"
+	"a('base_prefix',sys.base_prefix)\n"
+	"a('executable',sys.executable)\n"
+	"p=sysconfig.get_paths(vars={'base':P,'platbase':P})\n"
+	"a('purelib',p['purelib'])\n"
+	"a('platlib',p['platlib'])\n"
+	"[a('site',x) for x in site.getsitepackages([P])]\n"
+	"[a('basesite',x) for x in site.getsitepackages([sys.base_prefix])]\n"
+	"site.check_enableusersite() and a('usersite',site.getusersitepackages())\n"
+	"[a('path',x) for x in sys.path]\n"
+	"sys.stdout.write('\\0'.join(o))\n";
+
+static char *find_on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct xl_strv dirs = XL_STRV_INIT;
+	char *found = NULL;
+
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	xl_strv_split(&dirs, path, ":");
+	for (size_t i = 0; i < dirs.n && !found; i++) {
+		char *c = xl_asprintf("%s/%s", dirs.v[i], name);
+
+		if (access(c, X_OK) == 0)
+			found = c;
+		else
+			free(c);
+	}
+	xl_strv_release(&dirs);
+	return found;
+}
+
+/* Runs python -S -c script; returns its stdout (caller frees) or NULL. */
+static char *ask_python(const char *python, size_t *len, char **why)
+{
+	int out[2];
+	pid_t pid;
+	struct xl_buf b = XL_BUF_INIT;
+	int status;
+	double t0 = xl_mono();
+
+	if (pipe(out) < 0) {
+		*why = xl_asprintf("pipe: %s", strerror(errno));
+		return NULL;
+	}
+	pid = fork();
+	if (pid < 0) {
+		*why = xl_asprintf("fork: %s", strerror(errno));
+		close(out[0]);
+		close(out[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(out[1], 1);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		close(out[0]);
+		close(out[1]);
+		execl(python, python, "-S", "-c", py_script, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	for (;;) {
+		struct pollfd pf = { out[0], POLLIN, 0 };
+		int left = PY_TIMEOUT_MS - (int)((xl_mono() - t0) * 1000);
+		char chunk[4096];
+		ssize_t n;
+
+		if (left <= 0 || poll(&pf, 1, left) == 0) {
+			kill(pid, SIGKILL);
+			*why = xl_strdup("did not answer within 30 s");
+			break;
+		}
+		n = read(out[0], chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		xl_buf_add(&b, chunk, (size_t)n);
+	}
+	close(out[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (*why) {
+		xl_buf_release(&b);
+		return NULL;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		*why = WIFEXITED(status) ? WEXITSTATUS(status) == 127 ?
+			xl_strdup("cannot be executed") :
+			xl_asprintf("exited with status %d", WEXITSTATUS(status)) :
+			xl_asprintf("killed by signal %d", WTERMSIG(status));
+		xl_buf_release(&b);
+		return NULL;
+	}
+	*len = b.len;
+	if (!b.buf)
+		xl_buf_adds(&b, "");
+	return xl_buf_detach(&b);
+}
+
+void xl_pyenv_release(struct xl_pyenv *env)
+{
+	char **fields[] = {
+		&env->python, &env->source, &env->version, &env->version_short, &env->prefix,
+		&env->base_prefix, &env->executable, &env->sys_platform, &env->platform_system,
+		&env->platform_machine, &env->platform_release, &env->platform_version,
+		&env->implementation, &env->implementation_version, &env->python_impl, &env->os_name,
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		free(*fields[i]);
+	xl_strv_release(&env->sitedirs);
+	for (size_t i = 0; i < env->ndists; i++)
+		xl_dist_release(&env->dists[i]);
+	free(env->dists);
+	xl_strv_release(&env->broken);
+	memset(env, 0, sizeof(*env));
+}
+
+const struct xl_dist *xl_pyenv_find(const struct xl_pyenv *env, const char *key)
+{
+	for (size_t i = 0; i < env->ndists; i++)
+		if (strcmp(env->dists[i].key, key) == 0)
+			return &env->dists[i];
+	return NULL;
+}
+
+static void read_dist(struct xl_pyenv *env, const char *file)
+{
+	struct xl_dist d;
+	size_t len;
+	char *data = xl_read_file(file, &len, 16u << 20);
+
+	if (!data) {
+		xl_strv_push_owned(&env->broken, xl_asprintf("%s: %s", file, strerror(errno)));
+		return;
+	}
+	if (xl_metadata_parse(data, len, &d) < 0) {
+		xl_strv_push_owned(&env->broken, xl_asprintf("%s: %s", file,
+							     d.problems.v[d.problems.n - 1]));
+		xl_dist_release(&d);
+		free(data);
+		return;
+	}
+	free(data);
+	d.path = xl_strdup(file);
+	for (size_t i = 0; i < d.problems.n; i++)
+		xl_strv_push_owned(&env->broken, xl_asprintf("%s: %s", file, d.problems.v[i]));
+	if (xl_pyenv_find(env, d.key)) {
+		/* shadowed by an earlier directory, as the import system sees it */
+		xl_dist_release(&d);
+		return;
+	}
+	env->dists = xl_realloc(env->dists, (env->ndists + 1) * sizeof(*env->dists));
+	env->dists[env->ndists++] = d;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void scan_dir(struct xl_pyenv *env, const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	struct xl_strv names = XL_STRV_INIT;
+
+	if (!dp)
+		return;
+	while ((de = readdir(dp)))
+		if (xl_endswith(de->d_name, ".dist-info") || xl_endswith(de->d_name, ".egg-info"))
+			xl_strv_push(&names, de->d_name);
+	closedir(dp);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = xl_asprintf("%s/%s", dir, names.v[i]);
+		struct stat st;
+
+		if (xl_endswith(names.v[i], ".dist-info")) {
+			char *m = xl_asprintf("%s/METADATA", p);
+
+			read_dist(env, m);
+			free(m);
+		} else if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char *m = xl_asprintf("%s/PKG-INFO", p);
+
+			read_dist(env, m);
+			free(m);
+		} else {
+			read_dist(env, p);
+		}
+		free(p);
+	}
+	xl_strv_release(&names);
+}
+
+void xl_pyenv_scan_dirs(struct xl_pyenv *env, const struct xl_strv *dirs)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		if (!xl_strv_contains(&env->sitedirs, dirs->v[i]))
+			xl_strv_push(&env->sitedirs, dirs->v[i]);
+	}
+	for (size_t i = 0; i < env->sitedirs.n; i++)
+		scan_dir(env, env->sitedirs.v[i]);
+}
+
+static void read_pyvenv_cfg(struct xl_pyenv *env)
+{
+	char *path = xl_asprintf("%s/pyvenv.cfg", env->prefix);
+	char *data = xl_read_file(path, NULL, 1 << 20);
+	struct xl_strv lines = XL_STRV_INIT;
+
+	free(path);
+	if (!data)
+		return;
+	env->venv = true;
+	xl_strv_split(&lines, data, "\r\n");
+	for (size_t i = 0; i < lines.n; i++) {
+		char *eq = strchr(lines.v[i], '='), *k = lines.v[i], *v;
+		size_t kl;
+
+		if (!eq)
+			continue;
+		v = eq + 1;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		kl = (size_t)(eq - k);
+		while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t'))
+			kl--;
+		if (kl == strlen("include-system-site-packages") &&
+		    strncasecmp(k, "include-system-site-packages", kl) == 0)
+			env->system_site = strncasecmp(v, "true", 4) == 0;
+	}
+	xl_strv_release(&lines);
+	free(data);
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return *p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int xl_pyenv_open(const char *python, struct xl_pyenv *env)
+{
+	const char *venv = getenv("VIRTUAL_ENV");
+	struct xl_strv dirs = XL_STRV_INIT, base = XL_STRV_INIT;
+	char *why = NULL, *out;
+	size_t len = 0;
+	char *usersite = NULL;
+
+	memset(env, 0, sizeof(*env));
+	if (python && *python) {
+		env->source = xl_strdup("--python");
+		env->python = strchr(python, '/') ? xl_strdup(python) : find_on_path(python);
+		if (!env->python || access(env->python, X_OK) != 0) {
+			xl_error("python '%s': not found or not executable", python);
+			xl_pyenv_release(env);
+			return XL_EX_NOINPUT;
+		}
+	} else if (venv && *venv) {
+		env->source = xl_strdup("VIRTUAL_ENV");
+		env->python = xl_asprintf("%s/bin/python", venv);
+		if (access(env->python, X_OK) != 0) {
+			xl_error("VIRTUAL_ENV '%s': no bin/python in it", venv);
+			xl_pyenv_release(env);
+			return XL_EX_NOINPUT;
+		}
+	} else {
+		env->source = xl_strdup("PATH");
+		env->python = find_on_path("python3");
+		if (!env->python) {
+			xl_error("python3: not found on PATH (use --python)");
+			xl_pyenv_release(env);
+			return XL_EX_NOINPUT;
+		}
+	}
+	out = ask_python(env->python, &len, &why);
+	if (!out) {
+		xl_error("python '%s': %s", env->python, why);
+		free(why);
+		xl_pyenv_release(env);
+		return XL_EX_UNAVAILABLE;
+	}
+	for (const char *p = out; p < out + len;) {
+		size_t n = strlen(p);
+		const char *eq = strchr(p, '=');
+
+		if (eq) {
+			size_t kl = (size_t)(eq - p);
+			const char *v = eq + 1;
+			struct { const char *k; char **dst; } one[] = {
+				{ "version", &env->version }, { "implementation", &env->implementation },
+				{ "implementation_version", &env->implementation_version },
+				{ "sys_platform", &env->sys_platform },
+				{ "platform_system", &env->platform_system },
+				{ "platform_machine", &env->platform_machine },
+				{ "platform_release", &env->platform_release },
+				{ "platform_version", &env->platform_version },
+				{ "python_impl", &env->python_impl }, { "os_name", &env->os_name },
+				{ "prefix", &env->prefix }, { "base_prefix", &env->base_prefix },
+				{ "executable", &env->executable },
+			};
+			bool done = false;
+
+			for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+				if (strlen(one[i].k) == kl && strncmp(p, one[i].k, kl) == 0) {
+					free(*one[i].dst);
+					*one[i].dst = xl_strdup(v);
+					done = true;
+				}
+			}
+			if (!done) {
+				if (strncmp(p, "path=", 5) == 0 || strncmp(p, "purelib=", 8) == 0 ||
+				    strncmp(p, "platlib=", 8) == 0 || strncmp(p, "site=", 5) == 0) {
+					if (is_dir(v))
+						xl_strv_push(&dirs, v);
+				} else if (strncmp(p, "basesite=", 9) == 0) {
+					if (is_dir(v))
+						xl_strv_push(&base, v);
+				} else if (strncmp(p, "usersite=", 9) == 0) {
+					free(usersite);
+					usersite = xl_strdup(v);
+				}
+			}
+		}
+		p += n + 1;
+	}
+	free(out);
+	if (!env->version || !env->prefix) {
+		xl_error("python '%s': did not report its version and prefix", env->python);
+		xl_strv_release(&dirs);
+		xl_strv_release(&base);
+		free(usersite);
+		xl_pyenv_release(env);
+		return XL_EX_UNAVAILABLE;
+	}
+	{
+		const char *d1 = strchr(env->version, '.');
+		const char *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+
+		env->version_short = d2 ? xl_strndup(env->version, (size_t)(d2 - env->version)) :
+					  xl_strdup(env->version);
+	}
+	read_pyvenv_cfg(env);
+	/* what site.main() would add: the user site unless an isolated venv,
+	 * the base installation's site-packages for a venv that asks for it */
+	if (usersite && (!env->venv || env->system_site) && is_dir(usersite))
+		xl_strv_push(&dirs, usersite);
+	if (env->venv && env->system_site)
+		for (size_t i = 0; i < base.n; i++)
+			xl_strv_push(&dirs, base.v[i]);
+	xl_pyenv_scan_dirs(env, &dirs);
+	xl_strv_release(&dirs);
+	xl_strv_release(&base);
+	free(usersite);
+	return 0;
+}
+
+void xl_pyenv_marker_env(const struct xl_pyenv *env, struct xl_marker_env *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->python_version = env->version_short;
+	m->python_full_version = env->version;
+	m->sys_platform = env->sys_platform;
+	m->platform_system = env->platform_system;
+	m->platform_machine = env->platform_machine;
+	m->platform_release = env->platform_release;
+	m->platform_version = env->platform_version;
+	m->platform_python_implementation = env->python_impl;
+	m->implementation_name = env->implementation;
+	m->implementation_version = env->implementation_version;
+	m->os_name = env->os_name;
+}

@@ -123,6 +123,7 @@ int xl_lint_bytes(const uint8_t *data, size_t len);
 struct xl_known_bad {
 	const char *flag;        /* flag name without dashes, or VAR for an env variable */
 	const char *reason;
+	const char *value;       /* the bad value; NULL: any value is bad */
 };
 
 /* Refuses every flag or variable of p that is listed in bad[0..n) (77),

@@ -83,6 +83,8 @@ static int cmd_exec(struct xl_ctx *ctx, int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = xl_profile_check(ctx, p);
+	if (!rc)
+		rc = xl_profile_bundle_gate(ctx, p);
 	if (rc) {
 		xl_profile_free(p);
 		return rc;

@@ -169,6 +169,9 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	if (rc)
 		return rc;
 	rc = xl_profile_check(a->ctx, p);
+	/* a candidate may add a flag that is known-bad on the installed bundle */
+	if (!rc && cand)
+		rc = xl_profile_bundle_gate(a->ctx, p);
 	if (rc) {
 		xl_profile_free(p);
 		return rc;
@@ -385,6 +388,8 @@ static int cmd_run(struct xl_ctx *ctx, int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = xl_profile_check(ctx, p0);
+	if (!rc)
+		rc = xl_profile_bundle_gate(ctx, p0);
 	if (rc) {
 		xl_profile_free(p0);
 		return rc;

@@ -167,6 +167,11 @@ json_t *xl_profile_to_json(const struct xl_profile *p);
  * XLA flags, policy).  Prints what it refuses; returns 0, 65 or 77. */
 int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p);
 
+/* Before exec and run: when the profile names bundles (policy.bundle), the
+ * installed bundle must match one and its known-bad flags are refused.
+ * Prints what it refuses; returns 0, 65, 66, 69 or 77. */
+int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p);
+
 /* What the runtime adds on its own at start (PyTorch/XLA's defaults for
  * XLA_FLAGS and LIBTPU_INIT_ARGS tokens and variables it sets when missing)
  * given the resolved profile: {"variable": [{"name","value","when","why"}]}.

@@ -241,6 +241,21 @@ int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p)
 
 /* ---- known-bad flags of a bundle ---------------------------------------------------- */
 
+/* The same value as a flag consumer reads it: a bare flag and 1 are true. */
+static bool same_value(const char *bad, const char *have)
+{
+	const char *h = have ? have : "true";
+
+	if (strcasecmp(bad, h) == 0)
+		return true;
+	if ((strcasecmp(bad, "true") == 0 && strcmp(h, "1") == 0) ||
+	    (strcasecmp(bad, "false") == 0 && strcmp(h, "0") == 0) ||
+	    (strcmp(bad, "1") == 0 && strcasecmp(h, "true") == 0) ||
+	    (strcmp(bad, "0") == 0 && strcasecmp(h, "false") == 0))
+		return true;
+	return false;
+}
+
 int xl_policy_check_known_bad(const struct xl_profile *p, const struct xl_known_bad *bad,
 			      size_t n, const char *bundle)
 {
@@ -257,12 +272,13 @@ int xl_policy_check_known_bad(const struct xl_profile *p, const struct xl_known_
 			if (v->composite) {
 				const struct xl_flag *f = xl_flagmap_get(&v->flags, name);
 
-				if (!f)
+				if (!f || (bad[b].value && !same_value(bad[b].value, f->value)))
 					continue;
 				report(p, &f->src, "policy 'known-bad' refuses %s: --%s on bundle '%s': %s",
 				       v->name, name, bundle ? bundle : "?", bad[b].reason);
 				rc = XL_EX_NOPERM;
-			} else if (v->value && strcmp(v->name, name) == 0) {
+			} else if (v->value && strcmp(v->name, name) == 0 &&
+				   (!bad[b].value || same_value(bad[b].value, v->value))) {
 				report(p, &v->src, "policy 'known-bad' refuses %s on bundle '%s': %s",
 				       v->name, bundle ? bundle : "?", bad[b].reason);
 				rc = XL_EX_NOPERM;

@@ -107,6 +107,7 @@ json_t *xl_signature_parts(const struct xl_profile *p)
 	}
 	json_object_set_new(parts, "toggles", json_pack("{s:o}", "env", env));
 	json_object_set_new(parts, "code", xl_code_state());
+	json_object_set_new(parts, "bundle", xl_bundle_summary());
 	return parts;
 }
 

@@ -15,6 +15,11 @@ json_t *xl_code_state(void);
  * variables) and code.  New reference. */
 json_t *xl_signature_parts(const struct xl_profile *p);
 
+/* {python, packages: {name: version}} of the lane packages of the Python
+ * environment (VIRTUAL_ENV, else python3 on PATH); {} when there is none.
+ * Cached until the environment changes.  New reference. */
+json_t *xl_bundle_summary(void);
+
 /* $XDG_STATE_HOME/xlaunch/runs; caller frees. */
 char *xl_runs_dir(void);
 /* "20261122T101500Z-host-PID-rRANK-aATTEMPT"; caller frees. */

@@ -1,0 +1,133 @@
+/* bundlesum.c - the software bundle part of a launch signature, cheaply.
+ *
+ * Reading every package's metadata and asking the interpreter for its paths
+ * costs tens of milliseconds; a launch pays that only when the Python
+ * environment changed.  The summary is kept in $XDG_STATE_HOME/xlaunch/
+ * bundle-cache.json together with the interpreter's path and the
+ * modification times of its site-packages directories (pip touches them on
+ * every install and removal), and reused while those are the same.
+ */
+#include "launcher/record.h"
+#include "probe/probe.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The interpreter bundle discovery would use: $VIRTUAL_ENV/bin/python,
+ * else python3 on PATH.  Caller frees; NULL when there is none. */
+static char *find_python(void)
+{
+	const char *venv = getenv("VIRTUAL_ENV");
+	const char *path = getenv("PATH");
+	struct xl_strv dirs = XL_STRV_INIT;
+	char *found = NULL;
+
+	if (venv && *venv) {
+		char *p = xl_asprintf("%s/bin/python", venv);
+
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+	}
+	xl_strv_split(&dirs, path ? path : "/usr/bin:/bin", ":");
+	for (size_t i = 0; i < dirs.n && !found; i++) {
+		char *p = xl_asprintf("%s/python3", dirs.v[i]);
+
+		if (access(p, X_OK) == 0)
+			found = p;
+		else
+			free(p);
+	}
+	xl_strv_release(&dirs);
+	return found;
+}
+
+static json_t *mtime_of(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return json_null();
+	return json_sprintf("%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+static bool cache_fresh(json_t *cache, const char *python)
+{
+	json_t *dirs = json_object_get(cache, "dirs");
+	const char *d;
+	json_t *m;
+
+	if (!xl_streq(json_string_value(json_object_get(cache, "python")), python) ||
+	    !json_is_object(dirs) || !json_object_size(dirs))
+		return false;
+	{
+		json_t *pm = mtime_of(python);
+		bool same = json_equal(pm, json_object_get(cache, "python_mtime"));
+
+		json_decref(pm);
+		if (!same)
+			return false;
+	}
+	json_object_foreach(dirs, d, m) {
+		json_t *now = mtime_of(d);
+		bool same = json_equal(now, m);
+
+		json_decref(now);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+json_t *xl_bundle_summary(void)
+{
+	char *python = find_python();
+	char *state = xl_state_dir();
+	char *cpath = xl_asprintf("%s/bundle-cache.json", state);
+	json_t *cache, *summary = NULL;
+	struct xl_pyenv env;
+	int q = xl_verbosity;
+
+	if (!python) {
+		free(state);
+		free(cpath);
+		return json_object();
+	}
+	cache = json_load_file(cpath, 0, NULL);
+	if (cache && cache_fresh(cache, python)) {
+		summary = json_incref(json_object_get(cache, "summary"));
+		json_decref(cache);
+		free(python);
+		free(state);
+		free(cpath);
+		return summary ? summary : json_object();
+	}
+	json_decref(cache);
+	/* the bundle is part of the signature, not a reason to fail a launch */
+	xl_verbosity = -1;
+	memset(&env, 0, sizeof(env));
+	if (xl_pyenv_open(python, &env) == 0) {
+		json_t *pkgs = json_object(), *dirs = json_object();
+
+		for (size_t i = 0; i < env.ndists; i++)
+			if (xl_bundle_is_lane(env.dists[i].key))
+				json_object_set_new(pkgs, env.dists[i].key, json_string(env.dists[i].version));
+		summary = json_pack("{s:s,s:o}", "python", env.version ? env.version : "", "packages", pkgs);
+		for (size_t i = 0; i < env.sitedirs.n; i++)
+			json_object_set_new(dirs, env.sitedirs.v[i], mtime_of(env.sitedirs.v[i]));
+		cache = json_pack("{s:s,s:o,s:o,s:O}", "python", python, "python_mtime", mtime_of(python),
+				  "dirs", dirs, "summary", summary);
+		if (xl_mkdirs(state, 0700) == 0)
+			xl_write_json_atomic(cpath, cache);
+		json_decref(cache);
+		xl_pyenv_release(&env);
+	}
+	xl_verbosity = q;
+	free(python);
+	free(state);
+	free(cpath);
+	return summary ? summary : json_object();
+}

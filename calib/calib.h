@@ -103,6 +103,11 @@ int calib_record_probe(struct calib_store *st, const json_t *probe_doc);
  * memory.  NULL when there is none.  New reference. */
 json_t *calib_latest_hardware(struct calib_store *st, const char *host);
 
+/* Imports one line of `calib export` output (an attempt or a probe); the
+ * fuzz entry point of the import.  Returns 0, 65 or 73 (message in
+ * calib_errmsg). */
+int calib_import_line(struct calib_store *st, const char *line, size_t len);
+
 /* ---- prediction ------------------------------------------------------------ */
 
 /* Memory per device, in bytes. */

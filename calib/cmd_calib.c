@@ -996,6 +996,22 @@ static int import_line(struct calib_store *st, json_t *o, bool *probe)
 	return calib_fail(st, XL_EX_DATAERR, "unknown line type '%s'", type);
 }
 
+int calib_import_line(struct calib_store *st, const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	bool probe;
+	int rc;
+
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return calib_fail(st, XL_EX_DATAERR, "not a JSON object (%s)", jerr.text);
+	}
+	rc = import_line(st, o, &probe);
+	json_decref(o);
+	return rc;
+}
+
 static int cmd_import(struct xl_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = { XL_COMMON_LONGOPTS, OPTS_END };

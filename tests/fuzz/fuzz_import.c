@@ -1,0 +1,37 @@
+/* fuzz_import.c - `calib import` lines (JSON lines of attempts and probes)
+ * into a real store in a temporary directory. */
+#include <stdint.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib/calib.h"
+
+static struct calib_store *st;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!st) {
+		char dir[] = "/tmp/xlaunch-fuzz-import.XXXXXX";
+		char *path;
+
+		if (!mkdtemp(dir))
+			abort();
+		path = xl_asprintf("%s/calib.db", dir);
+		if (calib_open(path, 0, &st, NULL) != 0)
+			abort();
+		free(path);
+	}
+	/* one input is a JSON-lines file */
+	const char *p = (const char *)data, *end = p + size;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+
+		if (len)
+			calib_import_line(st, p, len);
+		p += len + 1;
+	}
+	return 0;
+}

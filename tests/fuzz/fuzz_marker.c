@@ -1,0 +1,11 @@
+/* fuzz_marker.c - PEP 440 marker parsing, normalization and ordering. */
+#include <stdint.h>
+#include <stddef.h>
+
+#include "probe/probe.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	xl_fuzz_marker(data, size);
+	return 0;
+}

@@ -1,0 +1,11 @@
+/* fuzz_specifier.c - PEP 440 specifier parsing, normalization and ordering. */
+#include <stdint.h>
+#include <stddef.h>
+
+#include "probe/probe.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	xl_fuzz_specifier(data, size);
+	return 0;
+}

@@ -1,0 +1,11 @@
+/* fuzz_version.c - PEP 440 version parsing, normalization and ordering. */
+#include <stdint.h>
+#include <stddef.h>
+
+#include "probe/probe.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	xl_fuzz_version(data, size);
+	return 0;
+}

@@ -41,6 +41,9 @@ enum {
 int calib_open(const char *path, unsigned flags, struct calib_store **out, char **err);
 /* NULL is fine. */
 void calib_close(struct calib_store *st);
+/* How long, in seconds, a store operation waits for another process's lock
+ * before it fails with 73 (default 30).  Process-wide. */
+void calib_set_wait(double seconds);
 /* The file the store lives in (owned by the store). */
 const char *calib_store_path(const struct calib_store *st);
 /* The last error of a store operation, "store 'FILE': what failed", or ""

@@ -12,7 +12,14 @@
 #include <unistd.h>
 
 #define BUSY_TIMEOUT_MS 5000
-#define RETRY_LIMIT_S 300.0
+/* How long a write waits for another process's lock before it gives up
+ * (the record is then kept by the caller); calib_set_wait() changes it. */
+static double retry_limit_s = 30.0;
+
+void calib_set_wait(double seconds)
+{
+	retry_limit_s = seconds;
+}
 
 int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 {
@@ -30,6 +37,12 @@ int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 
 int calib_sqlfail(struct calib_store *st, const char *what)
 {
+	int code = sqlite3_errcode(st->db) & 0xff;
+
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		return calib_fail(st, XL_EX_CANTCREAT,
+				  "%s: another process has held the store locked for more than %.0f s",
+				  what, retry_limit_s);
 	return calib_fail(st, XL_EX_CANTCREAT, "%s: %s", what, sqlite3_errmsg(st->db));
 }
 
@@ -70,7 +83,7 @@ static int exec_retry(struct calib_store *st, const char *sql)
 
 	for (;;) {
 		rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
-		if (!busy(rc) || xl_mono() - start > RETRY_LIMIT_S)
+		if (!busy(rc) || xl_mono() - start > retry_limit_s)
 			return rc;
 		backoff(tries++);
 	}
@@ -136,7 +149,7 @@ sqlite3_stmt *calib_prepare(struct calib_store *st, const char *sql)
 		rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
 		if (rc == SQLITE_OK)
 			return stmt;
-		if (!busy(rc) || xl_mono() - start > RETRY_LIMIT_S)
+		if (!busy(rc) || xl_mono() - start > retry_limit_s)
 			break;
 		backoff(tries++);
 	}
@@ -152,7 +165,7 @@ int calib_step(sqlite3_stmt *stmt)
 
 	for (;;) {
 		rc = sqlite3_step(stmt);
-		if (!busy(rc) || xl_mono() - start > RETRY_LIMIT_S)
+		if (!busy(rc) || xl_mono() - start > retry_limit_s)
 			return rc;
 		sqlite3_reset(stmt);
 		backoff(tries++);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -382,6 +383,8 @@ static int cmd_run(struct xl_ctx *ctx, int argc, char **argv)
 	rc = xl_parse_launch_args(&xl_cmd_run, ctx, argc, argv, "+c:qv", opts, run_opt, &o, &name, &ci);
 	if (rc >= 0)
 		return rc;
+	/* a full disk or a file-size limit must fail a write, not kill xlaunch */
+	signal(SIGXFSZ, SIG_IGN);
 	if (ci < 0 && !o.dry_run)
 		return xl_usage_error(&xl_cmd_run, "no command to run (put it after '--')");
 	rc = xl_profile_resolve(ctx, name, o.cand, 0, &p0);
@@ -405,6 +408,10 @@ static int cmd_run(struct xl_ctx *ctx, int argc, char **argv)
 	if (!o.no_record || p0->ncands > 1) {
 		char *err = NULL;
 
+		/* a store held by someone else delays the launch's end at most
+		 * this long; the record is then kept and replayed later */
+		if (!getenv("XLAUNCH_STORE_WAIT"))
+			calib_set_wait(10.0);
 		/* a store that cannot be opened never stops a launch */
 		if (calib_open(ctx->store_path, 0, &a.st, &err) != 0) {
 			xl_warn("%s; launching anyway, records are kept until the store works", err ? err : "store unavailable");

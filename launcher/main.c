@@ -201,6 +201,18 @@ int main(int argc, char **argv)
 	if (ctx.store_path && !*ctx.store_path)
 		ctx.store_path = NULL;
 	launcher_init_hooks();
+	{
+		const char *w = getenv("XLAUNCH_STORE_WAIT");
+		double secs;
+
+		if (w && *w) {
+			if (!xl_parse_duration(w, &secs)) {
+				xl_error("XLAUNCH_STORE_WAIT: '%s' is not a duration (e.g. 30s, 2m)", w);
+				return XL_EX_CONFIG;
+			}
+			calib_set_wait(secs);
+		}
+	}
 
 	/* global options stop at the command name */
 	opterr = 1;

@@ -283,6 +283,7 @@ static void child_exec(const struct xl_sup_opts *o, int out_w, int err_w, int ex
 		signal(forwarded_sigs[i], SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (o->limits) {

@@ -1,0 +1,82 @@
+# launch_overhead.sh - what xlaunch costs in front of a launch, as ratios
+# against baselines measured in the same run (medians of many runs).
+#   sh tests/bench/launch_overhead.sh [XLAUNCH]    (make bench runs it)
+set -eu
+XL=$(cd "$(dirname "${1:-./xlaunch}")" && pwd)/$(basename "${1:-./xlaunch}")
+SRC=$(pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/xlbench.XXXXXX"); trap 'rm -rf "$T"' EXIT
+export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" XLAUNCH_DATADIR="$SRC"
+unset XLAUNCH_PROFILE_PATH XLAUNCH_STORE XLA_FLAGS
+mkdir -p "$HOME"
+# launches happen outside a git work tree here, so run's cost is the manifest
+# and the store; inside one, run also asks git for the code state (below)
+cd "$T"
+N=${BENCH_RUNS:-300}
+cc -O2 -o "$T/timer" "$SRC/tests/bench/spawn_timer.c"
+export XLAUNCH_PROFILE_PATH="$SRC/profiles"
+med() { "$T/timer" "$N" "$@" | awk '{print $1}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+TRUE=$(command -v true)
+# the baseline gets exactly the variables the profile resolves to
+"$XL" env cpu-jax --format json >"$T/env.json"
+python3 - "$T/env.json" "$T/vars" <<'PY'
+import json, sys
+env = json.load(open(sys.argv[1]))["env"]
+open(sys.argv[2], "w").write("".join(f"{k}={v}\n" for k, v in env.items()))
+PY
+set -- $(cat "$T/vars")
+base=$(med env "$@" "$TRUE")
+xexec=$(med "$XL" exec cpu-jax -- "$TRUE")
+pyexec=$(med python3 -c "import os,json; os.environ.update(json.load(open('$T/env.json'))['env']); os.execvp('$TRUE', ['$TRUE'])")
+xenv=$(med "$XL" env cpu-jax)
+run_norec=$(med "$XL" run cpu-jax --no-record -q -- "$TRUE")
+run_rec=$(med "$XL" run cpu-jax -q -- "$TRUE")
+echo "exec overhead (median of $N runs, microseconds)"
+printf '  %-52s %8s\n' "env VARS... true (baseline)" "$base"
+printf '  %-52s %8s  %sx baseline\n' "xlaunch exec cpu-jax -- true" "$xexec" "$(ratio "$xexec" "$base")"
+printf '  %-52s %8s  %sx baseline\n' "xlaunch env cpu-jax" "$xenv" "$(ratio "$xenv" "$base")"
+printf '  %-52s %8s  %sx baseline, xlaunch exec is %sx of it\n' "python3 -c (os.environ + os.execvp)" "$pyexec" "$(ratio "$pyexec" "$base")" "$(ratio "$xexec" "$pyexec")"
+printf '  %-52s %8s  %sx exec\n' "xlaunch run --no-record -- true" "$run_norec" "$(ratio "$run_norec" "$xexec")"
+printf '  %-52s %8s  %sx exec\n' "xlaunch run -- true (manifest + store)" "$run_rec" "$(ratio "$run_rec" "$xexec")"
+
+ingit=$(cd "$SRC" && med "$XL" run cpu-jax --no-record -q -- "$TRUE")
+printf '  %-52s %8s  %sx exec\n' "xlaunch run --no-record, inside a git work tree" "$ingit" "$(ratio "$ingit" "$xexec")"
+
+# resolution against the number of profiles on the path, and against depth
+for count in 10 1000; do
+	d="$T/p$count"; mkdir -p "$d"
+	i=0; while [ $i -lt $count ]; do printf 'description: p%d\nenv: {V%d: %d}\n' $i $i $i >"$d/p$i.yaml"; i=$((i + 1)); done
+done
+unset XLAUNCH_PROFILE_PATH
+r10=$(XLAUNCH_PROFILE_PATH="$T/p10" med "$XL" env p5)
+r1000=$(XLAUNCH_PROFILE_PATH="$T/p1000" med "$XL" env p5)
+echo "resolution against profiles on the path (lazy: only the chain is read)"
+printf '  %-52s %8s\n' "10 profiles on the path" "$r10"
+printf '  %-52s %8s  %sx\n' "1,000 profiles on the path" "$r1000" "$(ratio "$r1000" "$r10")"
+echo "resolution against the depth of extends (expected linear)"
+for depth in 1 10 100; do
+	d="$T/d$depth"; mkdir -p "$d"
+	printf 'env: {D0: 0}\n' >"$d/l0.yaml"
+	i=1; while [ $i -lt $depth ]; do printf 'extends: l%d\nenv: {D%d: %d}\n' $((i - 1)) $i $i >"$d/l$i.yaml"; i=$((i + 1)); done
+	t=$(XLAUNCH_PROFILE_PATH="$d" med "$XL" env "l$((depth - 1))")
+	eval "dep$depth=$t"
+	printf '  %-52s %8s\n' "depth $depth" "$t"
+done
+printf '  %-52s %8s\n' "per extra level, 10 -> 100" "$(awk -v a="$dep100" -v b="$dep10" 'BEGIN { printf "%.1f", (a - b) / 90 }')"
+
+# 64 concurrent runs on one host, one store
+export XLAUNCH_PROFILE_PATH="$SRC/profiles"
+echo "64 concurrent runs (one store, one host)"
+t1=$(med "$XL" run cpu-jax -q -- "$TRUE")
+start=$(date +%s.%N)
+i=0; while [ $i -lt 64 ]; do "$XL" run cpu-jax -q -- "$TRUE" >/dev/null 2>"$T/c$i.err" & i=$((i + 1)); done
+wait
+end=$(date +%s.%N)
+errs=$(cat "$T"/c*.err | wc -l)
+wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')
+rows=$("$XL" calib history --json --limit 100000 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+printf '  %-52s %8s\n' "one run" "$t1"
+printf '  %-52s %8s  %sx of 64 x one run\n' "64 at once, wall" "$wall" "$(ratio "$wall" "$(awk -v a="$t1" 'BEGIN{print a*64}')")"
+printf '  %-52s %8s\n' "lines on stderr (errors, 'database is locked')" "$errs"
+printf '  %-52s %8s\n' "attempts in the store (all runs of this script)" "$rows"
+[ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }

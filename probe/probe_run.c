@@ -108,6 +108,8 @@ static void child_main(int fd, int outfd, xl_probe_backend_fn *fn, const char *a
 	s = msg ? json_dumps(msg, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
 	if (s)
 		xl_probe_send_line(fd, s);
+	free(s);
+	json_decref(msg);
 	/* no atexit handlers, no runtime destructors: they may hang */
 	_exit(0);
 }

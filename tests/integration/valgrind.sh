@@ -1,0 +1,24 @@
+# valgrind.sh - the common commands under valgrind's memcheck: no invalid
+# reads or writes, no uninitialised use, no definite leaks.
+. "$(dirname "$0")/lib.sh"
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+case "$XL" in */build/san/*) skip "the sanitizer build cannot run under valgrind (it has ASan)" ;; esac
+export XLAUNCH_STORE="$T/calib.db" XLAUNCH_PROFILE_PATH="$SRC/profiles"
+vg() {
+	run valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--show-leak-kinds=definite --trace-children=no "$XL" "$@"
+	[ "$rc" -ne 99 ] || { cat "$T/err"; fail "valgrind: xlaunch $*"; }
+	! grep -q "==[0-9]*== " "$T/err" || { cat "$T/err"; fail "valgrind report: xlaunch $*"; }
+	ok "valgrind clean: xlaunch $*"
+}
+vg env cpu-jax --format json
+vg profile show tpu-v6e-spmd --explain
+vg profile check
+vg flags lint --var LIBTPU_INIT_ARGS "--xla_tpu_enable_async_collective_fusion=true --xla_tpu_enable_async_collective_fusion=false TPU_MEGACORE=MEGACORE_DENSE"
+vg bundle compare 1.0rc1 1.0.post1
+vg bundle match ">=2.9,<3" 2.9.0a0+git21fec65 2.9.1
+vg run cpu-jax -- true
+vg calib history --json
+vg calib order cpu-jax
+vg probe --backend cpu --timeout 20s
+done_ok

@@ -28,7 +28,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
 
-IN_DIM, OUT_DIM = 64, 8
+IN_DIM, OUT_DIM = 16, 4
 
 
 def positive_int(text):
@@ -100,42 +100,50 @@ def main():
     batch_sharding = NamedSharding(mesh, P("data"))   # rows split over devices
     replicated = NamedSharding(mesh, P())             # every device has a copy
 
-    # Synthetic regression data from a fixed random "teacher" network,
-    # created directly on the devices in its sharded layout.
-    def make_data(key):
-        kx, kt = jax.random.split(key)
-        x = jax.random.normal(kx, (global_batch, IN_DIM))
-        return x, predict(init_params(kt, 32), x)
+    # Synthetic regression data from a fixed random "teacher" network and the
+    # model's initial parameters, created directly on the devices: the batch
+    # split along "data", the parameters replicated.
+    def setup(key):
+        k_data, k_teacher, k_params = jax.random.split(key, 3)
+        x = jax.random.normal(k_data, (global_batch, IN_DIM))
+        y = predict(init_params(k_teacher, 32), x)
+        return init_params(k_params, hidden), x, y
 
-    x, y = jax.jit(make_data, out_shardings=batch_sharding)(jax.random.key(0))
-    params = jax.jit(init_params, static_argnums=1, out_shardings=replicated)(
-        jax.random.key(1), hidden)
+    try:
+        # An "rbg" key: its generator compiles faster on CPU than threefry's.
+        key = jax.random.key(0, impl="rbg")
+        shardings = (replicated, batch_sharding, batch_sharding)
+        params, x, y = jax.jit(setup, out_shardings=shardings)(key)
 
-    step = jax.jit(train_step, donate_argnums=0)
-    compiled = step.lower(params, x, y).compile()
-    predicted = xr.report_predicted_from_jax(compiled, jax.local_devices())
-    if predicted is not None:
-        print("predicted memory: %d bytes (XLA memory analysis)" % predicted)
+        step = jax.jit(train_step, donate_argnums=0)
+        compiled = step.lower(params, x, y).compile()
+        predicted = xr.report_predicted_from_jax(compiled, jax.local_devices())
+        if predicted is not None:
+            print("predicted memory: %d bytes (XLA memory analysis)" % predicted)
 
-    times = []
-    report_at = {0, args.steps - 1} | set(range(0, args.steps, max(args.steps // 4, 1)))
-    for i in range(args.steps):
-        t0 = time.perf_counter()
-        params, loss = compiled(params, x, y)
-        loss = float(loss)  # waits for the step to finish
-        dt = time.perf_counter() - t0
-        times.append(dt)
-        xr.report_step(i, loss, dt)
-        if i in report_at:
-            print("step %d loss %.6f" % (i, loss), flush=True)
+        times = []
+        report_at = {0, args.steps - 1} | set(range(0, args.steps, max(args.steps // 4, 1)))
+        for i in range(args.steps):
+            t0 = time.perf_counter()
+            params, loss = compiled(params, x, y)
+            loss = float(loss)  # waits for the step to finish
+            dt = time.perf_counter() - t0
+            times.append(dt)
+            xr.report_step(i, loss, dt)
+            if i in report_at:
+                print("step %d loss %.6f" % (i, loss), flush=True)
 
-    steady = times[1:] or times
-    print("mean step time: %.6f s" % (sum(steady) / len(steady)))
-    peak = xr.report_peak_from_jax(jax.local_devices())
-    if peak is not None:
-        print("peak memory: %d bytes" % peak)
-    counter.report()
-    print("compiles: %d, persistent cache hits: %d" % (counter.compiles, counter.cache_hits))
+        steady = times[1:] or times
+        print("mean step time: %.6f s" % (sum(steady) / len(steady)))
+    finally:
+        # Reported even when a step fails (out of memory, say), so that every
+        # attempt has its observed memory and compile count on record.
+        peak = xr.report_peak_from_jax(jax.local_devices())
+        counter.report()
+        if peak is not None:
+            print("peak memory: %d bytes" % peak)
+        print("compiles: %d, persistent cache hits: %d" % (counter.compiles, counter.cache_hits),
+              flush=True)
 
 
 if __name__ == "__main__":

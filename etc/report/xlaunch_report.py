@@ -50,6 +50,20 @@ def _warn(key, message):
         pass
 
 
+def _never_raise(func):
+    """Wrap a public reporting function so that it returns None instead of
+    raising (after one warning): reporting must never harm the run."""
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except Exception as e:
+            _warn(func.__name__, "%s failed: %s" % (func.__name__, e))
+            return None
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper
+
+
 def enabled():
     """True when XLAUNCH_REPORT names a file to report to."""
     return bool(os.environ.get(ENV_VAR))
@@ -145,6 +159,7 @@ def _device_memory_stats(device):
     return stats if stats else None
 
 
+@_never_raise
 def report_predicted_from_jax(compiled, devices=None, source="xla_memory_analysis"):
     """Report the memory XLA predicts for COMPILED (a jax Compiled object).
 
@@ -166,6 +181,7 @@ def report_predicted_from_jax(compiled, devices=None, source="xla_memory_analysi
 
 # ---- observed memory -------------------------------------------------------
 
+@_never_raise
 def report_peak(peak_bytes, limit_bytes=None, source="user"):
     """Report an observed peak.  Returns PEAK_BYTES."""
     if peak_bytes is None:
@@ -176,6 +192,7 @@ def report_peak(peak_bytes, limit_bytes=None, source="user"):
     return int(peak_bytes)
 
 
+@_never_raise
 def report_peak_from_jax(devices=None):
     """Report the peak memory of DEVICES (default: jax.local_devices()).
 
@@ -240,6 +257,7 @@ def report_peak_from_torch_cuda(device=None):
 
 # ---- compiles and steps ----------------------------------------------------
 
+@_never_raise
 def report_compiles(count, cache_hits=None):
     """Report the cumulative number of compilations so far (and, when known,
     how many programs were loaded from the persistent cache instead)."""
@@ -250,6 +268,7 @@ def report_compiles(count, cache_hits=None):
     return int(count)
 
 
+@_never_raise
 def report_step(step, loss=None, step_time_s=None):
     """Report one training step's loss and wall time in seconds."""
     emit({"kind": "step", "step": int(step), "loss": _json_number(loss),

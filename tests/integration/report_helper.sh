@@ -70,11 +70,13 @@ for i in range(5):
     xr.report_step(i, 1.0, 0.1)
 xr.report_compiles(2)
 assert xr.report_predicted_from_jax(fake_compiled()) is None
+assert xr.report_step("not a step") is None
 print("still running")' "$HELPER"
 expect_rc 0 "an unwritable report path does not harm the run"
 expect_out "still running" "the run goes on after failed writes"
 expect_eq "$(grep -c "cannot write to '$T/no/such/dir/report.jsonl'" "$T/err")" 1 "one warning for many failed writes"
 expect_err "memory_analysis() failed: injected failure" "a failing runtime query is a warning"
+expect_err "report_step failed: " "a bad argument is a warning, not an exception"
 
 R="$T/report.jsonl"
 echo '{"kind":"step","step":-1,"loss":null,"step_time_s":0.5}' >"$R"

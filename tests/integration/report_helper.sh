@@ -113,7 +113,10 @@ set +e
 venv_err=$(HOME="$REAL_HOME" tools/venv.sh demo 2>&1 >/dev/null)
 venv_rc=$?
 set -e
-[ $venv_rc -eq 77 ] && skip "$(echo "$venv_err" | sed -n 's/^SKIP: //p' | tail -1)"
+if [ $venv_rc -eq 77 ]; then
+	reason=$(echo "$venv_err" | sed -n 's/^SKIP: //p' | tail -1)
+	skip "${reason:-tools/venv.sh demo could not make .venv}"
+fi
 [ $venv_rc -eq 0 ] || fail "tools/venv.sh demo: exit $venv_rc: $venv_err"
 PY="$SRC/.venv/bin/python"
 

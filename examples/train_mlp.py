@@ -18,10 +18,12 @@ import os
 import sys
 import time
 
-_here = os.path.dirname(os.path.abspath(__file__))
-_helper = os.environ.get("XLAUNCH_REPORT_HELPER")
-sys.path.insert(0, os.path.dirname(os.path.abspath(_helper)) if _helper
-                else os.path.join(_here, "..", "etc", "report"))
+# The report helper: where xlaunch says it is (XLAUNCH_REPORT_HELPER, the
+# path of xlaunch_report.py), else next to this example in the source tree.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "etc", "report"))
+if os.environ.get("XLAUNCH_REPORT_HELPER"):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(os.environ["XLAUNCH_REPORT_HELPER"])))
 import xlaunch_report as xr  # noqa: E402
 
 import jax  # noqa: E402

@@ -144,8 +144,15 @@ ok "restart: $count1 -> $count2 compiles, $hits2 cache hits"
 
 # without the flag, one device; the environment sizes the job unless an option does
 unset JAX_COMPILATION_CACHE_DIR
-MICRO_BATCH=32 HIDDEN=64 run "$PY" examples/train_mlp.py 1 --hidden 96
+# (and XLAUNCH_REPORT_HELPER names the helper to use: here a copy that
+# reports to the file named by another variable)
+mkdir "$T/helper"
+sed 's/^ENV_VAR = .*/ENV_VAR = "XLT_OTHER_REPORT"/' etc/report/xlaunch_report.py >"$T/helper/xlaunch_report.py"
+XLAUNCH_REPORT_HELPER="$T/helper/xlaunch_report.py" XLT_OTHER_REPORT="$T/other.jsonl" \
+	MICRO_BATCH=32 HIDDEN=64 run "$PY" examples/train_mlp.py 1 --hidden 96
 expect_rc 0 "run on one device"
+s=$(summarize "$T/other.jsonl") || fail "report through XLAUNCH_REPORT_HELPER: $s"
+expect_eq "$(field steps "$s")" 1 "the helper named by XLAUNCH_REPORT_HELPER is used"
 expect_eq "$(head -n 1 "$T/out")" "devices: 1" "one device without the flag"
 expect_out "micro batch: 32 per device, global batch 32, hidden 96" "MICRO_BATCH from the environment, --hidden over HIDDEN"
 MICRO_BATCH=zero run "$PY" examples/train_mlp.py 1

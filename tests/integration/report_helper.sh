@@ -6,6 +6,7 @@
 REAL_HOME=${HOME:-}
 . "$(dirname "$0")/lib.sh"
 HELPER="$SRC/etc/report"
+export PYTHONDONTWRITEBYTECODE=1  # leave no __pycache__ in the source tree
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 
 # summarize FILE: one line of facts about a report file, or an error on the

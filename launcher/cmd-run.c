@@ -245,6 +245,12 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	add_env(&envp, "XLAUNCH_RUN_ID", id);
 	add_env(&envp, "XLAUNCH_REPORT", report);
 	add_env(&envp, "XLAUNCH_RUN_DIR", dir);
+	{
+		char *helper = xl_data_path("etc/report/xlaunch_report.py");
+
+		add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
+		free(helper);
+	}
 	xl_scan_init(&so, a->pats, xl_mono());
 	xl_scan_init(&se, a->pats, xl_mono());
 	memset(&so_opts, 0, sizeof(so_opts));
@@ -309,11 +315,23 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	if (sr.term_dropped)
 		xl_warn("the terminal could not keep up: %zu bytes were not shown; %s/stdout.log and stderr.log have everything",
 			sr.term_dropped, dir);
-	xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s", n, total,
-		xl_outcome_name(cl.outcome), cl.reason, sr.wall_s,
-		xl_fmt_bytes((uint64_t)(observed < 0 ? 0 : observed), b2, sizeof(b2)), obs_src,
-		pred.known || pred.reported ? ", predicted " : "",
-		pred.known || pred.reported ? xl_fmt_bytes(pred.predicted_bytes, b1, sizeof(b1)) : "");
+	{
+		char comp[96] = "";
+
+		if (cl.compile_count || rep.cache_hits > 0)
+			snprintf(comp, sizeof(comp), ", %ld compile%s", cl.compile_count,
+				 cl.compile_count == 1 ? "" : "s");
+		if (rep.cache_hits >= 0)
+			snprintf(comp + strlen(comp), sizeof(comp) - strlen(comp),
+				 ", %ld persistent-cache hit%s", rep.cache_hits,
+				 rep.cache_hits == 1 ? "" : "s");
+		xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s%s", n, total,
+			xl_outcome_name(cl.outcome), cl.reason, sr.wall_s,
+			xl_fmt_bytes((uint64_t)(observed < 0 ? 0 : observed), b2, sizeof(b2)), obs_src,
+			pred.known || pred.reported ? ", predicted " : "",
+			pred.known || pred.reported ? xl_fmt_bytes(pred.predicted_bytes, b1, sizeof(b1)) : "",
+			comp);
+	}
 
 	if (a->record) {
 		record = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:i,s:s,s:i,s:o,s:I,s:f,s:I,s:I,s:s,s:s,s:s,s:o}",

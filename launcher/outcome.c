@@ -118,6 +118,8 @@ int xl_patterns_load(const char *path, struct xl_patterns *out)
 	rc = load_list(path, xl_ymap_get(root, "oom"), &out->oom, &out->noom);
 	if (!rc)
 		rc = load_list(path, xl_ymap_get(root, "compile"), &out->compile, &out->ncompile);
+	if (!rc)
+		rc = load_list(path, xl_ymap_get(root, "cache_hit"), &out->cache_hit, &out->ncache_hit);
 	st = xl_ymap_get(root, "compile_storm");
 	if (!rc && st) {
 		double d;
@@ -151,6 +153,7 @@ void xl_patterns_release(struct xl_patterns *p)
 {
 	release_list(p->oom, p->noom);
 	release_list(p->compile, p->ncompile);
+	release_list(p->cache_hit, p->ncache_hit);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -188,6 +191,11 @@ static void scan_line(struct xl_scan *s)
 		s->compiles++;
 		if (xl_mono() - s->start > s->pats->warmup_s)
 			s->compiles_after_warmup++;
+	}
+	if (match(s->pats->cache_hit, s->pats->ncache_hit, s->line)) {
+		s->cache_hits++;
+		if (xl_mono() - s->start > s->pats->warmup_s)
+			s->cache_hits_after_warmup++;
 	}
 }
 
@@ -367,12 +375,20 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		 const struct xl_patterns *pats, struct xl_classified *out)
 {
 	const struct xl_scan *hit = se && se->oom_id ? se : so && so->oom_id ? so : NULL;
-	long log_compiles = (so ? so->compiles : 0) + (se ? se->compiles : 0);
-	long log_after = (so ? so->compiles_after_warmup : 0) + (se ? se->compiles_after_warmup : 0);
-	long after = log_after;
+	/* a program loaded from the persistent cache is logged as built too */
+	long log_compiles = (so ? so->compiles - so->cache_hits : 0) +
+			    (se ? se->compiles - se->cache_hits : 0);
+	long log_after = (so ? so->compiles_after_warmup - so->cache_hits_after_warmup : 0) +
+			 (se ? se->compiles_after_warmup - se->cache_hits_after_warmup : 0);
+	long after;
 	bool failed = sr->exit_code != 0;
 
 	memset(out, 0, sizeof(*out));
+	if (log_compiles < 0)
+		log_compiles = 0;
+	if (log_after < 0)
+		log_after = 0;
+	after = log_after;
 	out->compile_count = log_compiles;
 	if (rep && rep->compiles >= 0 && rep->compiles > log_compiles)
 		out->compile_count = rep->compiles;

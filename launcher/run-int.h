@@ -26,8 +26,8 @@ struct xl_pattern {
 };
 
 struct xl_patterns {
-	struct xl_pattern *oom, *compile;
-	size_t noom, ncompile;
+	struct xl_pattern *oom, *compile, *cache_hit;
+	size_t noom, ncompile, ncache_hit;
 	double warmup_s;
 	long warmup_steps;
 	long max_after_warmup;
@@ -52,6 +52,8 @@ struct xl_scan {
 	char *oom_line;
 	long compiles;                /* compile lines seen */
 	long compiles_after_warmup;
+	long cache_hits;              /* persistent-cache hit lines seen */
+	long cache_hits_after_warmup;
 	double start;                 /* monotonic start of the run */
 };
 

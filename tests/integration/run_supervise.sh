@@ -186,6 +186,9 @@ expect_eq "$(jget "$m/manifest.json" outcome)" compile-storm "outcome compile-st
 run "$XL" run plain -- sh -c 'for i in 1 2 3; do echo "WARNING:jax._src.dispatch:Finished XLA compilation of jit(step) in 0.01 sec" >&2; done'
 m=$(last_manifest)
 expect_eq "$(jget "$m/manifest.json" compile_count)" 3 "compiles counted from JAX_LOG_COMPILES lines"
+run "$XL" run plain -- sh -c 'for i in 1 2 3; do echo "WARNING:jax._src.compiler:Persistent compilation cache hit for '"'"'jit_step'"'"' with key '"'"'k'"'"'" >&2; echo "WARNING:jax._src.dispatch:Finished XLA compilation of jit(step) in 0.01 sec" >&2; done'
+m=$(last_manifest)
+expect_eq "$(jget "$m/manifest.json" compile_count)" 0 "programs loaded from the persistent cache are not compilations"
 expect_eq "$(jget "$m/manifest.json" outcome)" ok "three compiles in warm-up are no storm"
 
 # every OOM text of the runtimes is classified oom
@@ -201,10 +204,12 @@ tpu-compile-abort|Aborting compilation early because it's unlikely to have enoug
 tpu-runtime-allocate|Attempting to allocate 4.00G. That was not possible. There are 2.10G free.
 tpu-runtime-reserve|Attempting to reserve 6.23G at the bottom of memory. That was not possible. There are 5.13G free, 0B reserved, and 5.13G reservable.
 xla-oom|jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.
+xla-oom|jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 12918464632 bytes.
 torch-cuda-oom|torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 3.94 GiB is free.
 torch-oom-error|torch.cuda.OutOfMemoryError: out of memory
 python-memoryerror|MemoryError
 cpp-bad-alloc|terminate called after throwing an instance of 'std::bad_alloc'
+cpp-bad-alloc|terminate called after throwing an instance of 'St9bad_alloc'
 enomem|OSError: [Errno 12] Cannot allocate memory
 TXT
 # the same text with exit 0 is not an oom

@@ -2,6 +2,8 @@
 # Creates (or reuses) a Python virtual environment with pinned packages from PyPI.
 #   tools/venv.sh demo   -> .venv             jax and jaxlib for CPU (the demo's job)
 #   tools/venv.sh tpu    -> build/venv-tpu    jax[tpu]: jax, jaxlib and libtpu (probe and bundle tests)
+#   tools/venv.sh pjrt   -> build/venv-pjrt   an XLA CPU PJRT plugin (lammps-jax-pjrt-cpu, without
+#                                             its jax requirement): a real plugin the probe can run
 # Prints the venv's directory on success; exits 77 with a reason when PyPI
 # cannot be reached, so tests can say they were skipped and why.
 set -e
@@ -10,9 +12,10 @@ JAX_VERSION=0.10.2
 case "$1" in
 demo) dir=.venv; pkgs="jax==$JAX_VERSION jaxlib==$JAX_VERSION" ;;
 tpu) dir=build/venv-tpu; pkgs="jax[tpu]==$JAX_VERSION" ;;
-*) echo "usage: tools/venv.sh demo|tpu" >&2; exit 64 ;;
+pjrt) dir=build/venv-pjrt; pkgs="--no-deps lammps-jax-pjrt-cpu==0.11.2" ;;
+*) echo "usage: tools/venv.sh demo|tpu|pjrt" >&2; exit 64 ;;
 esac
-stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__')"
+stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__' | tr -d '-' )"
 if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then
 	echo "$dir"
 	exit 0

@@ -1,0 +1,36 @@
+# probe_pjrt_cpu.sh - a real PJRT plugin all the way to verified: XLA's CPU
+# plugin from PyPI (tools/venv.sh pjrt), found in the environment's
+# site-packages, compiles the StableHLO kernel, runs it and checks it.
+. "$(dirname "$0")/lib.sh"
+cd "$SRC"
+venv=$(tools/venv.sh pjrt 2>"$T/venv.err") || { cat "$T/venv.err"; skip "$(grep SKIP "$T/venv.err" | tail -1 | sed 's/^SKIP: //')"; }
+export VIRTUAL_ENV="$SRC/$venv"
+run "$XL" probe --backend pjrt --json --no-record --timeout 60s
+expect_rc 0 "a real plugin is alive"
+python3 - "$T/out" <<'PY' || fail "probe document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = [x for x in d["backends"] if x["name"].startswith("pjrt:")]
+assert len(b) == 1, d
+b = b[0]
+assert b["state"] == "alive" and b["stage"] == "verified", b
+assert b["version"].startswith("PJRT C API 0."), b["version"]
+assert b["devices"] and all(dv["kind"] == "cpu" for dv in b["devices"]), b["devices"]
+assert b["bandwidth_gbs"] and b["bandwidth_gbs"] > 0, b
+assert b["details"]["path"].endswith("pjrt_c_api_cpu_plugin.so"), b["details"]
+PY
+ok "pjrt: verified with the StableHLO kernel"
+plugin=$(python3 -c 'import json,sys; print([x for x in json.load(open(sys.argv[1]))["backends"] if x["name"].startswith("pjrt:")][0]["details"]["path"])' "$T/out")
+run "$XL" probe --backend "pjrt:$plugin" --no-record --timeout 60s
+expect_rc 0 "pjrt:PATH"
+expect_out "verified" "table says verified"
+run "$XL" bundle show --json
+expect_rc 0 "bundle show in the plugin's environment"
+python3 - "$T/out" <<'PY' || fail "bundle show lists the plugin's API version"
+import json, sys
+d = json.load(open(sys.argv[1]))
+plugins = d.get("pjrt_plugins") or []
+assert any(str(p.get("api_version", "")).startswith("0.") for p in plugins), plugins
+PY
+ok "bundle show reads the plugin's PJRT API version"
+done_ok

@@ -124,6 +124,9 @@ const char *xl_fmt_bytes(uint64_t v, char *buf, size_t n);
 /* Read a whole file (up to max bytes; 0 means 64 MiB).  Returns NULL with errno
  * set on failure (EFBIG when too large).  Caller frees. */
 char *xl_read_file(const char *path, size_t *len, size_t max);
+/* Writes all len bytes, retrying short writes and EINTR.  Returns 0, or -1
+ * with errno set. */
+int xl_write_all(int fd, const void *buf, size_t len);
 /* mkdir -p with the given mode for every created component. */
 int xl_mkdirs(const char *path, unsigned mode);
 /* $XDG_STATE_HOME/xlaunch (default ~/.local/state/xlaunch); caller frees. */

@@ -70,6 +70,27 @@ char *xl_read_file(const char *path, size_t *len, size_t max)
 	return xl_buf_detach(&b);
 }
 
+int xl_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int xl_mkdirs(const char *path, unsigned mode)
 {
 	char *p = xl_strdup(path);

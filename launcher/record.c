@@ -152,19 +152,10 @@ int xl_write_json_atomic(const char *path, const json_t *j)
 
 	if (fd >= 0) {
 		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		size_t len = strlen(s), off = 0;
+		int w = xl_write_all(fd, s, strlen(s));
 
-		while (off < len) {
-			ssize_t n = write(fd, s + off, len - off);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
 		free(s);
-		if (off == len && write(fd, "\n", 1) == 1 && fsync(fd) == 0)
+		if (w == 0 && xl_write_all(fd, "\n", 1) == 0 && fsync(fd) == 0)
 			rc = 0;
 		if (close(fd) < 0)
 			rc = -1;

@@ -77,15 +77,8 @@ static void *term_writer(void *arg)
 			q->tail = NULL;
 		q->bytes -= c->len;
 		pthread_mutex_unlock(&q->mu);
-		for (size_t off = 0; off < c->len;) {
-			ssize_t n = write(q->fd, c->data + off, c->len - off);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break; /* the terminal went away: the logs still have it */
-			off += (size_t)n;
-		}
+		/* a terminal that went away loses this; the logs still have it */
+		xl_write_all(q->fd, c->data, c->len);
 		free(c);
 		pthread_mutex_lock(&q->mu);
 	}
@@ -310,7 +303,7 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 	pid_t child, guardian;
 	double start = xl_mono(), term_at = 0, kill_at = 0, child_done_at = 0;
 	long oom_before = oom_kill_count();
-	bool child_done = false, out_open = true, err_open = true;
+	bool child_done = false, out_open = true, err_open = true, log_failed = false;
 	int status = 0;
 	struct rusage ru;
 	char buf[65536];
@@ -418,16 +411,10 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 			}
 			int logfd = is_out ? o->out_log : o->err_log;
 
-			if (logfd >= 0) {
-				for (ssize_t off = 0; off < n;) {
-					ssize_t w = write(logfd, buf + off, (size_t)(n - off));
-
-					if (w < 0 && errno == EINTR)
-						continue;
-					if (w <= 0)
-						break;
-					off += w;
-				}
+			if (logfd >= 0 && xl_write_all(logfd, buf, (size_t)n) < 0 && !log_failed) {
+				log_failed = true;
+				xl_warn("cannot write the run's %s log: %s; the terminal still gets it",
+					is_out ? "stdout" : "stderr", strerror(errno));
 			}
 			xl_scan_feed(is_out ? o->scan_out : o->scan_err, buf, (size_t)n);
 			termq_push(is_out ? &tq_out : &tq_err, buf, (size_t)n);

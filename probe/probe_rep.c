@@ -55,19 +55,8 @@ void xl_probe_rep_release(struct xl_probe_rep *r)
 
 void xl_probe_send_line(int fd, const char *s)
 {
-	size_t len = strlen(s), off = 0;
-
-	while (off < len) {
-		ssize_t n = write(fd, s + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		off += (size_t)n;
-	}
-	while (write(fd, "\n", 1) < 0 && errno == EINTR)
-		;
+	if (xl_write_all(fd, s, strlen(s)) == 0)
+		xl_write_all(fd, "\n", 1);
 }
 
 void xl_probe_reached(struct xl_probe_rep *r, enum xl_probe_stage st)

@@ -30,7 +30,8 @@ enum xl_exit {
 
 /* ---- diagnostics ------------------------------------------------------ */
 
-/* Verbosity: -1 quiet, 0 normal, 1+ verbose.  Set once by main. */
+/* Verbosity: -1 quiet (errors only), 0 normal, 1+ verbose; -2 silences
+ * errors too (fuzz harnesses).  Set once by main. */
 extern int xl_verbosity;
 extern bool xl_color;
 

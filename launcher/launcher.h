@@ -84,10 +84,11 @@ enum xl_cache_policy { XL_CACHE_ANY, XL_CACHE_LOCAL };
 
 struct xl_policy {
 	bool timing;
+	bool strict;              /* refuse profiles that every user may change */
 	enum xl_cache_policy cache;
 	enum xl_ambient ambient;
 	struct xl_strv bundle;    /* bundle gate: names of validated bundles */
-	struct xl_prov timing_src, cache_src, ambient_src, bundle_src;
+	struct xl_prov timing_src, cache_src, ambient_src, bundle_src, strict_src;
 };
 
 /* rlimits for the child; a negative value is "not set". */

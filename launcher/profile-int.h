@@ -13,6 +13,7 @@ struct layer {
 	struct xl_ynode *root;
 	const char *description;
 	struct xl_ynode *extends, *env, *unset, *flags, *policy, *limits, *signature, *candidates;
+	char *open_to_all;   /* why anyone may change this file, or NULL */
 };
 
 /* Prints "profile 'NAME': PATH:LINE:COL: MSG". */

@@ -18,7 +18,7 @@ static const char *const top_keys[] = {
 	"description", "extends", "env", "unset", "flags", "policy", "limits",
 	"signature", "candidates", NULL,
 };
-static const char *const policy_keys[] = { "timing", "cache", "ambient", "bundle", NULL };
+static const char *const policy_keys[] = { "timing", "cache", "ambient", "bundle", "strict", NULL };
 static const char *const limit_keys[] = { "address_space", "open_files", "core", "cpu_time", NULL };
 static const char *const cand_keys[] = {
 	"name", "description", "env", "unset", "flags", "signature", "limits", NULL,
@@ -275,6 +275,11 @@ static bool check_policy(const struct layer *l, const struct xl_ynode *p)
 		     v->kind == XL_Y_SCALAR ? v->str : xl_ynode_kind_name(v));
 		return false;
 	}
+	if ((v = xl_ymap_get(p, "strict")) && !xl_yscalar_bool(v, &b)) {
+		perr(l, v, "policy.strict must be true or false, not %s",
+		     v->kind == XL_Y_SCALAR ? v->str : xl_ynode_kind_name(v));
+		return false;
+	}
 	if ((v = xl_ymap_get(p, "cache")) && !check_enum(l, v, "policy.cache", cache_vals))
 		return false;
 	if ((v = xl_ymap_get(p, "ambient")) && !check_enum(l, v, "policy.ambient", ambient_vals))
@@ -463,6 +468,7 @@ void layer_free(struct layer *l)
 {
 	if (!l)
 		return;
+	free(l->open_to_all);
 	xl_ynode_free(l->root);
 	free(l->name);
 	free(l->path);
@@ -552,13 +558,17 @@ static bool file_exists(const char *path)
 	return lstat(path, &st) == 0 || errno == ELOOP;
 }
 
-static void warn_writable_dir(const char *dir)
+/* A profile anyone can change is a launch anyone can change: a directory
+ * writable by every user (without the sticky bit), or such a file. */
+static char *writable_by_all(const char *dir, const char *path)
 {
 	struct stat st;
 
 	if (stat(dir, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
-		xl_warn("profile directory '%s' is writable by every user; anyone can change what it launches",
-			dir);
+		return xl_asprintf("directory '%s' is writable by every user", dir);
+	if (stat(path, &st) == 0 && (st.st_mode & S_IWOTH))
+		return xl_asprintf("file '%s' is writable by every user", path);
+	return NULL;
 }
 
 int layer_load(const struct xl_ctx *ctx, const char *name, const char *extra_dir,
@@ -579,8 +589,17 @@ int layer_load(const struct xl_ctx *ctx, const char *name, const char *extra_dir
 		char *path = xl_asprintf("%s/%s.yaml", dirs.v[i], name);
 
 		if (file_exists(path)) {
-			warn_writable_dir(dirs.v[i]);
+			char *open_to_all = writable_by_all(dirs.v[i], path);
+
 			rc = read_layer(name, path, out);
+			if (open_to_all) {
+				xl_warn("profile '%s': %s; anyone can change what it launches", name,
+					open_to_all);
+				if (rc == 0)
+					(*out)->open_to_all = open_to_all;
+				else
+					free(open_to_all);
+			}
 			free(path);
 			xl_strv_release(&dirs);
 			return rc;

@@ -256,6 +256,10 @@ static void apply_policy(struct xl_profile *p, const struct layer *l, const stru
 		xl_yscalar_bool(v, &p->policy.timing);
 		p->policy.timing_src = prov_of(l, v);
 	}
+	if ((v = xl_ymap_get(pol, "strict"))) {
+		xl_yscalar_bool(v, &p->policy.strict);
+		p->policy.strict_src = prov_of(l, v);
+	}
 	if ((v = xl_ymap_get(pol, "cache"))) {
 		p->policy.cache = strcmp(v->str, "local") == 0 ? XL_CACHE_LOCAL : XL_CACHE_ANY;
 		p->policy.cache_src = prov_of(l, v);
@@ -746,6 +750,18 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 		if (rc)
 			goto fail;
 	}
+	if (p->policy.strict) {
+		for (size_t i = 0; i < pv->n; i++) {
+			if (!pv->layers[i]->open_to_all)
+				continue;
+			xl_error("profile '%s': %s:%u:%u: policy 'strict' refuses profile '%s': %s",
+				 p->name, p->policy.strict_src.file, p->policy.strict_src.line,
+				 p->policy.strict_src.col, pv->layers[i]->name, pv->layers[i]->open_to_all);
+			rc = XL_EX_NOPERM;
+		}
+		if (rc)
+			goto fail;
+	}
 	rc = finish_values(p);
 	if (rc)
 		goto fail;
@@ -899,6 +915,7 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 	json_object_set_new(j, "sources", src);
 	json_object_set_new(j, "flags", flags);
 	json_object_set_new(pol, "timing", json_boolean(p->policy.timing));
+	json_object_set_new(pol, "strict", json_boolean(p->policy.strict));
 	json_object_set_new(pol, "cache", json_string(p->policy.cache == XL_CACHE_LOCAL ? "local" : "any"));
 	json_object_set_new(pol, "ambient", json_string(ambient_names[p->policy.ambient]));
 	for (size_t i = 0; i < p->policy.bundle.n; i++)

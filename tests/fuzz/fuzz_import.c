@@ -11,6 +11,7 @@ static struct calib_store *st;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	xl_verbosity = -2;
 	if (!st) {
 		char dir[] = "/tmp/xlaunch-fuzz-import.XXXXXX";
 		char *path;

@@ -56,4 +56,16 @@ echo 'env: {A: 1}' >"$W/open.yaml"
 run "$XL" --profile-path "$W" env open
 expect_rc 0 "world-writable dir still loads"
 expect_err "writable by every user" "world-writable warned"
+echo 'extends: open
+policy: {strict: true}' >"$P/strictuser.yaml"
+run "$XL" --profile-path "$P:$W" env strictuser
+expect_rc 77 "policy strict refuses a base from a world-writable directory"
+expect_err "policy 'strict' refuses profile 'open'" "strict rule named"
+chmod 755 "$W"; chmod 666 "$W/open.yaml"
+run "$XL" --profile-path "$P:$W" env strictuser
+expect_rc 77 "policy strict refuses a world-writable file"
+expect_err "file '$W/open.yaml' is writable by every user" "the file named"
+chmod 644 "$W/open.yaml"
+run "$XL" --profile-path "$P:$W" env strictuser
+expect_rc 0 "strict is satisfied once nobody else can write"
 done_ok

@@ -152,8 +152,12 @@ static void test_booleans(void **state)
 static void test_known_bad(void **state)
 {
 	static const struct xl_known_bad bad[] = {
-		{ "xla_tpu_enable_async_collective_fusion_fuse_all_gather", "NaN loss on v6e" },
-		{ "XLA_USE_BF16", "deprecated and wrong with AMP" },
+		{ "xla_tpu_enable_async_collective_fusion_fuse_all_gather", "NaN loss on v6e", NULL },
+		{ "XLA_USE_BF16", "deprecated and wrong with AMP", NULL },
+	};
+	/* only the value recorded as bad is refused; a bare flag is true */
+	static const struct xl_known_bad bad_true[] = {
+		{ "xla_tpu_enable_async_collective_fusion_fuse_all_gather", "NaN when on", "true" },
 	};
 	struct xl_profile *p;
 
@@ -163,6 +167,13 @@ static void test_known_bad(void **state)
 		"    xla_tpu_enable_async_collective_fusion_fuse_all_gather: true\n", &p), 0);
 	assert_int_equal(xl_policy_check_known_bad(p, bad, 2, "torch29-v6e"), 77);
 	assert_int_equal(xl_policy_check_known_bad(p, bad + 1, 1, "torch29-v6e"), 0);
+	assert_int_equal(xl_policy_check_known_bad(p, bad_true, 1, "torch29-v6e"), 77);
+	xl_profile_free(p);
+	assert_int_equal(check_text("kb-off",
+		"env:\n  PJRT_DEVICE: TPU\nflags:\n  LIBTPU_INIT_ARGS:\n"
+		"    xla_tpu_enable_async_collective_fusion_fuse_all_gather: false\n", &p), 0);
+	assert_int_equal(xl_policy_check_known_bad(p, bad_true, 1, "torch29-v6e"), 0);
+	assert_int_equal(xl_policy_check_known_bad(p, bad, 1, "torch29-v6e"), 77);
 	xl_profile_free(p);
 	assert_int_equal(check_text("kb2", "env:\n  XLA_USE_BF16: 1\n", &p), 0);
 	assert_int_equal(xl_policy_check_known_bad(p, bad, 2, "b"), 77);

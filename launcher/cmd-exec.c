@@ -93,6 +93,7 @@ static int cmd_exec(struct xl_ctx *ctx, int argc, char **argv)
 		xl_debug("%s", p->notes.v[i]);
 	env = xl_profile_build_env(p, environ);
 	environ = env;
+	xl_apply_limits(&p->limits);
 	execvp(argv[ci], argv + ci);
 	rc = errno;
 	xl_error("cannot run '%s': %s", argv[ci], strerror(rc));
@@ -106,8 +107,8 @@ const struct xl_cmd xl_cmd_exec = {
 	.usage = "PROFILE [-c CAND] -- COMMAND [ARG...]",
 	.summary = "run a command in place with a profile's environment",
 	.help =
-		"Resolves PROFILE, applies its unset list and ambient policy, sets its\n"
-		"variables and replaces xlaunch with COMMAND (no shell, no supervision,\n"
+		"Resolves PROFILE, applies its unset list, ambient policy and limits, sets\n"
+		"its variables and replaces xlaunch with COMMAND (no shell, no supervision,\n"
 		"no record).  The exit status is COMMAND's own; 127 when it cannot be\n"
 		"found, 126 when it cannot be run.\n"
 		"\n"

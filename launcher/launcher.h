@@ -192,6 +192,9 @@ int xl_parse_launch_args(const struct xl_cmd *cmd, struct xl_ctx *ctx, int argc,
 			 int (*handle)(void *, int, const char *), void *arg,
 			 const char **profile, int *cmd_index);
 
+/* Applies the profile's rlimits to this process (before exec). */
+void xl_apply_limits(const struct xl_limits *l);
+
 /* Registers the launcher's services with lower modules (calib's profile view). */
 void launcher_init_hooks(void);
 

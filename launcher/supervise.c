@@ -265,6 +265,14 @@ static void set_limit(int res, int64_t v)
 	}
 }
 
+void xl_apply_limits(const struct xl_limits *l)
+{
+	set_limit(RLIMIT_AS, l->address_space);
+	set_limit(RLIMIT_NOFILE, l->open_files);
+	set_limit(RLIMIT_CORE, l->core);
+	set_limit(RLIMIT_CPU, l->cpu_time);
+}
+
 static void child_exec(const struct xl_sup_opts *o, int out_w, int err_w, int exec_err_w)
 {
 	sigset_t none;
@@ -279,12 +287,8 @@ static void child_exec(const struct xl_sup_opts *o, int out_w, int err_w, int ex
 	signal(SIGXFSZ, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (o->limits) {
-		set_limit(RLIMIT_AS, o->limits->address_space);
-		set_limit(RLIMIT_NOFILE, o->limits->open_files);
-		set_limit(RLIMIT_CORE, o->limits->core);
-		set_limit(RLIMIT_CPU, o->limits->cpu_time);
-	}
+	if (o->limits)
+		xl_apply_limits(o->limits);
 	dup2(out_w, 1);
 	dup2(err_w, 2);
 	execvpe(o->argv[0], o->argv, o->envp);

@@ -57,6 +57,13 @@ expect_err "cannot run '/nonexistent/cmd'" "missing command named"
 run "$XL" exec child
 expect_rc 64 "no command is a usage error"
 
+# limits apply to exec too
+cat >"$P/capped.yaml" <<'Y'
+limits: {open_files: 64, core: 0}
+Y
+run "$XL" exec capped -- sh -c 'ulimit -n; ulimit -c'
+expect_eq "$(cat "$T/out" | tr '\n' ' ')" "64 0 " "exec applies the profile's limits"
+
 # --format sh round-trips any value through eval in bash
 cat >"$P/nasty.yaml" <<'Y'
 env:

@@ -16,7 +16,20 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter $(WERROR)
 CPPFLAGS += -MMD -MP -I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	-DXL_DATADIR='"$(DATADIR)"'
-LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lpthread -lm
+# libyaml, jansson and sqlite3 are linked statically by default when their
+# archives are installed (the -dev packages ship them): loading three shared
+# libraries is most of what `xlaunch exec` would otherwise add to a launch
+# (tests/bench/RESULTS.md).  STATIC_DEPS=0 links them as shared libraries.
+STATIC_DEPS ?= 1
+DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ifeq ($(SAN),1)
+STATIC_DEPS = 0
+endif
+ifeq ($(STATIC_DEPS),1)
+LDLIBS += -Wl,-Bstatic $(DEP_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm
+else
+LDLIBS += $(DEP_LIBS) -ldl -lpthread -lm
+endif
 
 ifeq ($(SAN),1)
 BUILD = build/san

@@ -475,34 +475,55 @@ void layer_free(struct layer *l)
 	free(l);
 }
 
+/* The path is computed once per process and configuration: a launch reads
+ * a profile and its bases from the same directories. */
+static struct {
+	char *key;
+	struct xl_strv dirs;
+} path_cache;
+
 void xl_profile_search_path(const struct xl_ctx *ctx, struct xl_strv *dirs)
 {
 	struct xl_strv raw = XL_STRV_INIT;
 	const char *env = getenv("XLAUNCH_PROFILE_PATH");
-	char *cfg = xl_config_dir();
+	const char *cli = ctx && ctx->profile_path ? ctx->profile_path : "";
+	char *key = xl_asprintf("%s\n%s\n%s", cli, env ? env : "", xl_data_dir());
+	char *cfg;
 
-	if (ctx && ctx->profile_path)
-		xl_strv_split(&raw, ctx->profile_path, ":");
-	if (env)
-		xl_strv_split(&raw, env, ":");
-	xl_strv_push(&raw, "./profiles");
-	xl_strv_push_owned(&raw, xl_asprintf("%s/profiles", cfg));
-	xl_strv_push_owned(&raw, xl_data_path("profiles"));
-	free(cfg);
-	/* the same directory reached twice is searched once */
-	struct xl_strv seen = XL_STRV_INIT;
+	if (!path_cache.key || strcmp(path_cache.key, key) != 0) {
+		struct xl_strv seen = XL_STRV_INIT;
 
-	for (size_t i = 0; i < raw.n; i++) {
-		char real[PATH_MAX];
-		const char *key = realpath(raw.v[i], real) ? real : raw.v[i];
+		free(path_cache.key);
+		xl_strv_release(&path_cache.dirs);
+		if (*cli)
+			xl_strv_split(&raw, cli, ":");
+		if (env)
+			xl_strv_split(&raw, env, ":");
+		xl_strv_push(&raw, "./profiles");
+		cfg = xl_config_dir();
+		xl_strv_push_owned(&raw, xl_asprintf("%s/profiles", cfg));
+		free(cfg);
+		xl_strv_push_owned(&raw, xl_data_path("profiles"));
+		/* the same directory reached twice is searched once */
+		for (size_t i = 0; i < raw.n; i++) {
+			struct stat st;
+			char *id = stat(raw.v[i], &st) == 0
+				   ? xl_asprintf("%llu:%llu", (unsigned long long)st.st_dev,
+						 (unsigned long long)st.st_ino)
+				   : xl_strdup(raw.v[i]);
 
-		if (xl_strv_contains(&seen, key))
-			continue;
-		xl_strv_push(&seen, key);
-		xl_strv_push(dirs, raw.v[i]);
+			if (!xl_strv_contains(&seen, id))
+				xl_strv_push(&path_cache.dirs, raw.v[i]);
+			xl_strv_push_owned(&seen, id);
+		}
+		xl_strv_release(&seen);
+		xl_strv_release(&raw);
+		path_cache.key = key;
+	} else {
+		free(key);
 	}
-	xl_strv_release(&seen);
-	xl_strv_release(&raw);
+	for (size_t i = 0; i < path_cache.dirs.n; i++)
+		xl_strv_push(dirs, path_cache.dirs.v[i]);
 }
 
 /* Parses and validates one profile's bytes; path is for messages. */

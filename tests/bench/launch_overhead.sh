@@ -27,7 +27,9 @@ PY
 set -- $(cat "$T/vars")
 base=$(med env "$@" "$TRUE")
 xexec=$(med "$XL" exec cpu-jax -- "$TRUE")
-pyexec=$(med python3 -c "import os,json; os.environ.update(json.load(open('$T/env.json'))['env']); os.execvp('$TRUE', ['$TRUE'])")
+# the interpreter itself, not a version-manager shim in front of it
+PY=$(python3 -c 'import sys; print(sys.executable)')
+pyexec=$(med "$PY" -c "import os,json; os.environ.update(json.load(open('$T/env.json'))['env']); os.execvp('$TRUE', ['$TRUE'])")
 xenv=$(med "$XL" env cpu-jax)
 run_norec=$(med "$XL" run cpu-jax --no-record -q -- "$TRUE")
 run_rec=$(med "$XL" run cpu-jax -q -- "$TRUE")
@@ -35,7 +37,7 @@ echo "exec overhead (median of $N runs, microseconds)"
 printf '  %-52s %8s\n' "env VARS... true (baseline)" "$base"
 printf '  %-52s %8s  %sx baseline\n' "xlaunch exec cpu-jax -- true" "$xexec" "$(ratio "$xexec" "$base")"
 printf '  %-52s %8s  %sx baseline\n' "xlaunch env cpu-jax" "$xenv" "$(ratio "$xenv" "$base")"
-printf '  %-52s %8s  %sx baseline, xlaunch exec is %sx of it\n' "python3 -c (os.environ + os.execvp)" "$pyexec" "$(ratio "$pyexec" "$base")" "$(ratio "$xexec" "$pyexec")"
+printf '  %-52s %8s  %sx baseline, xlaunch exec is %sx of it\n' "python3 -c (os.environ.update + os.execvp)" "$pyexec" "$(ratio "$pyexec" "$base")" "$(ratio "$xexec" "$pyexec")"
 printf '  %-52s %8s  %sx exec\n' "xlaunch run --no-record -- true" "$run_norec" "$(ratio "$run_norec" "$xexec")"
 printf '  %-52s %8s  %sx exec\n' "xlaunch run -- true (manifest + store)" "$run_rec" "$(ratio "$run_rec" "$xexec")"
 

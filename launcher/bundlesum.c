@@ -82,7 +82,19 @@ static bool cache_fresh(json_t *cache, const char *python)
 	return true;
 }
 
+static json_t *bundle_summary(void);
+
 json_t *xl_bundle_summary(void)
+{
+	/* one launch asks once per candidate; the answer does not change */
+	static json_t *once;
+
+	if (!once)
+		once = bundle_summary();
+	return json_incref(once);
+}
+
+static json_t *bundle_summary(void)
 {
 	char *python = find_python();
 	char *state = xl_state_dir();
@@ -121,7 +133,7 @@ json_t *xl_bundle_summary(void)
 		cache = json_pack("{s:s,s:o,s:o,s:O}", "python", python, "python_mtime", mtime_of(python),
 				  "dirs", dirs, "summary", summary);
 		if (xl_mkdirs(state, 0700) == 0)
-			xl_write_json_atomic(cpath, cache);
+			xl_write_json_atomic(cpath, cache, false);
 		json_decref(cache);
 		xl_pyenv_release(&env);
 	}

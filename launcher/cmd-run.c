@@ -230,7 +230,7 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	json_object_set_new(manifest, "start", json_string(xl_iso_time(t0, tbuf, sizeof(tbuf))));
 	json_object_set_new(manifest, "end", json_null());
 	json_object_set_new(manifest, "outcome", json_null());
-	if (xl_write_json_atomic(mpath, manifest) < 0)
+	if (xl_write_json_atomic(mpath, manifest, false) < 0)
 		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
 
 	xl_info("attempt %d/%d: profile '%s'%s%s%s (%s%s%s) run %s", n, total, p->name,
@@ -306,7 +306,7 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 								"unknown", (json_int_t)rep.unknown));
 	if (sr.term_dropped)
 		json_object_set_new(manifest, "terminal_dropped_bytes", json_integer((json_int_t)sr.term_dropped));
-	if (xl_write_json_atomic(mpath, manifest) < 0)
+	if (xl_write_json_atomic(mpath, manifest, false) < 0)
 		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
 
 	if (cl.storm)

@@ -64,6 +64,30 @@ static char *capture(char *const argv[])
 	return xl_strdup(buf);
 }
 
+/* True when the current directory is inside a git work tree (a .git entry
+ * here or above), so that no git process is started elsewhere. */
+static bool in_work_tree(void)
+{
+	char dir[4096];
+	struct stat st;
+
+	if (!getcwd(dir, sizeof(dir) - 8))
+		return false;
+	for (;;) {
+		size_t n = strlen(dir);
+		char *slash;
+
+		snprintf(dir + n, sizeof(dir) - n, "%s.git", n > 1 ? "/" : "");
+		if (lstat(dir, &st) == 0)
+			return true;
+		dir[n] = '\0';
+		slash = strrchr(dir, '/');
+		if (!slash || n <= 1)
+			return false;
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	}
+}
+
 json_t *xl_code_state(void)
 {
 	static json_t *cached;
@@ -73,7 +97,7 @@ json_t *xl_code_state(void)
 
 	if (cached)
 		return json_incref(cached);
-	commit = capture(rev);
+	commit = in_work_tree() ? capture(rev) : NULL;
 	if (!commit) {
 		cached = json_object();
 		return json_incref(cached);
@@ -144,7 +168,7 @@ char *xl_new_run_id(int rank, int attempt)
 	return xl_asprintf("%s-%s-%d-r%d-a%d", t, host, (int)getpid(), rank, attempt);
 }
 
-int xl_write_json_atomic(const char *path, const json_t *j)
+int xl_write_json_atomic(const char *path, const json_t *j, bool durable)
 {
 	char *tmp = xl_asprintf("%s.tmp.%d", path, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -155,7 +179,7 @@ int xl_write_json_atomic(const char *path, const json_t *j)
 		int w = xl_write_all(fd, s, strlen(s));
 
 		free(s);
-		if (w == 0 && xl_write_all(fd, "\n", 1) == 0 && fsync(fd) == 0)
+		if (w == 0 && xl_write_all(fd, "\n", 1) == 0 && (!durable || fsync(fd) == 0))
 			rc = 0;
 		if (close(fd) < 0)
 			rc = -1;
@@ -195,7 +219,7 @@ int xl_record_keep(const json_t *record, char **where)
 		return -1;
 	}
 	path = xl_asprintf("%s/%s.json", dir, id);
-	rc = xl_write_json_atomic(path, record);
+	rc = xl_write_json_atomic(path, record, true);
 	free(dir);
 	if (where)
 		*where = path;

@@ -24,8 +24,10 @@ json_t *xl_bundle_summary(void);
 char *xl_runs_dir(void);
 /* "20261122T101500Z-host-PID-rRANK-aATTEMPT"; caller frees. */
 char *xl_new_run_id(int rank, int attempt);
-/* Writes j to path through a temporary file and rename(); 0 or -1 (errno). */
-int xl_write_json_atomic(const char *path, const json_t *j);
+/* Writes j to path through a temporary file and rename(); durable: fsync
+ * before the rename (records), not for what is rewritten anyway (manifests,
+ * caches).  0 or -1 (errno). */
+int xl_write_json_atomic(const char *path, const json_t *j, bool durable);
 
 /* Keeps a record in $XDG_STATE_HOME/xlaunch/pending until the store has it. */
 int xl_record_keep(const json_t *record, char **where);

@@ -341,19 +341,54 @@ static int cmp_double(const void *x, const void *y)
 
 /* Median observed/analytic of the recent ok launches on hardware kind and
  * stack.  Returns 0 or 73; *n samples. */
+/* How many signatures have this hardware kind and (same_stack) this stack
+ * or (not same_stack) another one: an index lookup that keeps the queries
+ * below from walking every attempt when nothing can match. */
+static int count_signatures(struct calib_store *st, const char *kind, const char *stack,
+			    bool same_stack, long long *n)
+{
+	sqlite3_stmt *s = calib_prepare(st, same_stack
+		? "SELECT count(*) FROM signatures WHERE hardware_kind = ?1 AND stack_hash = ?2"
+		: "SELECT count(*) FROM signatures WHERE hardware_kind = ?1 AND stack_hash IS NOT ?2");
+	int rc;
+
+	*n = 0;
+	if (!s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, stack, -1, SQLITE_STATIC);
+	rc = calib_step(s);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : calib_sqlfail(st, "cannot read past launches");
+}
+
 static int learn_correction(struct calib_store *st, const char *kind, const char *stack,
 			    double *factor, unsigned *n)
 {
 	sqlite3_stmt *s;
 	double r[CORRECTION_WINDOW];
+	long long nsig;
 	int rc;
 
 	*n = 0;
 	*factor = 1;
-	s = calib_prepare(st, "SELECT a.observed_bytes, a.predicted_bytes, s.json"
-			      " FROM signatures s JOIN attempts a ON a.signature = s.hash"
-			      " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
-			      " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20");
+	if ((rc = count_signatures(st, kind, stack, true, &nsig)))
+		return rc;
+	if (!nsig)
+		return 0;
+	/* few signatures: through them (index on attempts(signature, time));
+	 * many: newest ok attempts first, which soon finds twenty of them */
+	s = calib_prepare(st, nsig <= 256
+		? "SELECT a.observed_bytes, a.predicted_bytes, s.json"
+		  " FROM signatures s CROSS JOIN attempts a ON a.signature = s.hash"
+		  " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
+		  " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
+		: "SELECT a.observed_bytes, a.predicted_bytes, s.json"
+		  " FROM signatures s JOIN attempts a ON a.signature = s.hash"
+		  " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
+		  " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20");
 	if (!s)
 		return XL_EX_CANTCREAT;
 	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
@@ -390,13 +425,24 @@ static int learn_correction(struct calib_store *st, const char *kind, const char
 static int count_other_stacks(struct calib_store *st, const char *kind, const char *stack,
 			      unsigned *n)
 {
-	sqlite3_stmt *s = calib_prepare(st, "SELECT count(*) FROM (SELECT 1 FROM signatures s"
-					    " JOIN attempts a ON a.signature = s.hash"
-					    " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
-					    " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)");
+	sqlite3_stmt *s;
+	long long nsig;
 	int rc;
 
 	*n = 0;
+	if ((rc = count_signatures(st, kind, stack, false, &nsig)))
+		return rc;
+	if (!nsig)
+		return 0;
+	s = calib_prepare(st, nsig <= 256
+		? "SELECT count(*) FROM (SELECT 1 FROM signatures s"
+		  " CROSS JOIN attempts a ON a.signature = s.hash"
+		  " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
+		  " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)"
+		: "SELECT count(*) FROM (SELECT 1 FROM signatures s"
+		  " JOIN attempts a ON a.signature = s.hash"
+		  " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
+		  " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)");
 	if (!s)
 		return XL_EX_CANTCREAT;
 	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);

@@ -109,6 +109,8 @@ plan "history --signature" "SELECT id FROM attempts WHERE 1 AND signature = '$H'
 plan "history --host --since" "SELECT id FROM attempts WHERE 1 AND host = 'host3' AND time >= 1700000000 ORDER BY time DESC, rowid DESC LIMIT 50"
 plan "order: latest attempt of a signature" "SELECT outcome, id, time FROM attempts WHERE signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 1"
 plan "order: latest attempt of the shape" "SELECT a.outcome, a.id, a.time, s.stack_hash IS NOT 'x' FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.shape_hash = '$H' AND s.hash <> '$H' ORDER BY a.time DESC LIMIT 1"
-plan "predict: correction" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
+plan "predict: signatures of a kind and stack" "SELECT count(*) FROM signatures WHERE hardware_kind = 'tpu' AND stack_hash = '$H'"
+plan "predict: correction (few signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s CROSS JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
+plan "predict: correction (many signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
 plan "signature prefix" "SELECT hash FROM signatures WHERE hash >= 'aaa' AND hash < 'aaag' ORDER BY hash LIMIT 2"
 exit $status

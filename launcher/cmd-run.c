@@ -451,10 +451,13 @@ static int cmd_run(struct xl_ctx *ctx, int argc, char **argv)
 		total = (size_t)o.max_attempts;
 	if (o.dry_run) {
 		if (ctx->json) {
-			char *s = json_dumps(json_pack("{s:s,s:O,s:I}", "profile", p0->name, "order", order,
-						       "max_attempts", (json_int_t)total), JSON_INDENT(2));
+			json_t *plan = json_pack("{s:s,s:O,s:I}", "profile", p0->name, "order", order,
+						 "max_attempts", (json_int_t)total);
+			char *s = json_dumps(plan, JSON_INDENT(2));
+
 			puts(s);
 			free(s);
+			json_decref(plan);
 		} else {
 			printf("profile %s: up to %zu attempt%s, in this order:\n", p0->name, total,
 			       total == 1 ? "" : "s");

@@ -635,7 +635,7 @@ char **xl_profile_build_env(const struct xl_profile *p, char *const *environ_in)
 		xl_strv_push_owned(&out, xl_asprintf("%s=%s", v->name, v->value));
 	}
 	if (!out.v)
-		xl_strv_push_owned(&out, NULL), out.n = 0;
+		return xl_calloc(1, sizeof(char *));
 	return out.v;
 }
 

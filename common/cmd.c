@@ -13,8 +13,12 @@ void xl_cmd_usage(const struct xl_cmd *cmd, FILE *f)
 	/* continuation lines of a multi-line synopsis are indented */
 	for (; *u; u++) {
 		fputc(*u, f);
-		if (*u == '\n' && u[1])
+		/* a line starting with a space continues the one before; any
+		 * other line is another form of the command */
+		if (*u == '\n' && u[1] && u[1] != ' ')
 			fprintf(f, "       xlaunch %s ", cmd->name);
+		else if (*u == '\n' && u[1])
+			fprintf(f, "       ");
 	}
 	fputc('\n', f);
 	if (f == stdout) {
@@ -149,5 +153,16 @@ int xl_dispatch_sub(struct xl_ctx *ctx, const struct xl_cmd *cmd,
 	}
 	if (i < 0)
 		return xl_usage_error(cmd, "unknown subcommand '%s %s'", cmd->name, argv[1]);
-	return subs[i].run(ctx, argc - 1, argv + 1);
+	{
+		/* getopt names the command in its messages */
+		char *name = xl_asprintf("xlaunch %s %s", cmd->name, subs[i].name);
+		char *saved = argv[1];
+		int rc;
+
+		argv[1] = name;
+		rc = subs[i].run(ctx, argc - 1, argv + 1);
+		argv[1] = saved;
+		free(name);
+		return rc;
+	}
 }

@@ -507,7 +507,7 @@ done:
 const struct xl_cmd xl_cmd_run = {
 	.name = "run",
 	.usage = "PROFILE [-c CAND] [--retry[=CLASSES]] [--max-attempts N] [--timeout DUR]\n"
-		 "[--grace DUR] [--no-record] [--dry-run] [--record-all-ranks] -- COMMAND [ARG...]",
+		 "    [--grace DUR] [--no-record] [--dry-run] [--record-all-ranks] -- COMMAND [ARG...]",
 	.summary = "launch and supervise a command, record the outcome, retry",
 	.help =
 		"Supervises COMMAND under PROFILE: its own process group, signals forwarded,\n"

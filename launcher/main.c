@@ -249,5 +249,14 @@ int main(int argc, char **argv)
 	argv += optind;
 	argc -= optind;
 	optind = 0; /* full reset of getopt for the command's own parse */
-	return cmd->run(&ctx, argc, argv);
+	{
+		/* getopt names the command in its messages */
+		char *name = xl_asprintf("xlaunch %s", cmd->name);
+		int rc;
+
+		argv[0] = name;
+		rc = cmd->run(&ctx, argc, argv);
+		free(name);
+		return rc;
+	}
 }

@@ -233,11 +233,21 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	if (xl_write_json_atomic(mpath, manifest, false) < 0)
 		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
 
-	xl_info("attempt %d/%d: profile '%s'%s%s%s (%s%s%s) run %s", n, total, p->name,
-		cand ? " candidate '" : "", cand ? cand : "", cand ? "'" : "",
-		json_string_value(json_object_get(place, "place")),
-		pred.known ? ", predicted " : "",
-		pred.known ? xl_fmt_bytes(pred.predicted_bytes, b1, sizeof(b1)) : "", id);
+	{
+		/* the place in the order says why this candidate runs now */
+		const char *pl = json_string_value(json_object_get(place, "place"));
+		struct xl_buf why = XL_BUF_INIT;
+
+		if (pl && strcmp(pl, "only") != 0)
+			xl_buf_adds(&why, pl);
+		if (pred.known)
+			xl_buf_addf(&why, "%spredicted %s", why.len ? ", " : "",
+				    xl_fmt_bytes(pred.predicted_bytes, b1, sizeof(b1)));
+		xl_info("attempt %d/%d: profile '%s'%s%s%s%s%s%s run %s", n, total, p->name,
+			cand ? " candidate '" : "", cand ? cand : "", cand ? "'" : "",
+			why.len ? " (" : "", xl_buf_str(&why), why.len ? ")" : "", id);
+		xl_buf_release(&why);
+	}
 
 	/* the child's environment */
 	char **envp = xl_profile_build_env(p, environ);

@@ -364,12 +364,21 @@ static int count_signatures(struct calib_store *st, const char *kind, const char
 	return rc == SQLITE_ROW ? 0 : calib_sqlfail(st, "cannot read past launches");
 }
 
+/* Few signatures: the join is driven from them (CROSS JOIN keeps that
+ * order; index on attempts(signature, time)).  Many: newest ok attempts
+ * first, which soon finds the few it needs. */
+static const char *join_for(long long nsig)
+{
+	return nsig <= 256 ? "CROSS JOIN" : "JOIN";
+}
+
 static int learn_correction(struct calib_store *st, const char *kind, const char *stack,
 			    double *factor, unsigned *n)
 {
 	sqlite3_stmt *s;
 	double r[CORRECTION_WINDOW];
 	long long nsig;
+	char *sql;
 	int rc;
 
 	*n = 0;
@@ -378,17 +387,13 @@ static int learn_correction(struct calib_store *st, const char *kind, const char
 		return rc;
 	if (!nsig)
 		return 0;
-	/* few signatures: through them (index on attempts(signature, time));
-	 * many: newest ok attempts first, which soon finds twenty of them */
-	s = calib_prepare(st, nsig <= 256
-		? "SELECT a.observed_bytes, a.predicted_bytes, s.json"
-		  " FROM signatures s CROSS JOIN attempts a ON a.signature = s.hash"
-		  " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
-		  " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
-		: "SELECT a.observed_bytes, a.predicted_bytes, s.json"
-		  " FROM signatures s JOIN attempts a ON a.signature = s.hash"
-		  " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
-		  " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20");
+	sql = xl_asprintf("SELECT a.observed_bytes, a.predicted_bytes, s.json"
+			  " FROM signatures s %s attempts a ON a.signature = s.hash"
+			  " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
+			  " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20",
+			  join_for(nsig));
+	s = calib_prepare(st, sql);
+	free(sql);
 	if (!s)
 		return XL_EX_CANTCREAT;
 	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
@@ -427,6 +432,7 @@ static int count_other_stacks(struct calib_store *st, const char *kind, const ch
 {
 	sqlite3_stmt *s;
 	long long nsig;
+	char *sql;
 	int rc;
 
 	*n = 0;
@@ -434,15 +440,13 @@ static int count_other_stacks(struct calib_store *st, const char *kind, const ch
 		return rc;
 	if (!nsig)
 		return 0;
-	s = calib_prepare(st, nsig <= 256
-		? "SELECT count(*) FROM (SELECT 1 FROM signatures s"
-		  " CROSS JOIN attempts a ON a.signature = s.hash"
-		  " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
-		  " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)"
-		: "SELECT count(*) FROM (SELECT 1 FROM signatures s"
-		  " JOIN attempts a ON a.signature = s.hash"
-		  " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
-		  " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)");
+	sql = xl_asprintf("SELECT count(*) FROM (SELECT 1 FROM signatures s"
+			  " %s attempts a ON a.signature = s.hash"
+			  " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
+			  " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)",
+			  join_for(nsig));
+	s = calib_prepare(st, sql);
+	free(sql);
 	if (!s)
 		return XL_EX_CANTCREAT;
 	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);

@@ -372,32 +372,47 @@ static const char *join_for(long long nsig)
 	return nsig <= 256 ? "CROSS JOIN" : "JOIN";
 }
 
+/* Prepares fmt (its one %s is the join) with ?1 = kind and ?2 = stack
+ * bound.  *s is NULL when no signature can match (nothing to read).
+ * Returns 0 or 73. */
+static int prepare_by_stack(struct calib_store *st, const char *kind, const char *stack,
+			    bool same_stack, const char *fmt, sqlite3_stmt **s)
+{
+	long long nsig;
+	char *sql;
+	int rc;
+
+	*s = NULL;
+	if ((rc = count_signatures(st, kind, stack, same_stack, &nsig)))
+		return rc;
+	if (!nsig)
+		return 0;
+	sql = xl_asprintf(fmt, join_for(nsig));
+	*s = calib_prepare(st, sql);
+	free(sql);
+	if (!*s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_text(*s, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(*s, 2, stack, -1, SQLITE_STATIC);
+	return 0;
+}
+
 static int learn_correction(struct calib_store *st, const char *kind, const char *stack,
 			    double *factor, unsigned *n)
 {
 	sqlite3_stmt *s;
 	double r[CORRECTION_WINDOW];
-	long long nsig;
-	char *sql;
 	int rc;
 
 	*n = 0;
 	*factor = 1;
-	if ((rc = count_signatures(st, kind, stack, true, &nsig)))
+	rc = prepare_by_stack(st, kind, stack, true,
+			      "SELECT a.observed_bytes, a.predicted_bytes, s.json"
+			      " FROM signatures s %s attempts a ON a.signature = s.hash"
+			      " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
+			      " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20", &s);
+	if (rc || !s)
 		return rc;
-	if (!nsig)
-		return 0;
-	sql = xl_asprintf("SELECT a.observed_bytes, a.predicted_bytes, s.json"
-			  " FROM signatures s %s attempts a ON a.signature = s.hash"
-			  " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
-			  " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20",
-			  join_for(nsig));
-	s = calib_prepare(st, sql);
-	free(sql);
-	if (!s)
-		return XL_EX_CANTCREAT;
-	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, stack, -1, SQLITE_STATIC);
 	while ((rc = calib_step(s)) == SQLITE_ROW && *n < CORRECTION_WINDOW) {
 		double obs = (double)sqlite3_column_int64(s, 0);
 		double pred = (double)sqlite3_column_int64(s, 1);
@@ -431,26 +446,16 @@ static int count_other_stacks(struct calib_store *st, const char *kind, const ch
 			      unsigned *n)
 {
 	sqlite3_stmt *s;
-	long long nsig;
-	char *sql;
 	int rc;
 
 	*n = 0;
-	if ((rc = count_signatures(st, kind, stack, false, &nsig)))
+	rc = prepare_by_stack(st, kind, stack, false,
+			      "SELECT count(*) FROM (SELECT 1 FROM signatures s"
+			      " %s attempts a ON a.signature = s.hash"
+			      " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
+			      " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)", &s);
+	if (rc || !s)
 		return rc;
-	if (!nsig)
-		return 0;
-	sql = xl_asprintf("SELECT count(*) FROM (SELECT 1 FROM signatures s"
-			  " %s attempts a ON a.signature = s.hash"
-			  " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
-			  " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)",
-			  join_for(nsig));
-	s = calib_prepare(st, sql);
-	free(sql);
-	if (!s)
-		return XL_EX_CANTCREAT;
-	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, stack, -1, SQLITE_STATIC);
 	rc = calib_step(s);
 	if (rc == SQLITE_ROW)
 		*n = (unsigned)sqlite3_column_int(s, 0);

@@ -146,6 +146,16 @@ run "$XL" run ladder --retry=none -c big -- python3 -c "$ALLOC"
 expect_rc 1 "pinned candidate, no retry"
 run "$XL" run ladder --retry=bogus -- true
 expect_rc 64 "bad --retry"
+expect_err "--retry takes outcome classes" "bad --retry named"
+run "$XL" run ladder --max-attempts 0 -- true
+expect_rc 64 "bad --max-attempts"
+expect_err "--max-attempts takes a number from 1 to 1000, not '0'" "bad --max-attempts named"
+run "$XL" run ladder --timeout soon -- true
+expect_rc 64 "bad --timeout"
+expect_err "'soon' is not a duration" "bad --timeout named"
+run "$XL" run ladder -c nope -- true
+expect_rc 64 "unknown candidate"
+expect_err "no candidate 'nope' (candidates: big, small)" "candidates listed"
 
 # report lines: good, malformed, unknown, huge
 cat >"$T/rep.py" <<'PY'

@@ -372,8 +372,8 @@ static int cmd_stats(struct xl_ctx *ctx, int argc, char **argv)
 		return rc;
 	xl_buf_adds(&q, "SELECT a.signature, count(*), sum(a.outcome = 'ok'), sum(a.outcome = 'oom'),"
 			" max(a.time), (SELECT profile FROM attempts b WHERE b.signature = a.signature"
-			" ORDER BY time DESC LIMIT 1), (SELECT candidate FROM attempts b"
-			" WHERE b.signature = a.signature ORDER BY time DESC LIMIT 1)"
+			" ORDER BY time DESC, rowid DESC LIMIT 1), (SELECT candidate FROM attempts b"
+			" WHERE b.signature = a.signature ORDER BY time DESC, rowid DESC LIMIT 1)"
 			" FROM attempts a");
 	if (profile)
 		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = ?1)");

@@ -119,7 +119,7 @@ int calib_order(struct calib_store *st, const json_t *candidates, json_t **order
 				rc = latest(st, "SELECT a.outcome, a.id, a.time, s.stack_hash IS NOT ?2"
 						" FROM signatures s JOIN attempts a ON a.signature = s.hash"
 						" WHERE s.shape_hash = ?1 AND s.hash <> ?3"
-						" ORDER BY a.time DESC LIMIT 1",
+						" ORDER BY a.time DESC, a.rowid DESC LIMIT 1",
 					    sig.shape_hash, sig.stack_hash, sig.hash, prev, sizeof(prev),
 					    pid, sizeof(pid), &pt);
 			if (strcmp(prev, "oom") == 0) {

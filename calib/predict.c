@@ -410,7 +410,7 @@ static int learn_correction(struct calib_store *st, const char *kind, const char
 			      "SELECT a.observed_bytes, a.predicted_bytes, s.json"
 			      " FROM signatures s %s attempts a ON a.signature = s.hash"
 			      " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
-			      " AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20", &s);
+			      " AND a.observed_bytes > 0 ORDER BY a.time DESC, a.rowid DESC LIMIT 20", &s);
 	if (rc || !s)
 		return rc;
 	while ((rc = calib_step(s)) == SQLITE_ROW && *n < CORRECTION_WINDOW) {

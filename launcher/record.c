@@ -151,11 +151,13 @@ char *xl_new_run_id(int rank, int attempt)
 	char t[32], host[64];
 	const char *h = xl_hostname();
 	size_t k = 0;
-	time_t now = time(NULL);
+	struct timespec now;
 	struct tm tm;
 
-	gmtime_r(&now, &tm);
-	strftime(t, sizeof(t), "%Y%m%dT%H%M%SZ", &tm);
+	/* microseconds keep ids of one host in start order when sorted by name */
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(t, sizeof(t), "%Y%m%dT%H%M%S", &tm);
 	for (size_t i = 0; h[i] && k < sizeof(host) - 1; i++) {
 		char c = h[i];
 
@@ -165,7 +167,8 @@ char *xl_new_run_id(int rank, int attempt)
 			     (c >= '0' && c <= '9') || c == '-') ? c : '_';
 	}
 	host[k] = '\0';
-	return xl_asprintf("%s-%s-%d-r%d-a%d", t, host, (int)getpid(), rank, attempt);
+	return xl_asprintf("%s.%06ldZ-%s-%d-r%d-a%d", t, (long)(now.tv_nsec / 1000), host,
+			   (int)getpid(), rank, attempt);
 }
 
 int xl_write_json_atomic(const char *path, const json_t *j, bool durable)

@@ -20,7 +20,13 @@ candidates:
     env: {ALLOC_MB: 16}
 Y
 ALLOC='import os; b = bytearray(int(os.environ["ALLOC_MB"]) << 20); print("allocated", len(b) >> 20, "MiB")'
-last_manifest() { ls -d "$RUNS"/*/ | sort | tail -1 | sed 's|/$||'; }
+# the run directory of the last attempt the last command announced on stderr
+# ("... run ID"); FILE defaults to $T/err
+last_manifest() {
+	id=$(grep -o ' run [0-9]\{8\}T[^ ]*' "${1:-$T/err}" | tail -1 | sed 's/^ run //')
+	[ -n "$id" ] && [ -d "$RUNS/$id" ] || { echo "FAIL: no run announced in ${1:-$T/err}" >&2; exit 1; }
+	echo "$RUNS/$id"
+}
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d
 for k in sys.argv[2].split("."): v=v[k] if not k.isdigit() else v[int(k)]
 print(v)' "$1" "$2"; }
@@ -240,7 +246,7 @@ secs=$(grep child-write-seconds "$T/slow.err" | awk '{print $2}')
 python3 -c "import sys; sys.exit(0 if float('$secs') < 2.0 else 1)" || fail "child stalled ${secs}s behind a slow terminal"
 ok "slow terminal did not stall the child (${secs}s)"
 expect_eq "$(wc -c <"$T/slow.out")" 2097152 "the slow terminal still got everything"
-m=$(last_manifest)
+m=$(last_manifest "$T/slow.err")
 expect_eq "$(wc -c <"$m/stdout.log")" 2097152 "stdout.log has everything"
 
 # ranks: only rank 0 records unless asked

@@ -41,6 +41,11 @@ expect_rc 139 "killed by SIGSEGV is 139"
 expect_err "crash (killed by signal 11" "SIGSEGV classified crash"
 m=$(last_manifest)
 expect_eq "$(jget "$m/manifest.json" outcome)" crash "manifest outcome crash"
+# run ids: UTC to the microsecond, then host, pid, rank and attempt
+basename "$m" | grep -Eq '^[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-[A-Za-z0-9_-]+-[0-9]+-r0-a1$' ||
+	fail "run id '$(basename "$m")' is not TIME-HOST-PID-rRANK-aATTEMPT"
+ok "run id format"
+expect_eq "$(jget "$m/manifest.json" id)" "$(basename "$m")" "the manifest names its run id"
 run "$XL" run plain -- sh -c 'echo out; echo err >&2; exit 3'
 expect_rc 3 "exit 3"
 expect_out "out" "child stdout reaches the terminal"

@@ -91,6 +91,17 @@ bool xl_valid_env_name(const char *s)
 	return true;
 }
 
+/* A finite, non-negative number at the very start of s (no space, no sign
+ * before it) into *v; *end is what follows it. */
+static bool leading_number(const char *s, double *v, char **end)
+{
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-')
+		return false;
+	errno = 0;
+	*v = strtod(s, end);
+	return *end != s && !errno && isfinite(*v) && *v >= 0;
+}
+
 bool xl_parse_bytes(const char *s, uint64_t *out)
 {
 	static const struct { const char *sfx; double mul; } units[] = {
@@ -103,11 +114,7 @@ bool xl_parse_bytes(const char *s, uint64_t *out)
 	char *end;
 	double v;
 
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-')
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
+	if (!leading_number(s, &v, &end))
 		return false;
 	while (*end == ' ')
 		end++;
@@ -129,11 +136,7 @@ bool xl_parse_duration(const char *s, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-')
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
+	if (!leading_number(s, &v, &end))
 		return false;
 	if (!*end || strcmp(end, "s") == 0)
 		*out = v;

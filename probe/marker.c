@@ -207,14 +207,16 @@ static struct xl_marker *parse_expr(struct mparse *mp)
 	return m;
 }
 
-static struct xl_marker *parse_and(struct mparse *mp)
+/* sub (KW sub)*, folded to the left into nodes of kind */
+static struct xl_marker *parse_chain(struct mparse *mp, const char *kw, enum mk_kind kind,
+				     struct xl_marker *(*sub)(struct mparse *))
 {
-	struct xl_marker *m = parse_expr(mp);
+	struct xl_marker *m = sub(mp);
 
-	while (m && take_kw(mp, "and")) {
-		struct xl_marker *n = xl_calloc(1, sizeof(*n)), *r = parse_expr(mp);
+	while (m && take_kw(mp, kw)) {
+		struct xl_marker *n = xl_calloc(1, sizeof(*n)), *r = sub(mp);
 
-		n->kind = MK_AND;
+		n->kind = kind;
 		n->a = m;
 		n->b = r;
 		m = n;
@@ -226,23 +228,14 @@ static struct xl_marker *parse_and(struct mparse *mp)
 	return m;
 }
 
+static struct xl_marker *parse_and(struct mparse *mp)
+{
+	return parse_chain(mp, "and", MK_AND, parse_expr);
+}
+
 static struct xl_marker *parse_or(struct mparse *mp)
 {
-	struct xl_marker *m = parse_and(mp);
-
-	while (m && take_kw(mp, "or")) {
-		struct xl_marker *n = xl_calloc(1, sizeof(*n)), *r = parse_and(mp);
-
-		n->kind = MK_OR;
-		n->a = m;
-		n->b = r;
-		m = n;
-		if (!r) {
-			xl_marker_free(m);
-			return NULL;
-		}
-	}
-	return m;
+	return parse_chain(mp, "or", MK_OR, parse_and);
 }
 
 int xl_marker_parse(const char *s, size_t len, struct xl_marker **out, char **err)

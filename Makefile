@@ -12,9 +12,12 @@ PKGS = yaml-0.1 jansson sqlite3
 WERROR ?=
 SAN ?=
 
+# CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS given on the command line keep what
+# the build needs (override ... +=): `make CFLAGS=-O0` still builds C11 with
+# the warnings on.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter $(WERROR)
-CPPFLAGS += -MMD -MP -I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter $(WERROR)
+override CPPFLAGS += -MMD -MP -I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	-DXL_DATADIR='"$(DATADIR)"'
 # libyaml, jansson and sqlite3 are linked statically by default when their
 # archives are installed (the -dev packages ship them): loading three shared
@@ -26,15 +29,15 @@ ifeq ($(SAN),1)
 STATIC_DEPS = 0
 endif
 ifeq ($(STATIC_DEPS),1)
-LDLIBS += -Wl,-Bstatic $(DEP_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm
+override LDLIBS += -Wl,-Bstatic $(DEP_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm
 else
-LDLIBS += $(DEP_LIBS) -ldl -lpthread -lm
+override LDLIBS += $(DEP_LIBS) -ldl -lpthread -lm
 endif
 
 ifeq ($(SAN),1)
 BUILD = build/san
-CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+override CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+override LDFLAGS += -fsanitize=address,undefined
 else
 BUILD = build/rel
 endif

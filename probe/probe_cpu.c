@@ -71,6 +71,20 @@ static double run_split(struct job tmpl, size_t total, int nt)
 	return xl_mono() - t0;
 }
 
+/* The shortest of three timed run_split()s, or 0 when none ran. */
+static double best_split(struct job tmpl, size_t total, int nt)
+{
+	double best = 0;
+
+	for (int k = 0; k < 3; k++) {
+		double t = run_split(tmpl, total, nt);
+
+		if (t > 0 && (best == 0 || t < best))
+			best = t;
+	}
+	return best;
+}
+
 /* "model name" (x86) or "CPU part"/"Hardware" and the interesting ISA flags,
  * from /proc/cpuinfo. */
 static void cpu_info(char **model, json_t *isa)
@@ -140,7 +154,7 @@ void xl_probe_cpu(struct xl_probe_rep *r, const char *arg)
 	float *A = NULL, *B = NULL, *C = NULL;
 	const size_t n = TRIAD_N, m = SGEMM_N;
 	const double s = 3.0;
-	double best, t, gbs = 0, gflops = 0;
+	double best, gbs = 0, gflops = 0;
 	struct job tj, sj;
 
 	(void)arg;
@@ -229,22 +243,10 @@ void xl_probe_cpu(struct xl_probe_rep *r, const char *arg)
 
 	/* figures: best of a few timed runs */
 	tj.reps = 4;
-	best = 1e30;
-	for (int k = 0; k < 3; k++) {
-		t = run_split(tj, n, nt);
-		if (t > 0 && t < best)
-			best = t;
-	}
-	if (best < 1e30)
+	if ((best = best_split(tj, n, nt)) > 0)
 		gbs = 3.0 * n * sizeof(double) * tj.reps / best / 1e9;
 	sj.reps = 4;
-	best = 1e30;
-	for (int k = 0; k < 3; k++) {
-		t = run_split(sj, m, nt);
-		if (t > 0 && t < best)
-			best = t;
-	}
-	if (best < 1e30)
+	if ((best = best_split(sj, m, nt)) > 0)
 		gflops = 2.0 * m * m * m * sj.reps / best / 1e9;
 	json_object_set_new(r->doc, "bandwidth_gbs", json_real(round(gbs * 100) / 100));
 	json_object_set_new(r->doc, "gflops", json_real(round(gflops * 100) / 100));

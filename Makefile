@@ -42,7 +42,7 @@ else
 BUILD = build/rel
 endif
 
-MODULES = common launcher calib probe
+MODULES = common launcher calib probe bundle
 SRCS = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 OBJS = $(patsubst %.c,$(BUILD)/%.o,$(SRCS))
 LIBOBJS = $(filter-out $(BUILD)/launcher/main.o,$(OBJS))

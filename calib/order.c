@@ -1,5 +1,5 @@
 /* order.c - the order in which to try a profile's candidates. */
-#include "calib/internal.h"
+#include "calib/backend.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* predict.c - the analytic memory model (constants in etc/memory.yaml) and
  * the correction factor learned from past launches. */
-#include "calib/internal.h"
+#include "calib/backend.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* store.c - the SQLite calibration store: open, schema migrations, and the
  * write paths (attempts and probes). */
-#include "calib/internal.h"
+#include "calib/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>

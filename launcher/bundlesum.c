@@ -8,7 +8,7 @@
  * every install and removal), and reused while those are the same.
  */
 #include "launcher/record.h"
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 #include <limits.h>
 #include <stdlib.h>

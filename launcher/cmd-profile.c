@@ -1,5 +1,5 @@
 /* cmd-profile.c - `xlaunch profile list | show | diff | check` */
-#include "launcher/profile-int.h"
+#include "launcher/profile.h"
 
 #include <getopt.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * retry with the next candidate when the outcome asks for one.
  */
 #include "launcher/record.h"
-#include "launcher/run-int.h"
+#include "launcher/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

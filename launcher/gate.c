@@ -6,6 +6,7 @@
  */
 #include "launcher/launcher.h"
 #include "launcher/catalog.h"
+#include "bundle/bundle.h"
 #include "probe/probe.h"
 
 #include <stdlib.h>

@@ -6,6 +6,7 @@
 #include "common/common.h"
 #include "launcher/launcher.h"
 #include "calib/calib.h"
+#include "bundle/bundle.h"
 #include "probe/probe.h"
 
 #include <getopt.h>

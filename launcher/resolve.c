@@ -5,7 +5,7 @@
  * and the ambient policy run on the final values, so an error names the
  * line that set the value actually used.
  */
-#include "launcher/profile-int.h"
+#include "launcher/profile.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * terminal never stalls the child (what it cannot take in time is counted,
  * and the log files still have everything).
  */
-#include "launcher/run-int.h"
+#include "launcher/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "launcher/run-int.h"
+#include "launcher/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

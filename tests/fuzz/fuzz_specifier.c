@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

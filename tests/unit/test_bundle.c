@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 static const char *src_path(const char *rel)
 {

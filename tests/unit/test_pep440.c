@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 static void parse_ok(const char *in, const char *norm)
 {

@@ -1,7 +1,7 @@
-/* run-int.h - internals of `xlaunch run`: outcome patterns, the streaming
+/* run.h - internals of `xlaunch run`: outcome patterns, the streaming
  * output scanner, the report file, child supervision and run records. */
-#ifndef XLAUNCH_RUN_INT_H
-#define XLAUNCH_RUN_INT_H
+#ifndef XLAUNCH_LAUNCHER_RUN_H
+#define XLAUNCH_LAUNCHER_RUN_H
 
 #include "launcher/launcher.h"
 

@@ -1,7 +1,7 @@
 /*
  * cmd-bundle.c - `xlaunch bundle show|check|compare|match`.
  */
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 #include <getopt.h>
 #include <stdlib.h>

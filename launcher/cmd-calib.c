@@ -1,6 +1,6 @@
-/* cmd_calib.c - `xlaunch calib`: history, stats, order, predict, record,
+/* cmd-calib.c - `xlaunch calib`: history, stats, order, predict, record,
  * export, import, forget. */
-#include "calib/internal.h"
+#include "calib/backend.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -15,7 +15,7 @@
  * when V has none, "==V.*" is the half-open range [V.dev0, next prefix.dev0),
  * "~=V" is ">=V, ==prefix.*", and "===" compares strings case-insensitively.
  */
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 #include <ctype.h>
 #include <stdlib.h>

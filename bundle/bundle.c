@@ -16,6 +16,7 @@
  *   known-issue       each known issue of the matched bundle
  *   metadata          unreadable metadata (never fatal)
  */
+#include "bundle/bundle.h"
 #include "probe/probe.h"
 
 #include <ctype.h>

@@ -1,6 +1,6 @@
-/* profile-int.h - internals shared by the profile loader and resolver. */
-#ifndef XLAUNCH_PROFILE_INT_H
-#define XLAUNCH_PROFILE_INT_H
+/* profile.h - internals shared by the profile loader and resolver. */
+#ifndef XLAUNCH_LAUNCHER_PROFILE_H
+#define XLAUNCH_LAUNCHER_PROFILE_H
 
 #include "launcher/launcher.h"
 

@@ -9,7 +9,7 @@
  * order mark) is transcoded; bytes that are not UTF-8 are kept as they are.
  * What cannot be read is noted in the distribution's problems list.
  */
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 #include <ctype.h>
 #include <stdlib.h>

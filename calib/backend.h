@@ -1,9 +1,9 @@
 /*
- * internal.h - private to the calib module (not a public header): the store
+ * backend.h - private to the calib module (not a public header): the store
  * handle and the helpers its files share.
  */
-#ifndef XLAUNCH_CALIB_INTERNAL_H
-#define XLAUNCH_CALIB_INTERNAL_H
+#ifndef XLAUNCH_CALIB_BACKEND_H
+#define XLAUNCH_CALIB_BACKEND_H
 
 #include "calib/calib.h"
 

@@ -7,7 +7,7 @@
  * file system: pyvenv.cfg, and the METADATA / PKG-INFO of every
  * distribution in the directories the interpreter would import from.
  */
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 #include <dirent.h>
 #include <errno.h>

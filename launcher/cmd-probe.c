@@ -1,5 +1,5 @@
 /*
- * probe_cmd.c - `xlaunch probe [--backend LIST] [--timeout DUR] [--json]
+ * cmd-probe.c - `xlaunch probe [--backend LIST] [--timeout DUR] [--json]
  * [--no-record]`: runs the backend probe and prints a table for people or
  * the JSON document.
  */

@@ -12,7 +12,7 @@
  * left side is false); otherwise it compares strings.  `extra` values are
  * compared as normalized names.
  */
-#include "probe/probe.h"
+#include "bundle/bundle.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -564,10 +564,10 @@ struct checker {
 	int nerr, nwarn;
 };
 
-static void reason(struct checker *c, const char *rule, const char *sev, json_t *pkgs,
+static void reason(struct checker *c, const char *rule, enum xl_severity sev, json_t *pkgs,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static void reason(struct checker *c, const char *rule, const char *sev, json_t *pkgs,
+static void reason(struct checker *c, const char *rule, enum xl_severity sev, json_t *pkgs,
 		   const char *fmt, ...)
 {
 	struct xl_buf b = XL_BUF_INIT;
@@ -579,7 +579,7 @@ static void reason(struct checker *c, const char *rule, const char *sev, json_t 
 	va_start(ap, fmt);
 	xl_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	if (strcmp(sev, "error") == 0 && c->waivers) {
+	if (sev == XL_SEV_ERROR && c->waivers) {
 		json_array_foreach(c->waivers, i, w) {
 			size_t j;
 
@@ -596,15 +596,15 @@ static void reason(struct checker *c, const char *rule, const char *sev, json_t 
 		}
 	}
 	if (waived) {
-		sev = "warning";
+		sev = XL_SEV_WARNING;
 		xl_buf_addf(&b, " (known issue %s of the matched bundle)", waived);
 	}
-	if (strcmp(sev, "error") == 0)
+	if (sev == XL_SEV_ERROR)
 		c->nerr++;
-	else if (strcmp(sev, "warning") == 0)
+	else if (sev == XL_SEV_WARNING)
 		c->nwarn++;
 	json_array_append_new(c->reasons, json_pack("{s:s,s:s,s:o,s:s}", "rule", rule,
-						    "severity", sev, "packages", pkgs,
+						    "severity", xl_severity_name(sev), "packages", pkgs,
 						    "message", xl_buf_str(&b)));
 	xl_buf_release(&b);
 }
@@ -637,11 +637,11 @@ static void check_req(struct checker *c, const struct xl_dist *d, const struct x
 	const char *via = extra ? extra : "";
 
 	if (!dep) {
-		reason(c, rule, missing_is_error ? "error" : "warning", pkgs2(d, NULL, r->key),
+		reason(c, rule, missing_is_error ? XL_SEV_ERROR : XL_SEV_WARNING, pkgs2(d, NULL, r->key),
 		       "%s %s%s%s%s requires %s%s%s, which is not installed", d->key, d->version,
 		       *via ? " [" : "", via, *via ? "]" : "", r->key, *spec ? " " : "", spec);
 	} else if (r->spec.n && !dist_matches(dep, &r->spec)) {
-		reason(c, rule, "error", pkgs2(d, dep, NULL),
+		reason(c, rule, XL_SEV_ERROR, pkgs2(d, dep, NULL),
 		       "%s %s%s%s%s requires %s %s; installed %s %s", d->key, d->version,
 		       *via ? " [" : "", via, *via ? "]" : "", r->key, spec, dep->key, dep->version);
 	} else {
@@ -682,12 +682,12 @@ static void rule_requires(struct checker *c)
 
 			if (xl_specset_parse(d->requires_python, strlen(d->requires_python), &ss, &e) == 0) {
 				if (!xl_specset_contains(&ss, &pyv, env->version))
-					reason(c, "requires-python", "error", json_pack("[o]", pk1(d)),
+					reason(c, "requires-python", XL_SEV_ERROR, json_pack("[o]", pk1(d)),
 					       "%s %s requires Python %s; the interpreter is %s", d->key,
 					       d->version, d->requires_python, env->version);
 				xl_specset_release(&ss);
 			} else {
-				reason(c, "metadata", "warning", json_pack("[o]", pk1(d)),
+				reason(c, "metadata", XL_SEV_WARNING, json_pack("[o]", pk1(d)),
 				       "%s %s: Requires-Python '%s' does not parse: %s", d->key, d->version,
 				       d->requires_python, e);
 				free(e);
@@ -699,7 +699,7 @@ static void rule_requires(struct checker *c)
 			int m = r->marker ? xl_marker_eval(r->marker, &c->menv, "", &err) : 1;
 
 			if (m < 0) {
-				reason(c, "requires-dist", "warning", json_pack("[o]", pk1(d)),
+				reason(c, "requires-dist", XL_SEV_WARNING, json_pack("[o]", pk1(d)),
 				       "%s %s: Requires-Dist '%s': %s", d->key, d->version, r->raw, err);
 				free(err);
 				continue;
@@ -799,18 +799,18 @@ static void rule_lockstep(struct checker *c)
 			declared = true;
 			if (r->spec.n && !dist_matches(jaxlib, &r->spec)) {
 				spec = xl_specset_str(&r->spec);
-				reason(c, "lockstep-jax", "error", pkgs2(jax, jaxlib, NULL),
+				reason(c, "lockstep-jax", XL_SEV_ERROR, pkgs2(jax, jaxlib, NULL),
 				       "jaxlib %s is outside the range jax %s declares (jaxlib %s)",
 				       jaxlib->version, jax->version, spec);
 				free(spec);
 			}
 		}
 		if (!declared && public_release_cmp(jaxlib, jax) > 0)
-			reason(c, "lockstep-jax", "error", pkgs2(jax, jaxlib, NULL),
+			reason(c, "lockstep-jax", XL_SEV_ERROR, pkgs2(jax, jaxlib, NULL),
 			       "jaxlib %s is newer than jax %s (jax declares no jaxlib range)",
 			       jaxlib->version, jax->version);
 	} else if (jax && !jaxlib) {
-		reason(c, "lockstep-jax", "error", json_pack("[o]", pk1(jax)),
+		reason(c, "lockstep-jax", XL_SEV_ERROR, json_pack("[o]", pk1(jax)),
 		       "jax %s is installed without jaxlib", jax->version);
 	}
 	for (size_t i = 0; i < c->env->ndists; i++) {
@@ -820,22 +820,22 @@ static void rule_lockstep(struct checker *c)
 		    !(xl_endswith(p->key, "-plugin") || xl_endswith(p->key, "-pjrt")))
 			continue;
 		if (!jaxlib) {
-			reason(c, "lockstep-jax-plugin", "error", json_pack("[o]", pk1(p)),
+			reason(c, "lockstep-jax-plugin", XL_SEV_ERROR, json_pack("[o]", pk1(p)),
 			       "%s %s is installed without jaxlib", p->key, p->version);
 		} else if (!p->version_ok || !jaxlib->version_ok ||
 			   public_release_cmp(p, jaxlib) != 0) {
-			reason(c, "lockstep-jax-plugin", "error", pkgs2(p, jaxlib, NULL),
+			reason(c, "lockstep-jax-plugin", XL_SEV_ERROR, pkgs2(p, jaxlib, NULL),
 			       "%s %s must equal jaxlib %s", p->key, p->version, jaxlib->version);
 		}
 	}
 	if (txla && !torch) {
-		reason(c, "lockstep-torch-xla", "error", json_pack("[o]", pk1(txla)),
+		reason(c, "lockstep-torch-xla", XL_SEV_ERROR, json_pack("[o]", pk1(txla)),
 		       "torch-xla %s is installed without torch", txla->version);
 	} else if (txla && torch && txla->version_ok && torch->version_ok) {
 		char *a = minor_of(&txla->v), *b = minor_of(&torch->v);
 
 		if (strcmp(a, b) != 0)
-			reason(c, "lockstep-torch-xla", "error", pkgs2(txla, torch, NULL),
+			reason(c, "lockstep-torch-xla", XL_SEV_ERROR, pkgs2(txla, torch, NULL),
 			       "torch-xla %s needs torch %s.%s.*; installed torch %s (it would fail at "
 			       "import with an undefined symbol)", txla->version, txla->v.release[0],
 			       txla->v.nrelease > 1 ? txla->v.release[1] : "0", torch->version);
@@ -899,19 +899,19 @@ static void rule_cuda_floor(struct checker *c, const struct xl_bundle_host *host
 		long drv = strtol(host->nvidia_module, NULL, 10);
 
 		if (drv < floor)
-			reason(c, "cuda-driver-floor", "error",
+			reason(c, "cuda-driver-floor", XL_SEV_ERROR,
 			       rt ? json_pack("[o]", pk1(rt)) : json_pack("[s]", "cuda-toolkit"),
 			       "CUDA runtime %s (%s) needs NVIDIA driver %ld or newer; the driver is %s",
 			       ver, src, floor, host->nvidia_module);
 	} else if (host->cuda_driver_api >= 0) {
 		if (host->cuda_driver_api < major * 1000)
-			reason(c, "cuda-driver-floor", "error",
+			reason(c, "cuda-driver-floor", XL_SEV_ERROR,
 			       rt ? json_pack("[o]", pk1(rt)) : json_pack("[s]", "cuda-toolkit"),
 			       "CUDA runtime %s (%s) needs a driver for CUDA %ld (NVIDIA %ld or newer); "
 			       "the driver supports CUDA %d.%d", ver, src, major, floor,
 			       host->cuda_driver_api / 1000, host->cuda_driver_api % 1000 / 10);
 	} else {
-		reason(c, "cuda-driver-floor", "info",
+		reason(c, "cuda-driver-floor", XL_SEV_NOTE,
 		       rt ? json_pack("[o]", pk1(rt)) : json_pack("[s]", "cuda-toolkit"),
 		       "CUDA runtime %s (%s) is installed but no CUDA driver was found (it needs "
 		       "NVIDIA %ld or newer to run on a GPU)", ver, src, floor);
@@ -1027,7 +1027,7 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 		}
 	}
 	for (i = 0; i < env->broken.n; i++)
-		reason(&c, "metadata", "warning", json_array(), "unreadable metadata: %s",
+		reason(&c, "metadata", XL_SEV_WARNING, json_array(), "unreadable metadata: %s",
 		       env->broken.v[i]);
 	rule_requires(&c);
 	rule_implied_extras(&c);
@@ -1040,7 +1040,7 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 
 		json_object_foreach(json_object_get(best, "packages"), key, v)
 			json_array_append_new(pk, pk1(xl_pyenv_find(env, key)));
-		reason(&c, "matrix", strcmp(status, "broken") == 0 ? "error" : "info", pk,
+		reason(&c, "matrix", strcmp(status, "broken") == 0 ? XL_SEV_ERROR : XL_SEV_NOTE, pk,
 		       "matches bundle %s (%s)%s%s",
 		       json_string_value(json_object_get(best, "name")), status,
 		       strcmp(status, "broken") == 0 ? ": " : "",
@@ -1049,7 +1049,7 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 		json_array_foreach(json_object_get(best, "known_issues"), i, ki) {
 			json_t *w = json_object_get(ki, "workaround");
 
-			reason(&c, "known-issue", strcmp(status, "broken") == 0 ? "error" : "warning",
+			reason(&c, "known-issue", strcmp(status, "broken") == 0 ? XL_SEV_ERROR : XL_SEV_WARNING,
 			       json_array(), "%s: %s; workaround (%s): %s",
 			       json_string_value(json_object_get(ki, "id")),
 			       json_string_value(json_object_get(ki, "summary")),
@@ -1057,7 +1057,7 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 			       json_string_value(json_object_get(w, "detail")));
 		}
 	} else {
-		reason(&c, "matrix", "info", json_array(), "no bundle of the matrix matches");
+		reason(&c, "matrix", XL_SEV_NOTE, json_array(), "no bundle of the matrix matches");
 	}
 	json_array_foreach(json_object_get(matrix, "features"), i, f) {
 		char *why = NULL;

@@ -483,14 +483,9 @@ bool calib_parse_time(const char *s, double *out)
 
 bool calib_valid_outcome(const char *s)
 {
-	static const char *const names[] = {
-		"ok", "oom", "compile-storm", "crash", "error", "timeout", "interrupted", NULL,
-	};
+	enum xl_outcome o;
 
-	for (size_t i = 0; names[i]; i++)
-		if (xl_streq(s, names[i]))
-			return true;
-	return false;
+	return xl_outcome_parse(s, &o);
 }
 
 static bool is_hash(const char *s)

@@ -28,6 +28,38 @@ enum xl_exit {
 	XL_EX_CONFIG = 78,       /* configuration error */
 };
 
+/* How a launch ended.  One enum for run, the store and the report, ordered
+ * worst first: the outcome of a job is the worst of its ranks'.  A launch
+ * fits (known-good) when it ended ok or compile-storm; interrupted is
+ * evidence of nothing. */
+enum xl_outcome {
+	XL_OUT_OOM,
+	XL_OUT_CRASH,
+	XL_OUT_TIMEOUT,
+	XL_OUT_ERROR,
+	XL_OUT_INTERRUPTED,
+	XL_OUT_COMPILE_STORM,
+	XL_OUT_OK,
+	XL_OUT_COUNT
+};
+/* "oom", "crash", "timeout", "error", "interrupted", "compile-storm", "ok";
+ * "?" for anything else. */
+const char *xl_outcome_name(enum xl_outcome o);
+/* False when s names no outcome. */
+bool xl_outcome_parse(const char *s, enum xl_outcome *out);
+/* "oom,crash" or "none" into a set of 1u << outcome.  False on an unknown
+ * name or an empty list. */
+bool xl_outcome_set_parse(const char *s, unsigned *set);
+
+/* How much a finding matters: lint reports, bundle-check reasons, policy. */
+enum xl_severity {
+	XL_SEV_NOTE,
+	XL_SEV_WARNING,
+	XL_SEV_ERROR,
+};
+/* "note", "warning", "error". */
+const char *xl_severity_name(enum xl_severity s);
+
 /* ---- diagnostics ------------------------------------------------------ */
 
 /* Verbosity: -1 quiet (errors only), 0 normal, 1+ verbose; -2 silences

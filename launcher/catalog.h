@@ -87,10 +87,8 @@ const char *xl_flag_type_error(const struct xl_flagdef *d, const char *value);
 
 /* ---- lint ------------------------------------------------------------------- */
 
-enum xl_lint_sev { XL_LINT_NOTE, XL_LINT_WARNING, XL_LINT_ERROR };
-
 struct xl_lint_report {
-	int sev;
+	enum xl_severity sev;
 	const char *code;        /* static: "unknown-flag", "duplicate", ... */
 	char *token;             /* the offending token as written */
 	size_t offset;           /* byte offset of the token */

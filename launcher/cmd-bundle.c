@@ -238,7 +238,7 @@ static int sub_check(struct xl_ctx *ctx, int argc, char **argv)
 		json_array_foreach(json_object_get(rep, "reasons"), i, x) {
 			const char *sev = json_string_value(json_object_get(x, "severity"));
 
-			if (strcmp(sev, "info") == 0 && ctx->verbosity < 0)
+			if (strcmp(sev, "note") == 0 && ctx->verbosity < 0)
 				continue;
 			printf("  %-7s %-19s %s\n", sev, json_string_value(json_object_get(x, "rule")),
 			       json_string_value(json_object_get(x, "message")));

@@ -257,8 +257,6 @@ static int lint_opt(int c, const char *arg, void *st)
 	return -1;
 }
 
-static const char *const sev_names[] = { "note", "warning", "error" };
-
 /* Index of the first word of STRING: the first word that is not one of
  * lint's own or the common options (or the word after "--"). */
 static int lint_split(int argc, char **argv)
@@ -323,7 +321,7 @@ static int flags_lint(struct xl_ctx *ctx, int argc, char **argv)
 			const struct xl_lint_report *r = &l.v[i];
 
 			json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:o}",
-				"severity", sev_names[r->sev], "code", r->code, "token", r->token,
+				"severity", xl_severity_name(r->sev), "code", r->code, "token", r->token,
 				"offset", (json_int_t)r->offset, "column", (json_int_t)r->offset + 1,
 				"message", r->message,
 				"suggestion", r->suggestion ? json_string(r->suggestion) : json_null()));
@@ -339,7 +337,7 @@ static int flags_lint(struct xl_ctx *ctx, int argc, char **argv)
 
 			if (xl_startswith(msg, lo.var) && msg[strlen(lo.var)] == ':')
 				msg += strlen(lo.var) + 2;
-			printf("%s:%zu: %s: %s", lo.var, r->offset + 1, sev_names[r->sev], msg);
+			printf("%s:%zu: %s: %s", lo.var, r->offset + 1, xl_severity_name(r->sev), msg);
 			if (r->suggestion)
 				printf("; %s", r->suggestion);
 			printf(" [%s]\n", r->code);

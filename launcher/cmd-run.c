@@ -40,7 +40,7 @@ static int run_opt(void *arg, int c, const char *optarg)
 		o->cand = optarg;
 		return -2;
 	case OPT_RETRY:
-		if (xl_outcome_set_parse(optarg ? optarg : "oom", &o->retry) < 0)
+		if (!xl_outcome_set_parse(optarg ? optarg : "oom", &o->retry))
 			return xl_usage_error(&xl_cmd_run, "--retry takes outcome classes (oom, compile-storm, crash, error, timeout) or none, not '%s'",
 					      optarg);
 		return -2;

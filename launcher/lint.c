@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add(struct xl_lint *l, int sev, const char *code, const char *token, size_t offset,
+static void add(struct xl_lint *l, enum xl_severity sev, const char *code, const char *token, size_t offset,
 		char *message, char *suggestion)
 {
 	struct xl_lint_report *r;
@@ -23,9 +23,9 @@ static void add(struct xl_lint *l, int sev, const char *code, const char *token,
 	r->offset = offset;
 	r->message = message;
 	r->suggestion = suggestion;
-	if (sev == XL_LINT_ERROR)
+	if (sev == XL_SEV_ERROR)
 		l->errors++;
-	else if (sev == XL_LINT_WARNING)
+	else if (sev == XL_SEV_WARNING)
 		l->warnings++;
 }
 
@@ -63,7 +63,7 @@ static void check_value(struct xl_lint *l, const char *var, const struct xl_flag
 	bool misread = false;
 
 	if (!value && d->type != XL_FT_BOOL) {
-		add(l, XL_LINT_ERROR, "missing-value", token, off,
+		add(l, XL_SEV_ERROR, "missing-value", token, off,
 		    xl_asprintf("%s: %s%s takes a %s value; without '=' XLA does not read the next word as its value",
 				var, dash, d->name, xl_ftype_name(d->type)),
 		    xl_asprintf("write --%s=VALUE", d->name));
@@ -77,7 +77,7 @@ static void check_value(struct xl_lint *l, const char *var, const struct xl_flag
 		const char *f = xl_bool_normalize(parser, "0", &misread);
 
 		(void)xl_bool_normalize(parser, value, &misread);
-		add(l, XL_LINT_ERROR, misread ? "misread-bool" : "type", token, off,
+		add(l, XL_SEV_ERROR, misread ? "misread-bool" : "type", token, off,
 		    misread ? xl_asprintf("%s: %s%s='%s' looks boolean but %s reads it differently",
 					  var, dash, d->name, value, xl_families[d->family].name)
 			    : xl_asprintf("%s: %s%s='%s' is not a boolean", var, dash, d->name, value),
@@ -85,13 +85,13 @@ static void check_value(struct xl_lint *l, const char *var, const struct xl_flag
 		return;
 	}
 	if (d->type == XL_FT_ENUM) {
-		add(l, XL_LINT_ERROR, "type", token, off,
+		add(l, XL_SEV_ERROR, "type", token, off,
 		    value ? xl_asprintf("%s: %s%s='%s' is not an allowed value", var, dash, d->name, value)
 			  : xl_asprintf("%s: %s%s needs a value", var, dash, d->name),
 		    enum_hint(d, value));
 		return;
 	}
-	add(l, XL_LINT_ERROR, "type", token, off,
+	add(l, XL_SEV_ERROR, "type", token, off,
 	    xl_asprintf("%s: %s%s='%s' is %s (%s expected)", var, dash, d->name, value, why,
 			xl_ftype_name(d->type)),
 	    NULL);
@@ -101,11 +101,11 @@ static void check_tags(struct xl_lint *l, const char *var, const struct xl_flagd
 		       const char *token, size_t off, unsigned flags)
 {
 	if ((d->tags & XL_FTAG_DEBUG) && (flags & XL_LINT_TIMING))
-		add(l, XL_LINT_ERROR, "debug-in-timing", token, off,
+		add(l, XL_SEV_ERROR, "debug-in-timing", token, off,
 		    xl_asprintf("%s: '%s' is a debug setting; a timing run must not carry it", var, d->name),
 		    xl_asprintf("remove %s from timing profiles", d->name));
 	if (d->tags & XL_FTAG_DEPRECATED)
-		add(l, XL_LINT_WARNING, "deprecated", token, off,
+		add(l, XL_SEV_WARNING, "deprecated", token, off,
 		    xl_asprintf("%s: '%s' is deprecated upstream", var, d->name), NULL);
 }
 
@@ -117,7 +117,7 @@ static void lint_env_value(const char *var, const char *s, unsigned flags, struc
 	if (!d) {
 		const char *dym = xl_catalog_suggest(NULL, var);
 
-		add(l, XL_LINT_WARNING, "unknown-variable", var, 0,
+		add(l, XL_SEV_WARNING, "unknown-variable", var, 0,
 		    xl_asprintf("%s: not in any catalog", var),
 		    dym ? xl_asprintf("did you mean '%s'?", dym) : NULL);
 		return;
@@ -168,7 +168,7 @@ void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_li
 		size_t end = lead + strcspn(s + lead, " \t\n\r\f\v");
 		char *word = xl_strndup(s + lead, end - lead);
 
-		add(l, XL_LINT_ERROR, "flags-file", word, lead,
+		add(l, XL_SEV_ERROR, "flags-file", word, lead,
 		    xl_asprintf("%s does not start with '-': XLA reads the whole value as the path of a flags file ('%s')",
 				var, word),
 		    xl_strdup("start the value with --name=value tokens"));
@@ -176,7 +176,7 @@ void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_li
 		stopped = true;
 	}
 	if (!xl_flags_tokenize(s, &toks, &err)) {
-		add(l, XL_LINT_ERROR, "quote", s, 0, xl_asprintf("%s: %s", var, err), NULL);
+		add(l, XL_SEV_ERROR, "quote", s, 0, xl_asprintf("%s: %s", var, err), NULL);
 		free(err);
 		return;
 	}
@@ -200,7 +200,7 @@ void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_li
 				continue;   /* already reported as a flags-file path */
 			}
 			if (t->value) {
-				add(l, XL_LINT_ERROR, "bare-assignment", t->raw, t->offset,
+				add(l, XL_SEV_ERROR, "bare-assignment", t->raw, t->offset,
 				    xl_asprintf("%s: '%s' is a KEY=VALUE word, not a flag: XLA stops reading here%s%s%s",
 						var, t->raw, nign ? " and ignores the " : "",
 						nign ? xl_buf_str(&ign) : "", nign ? " after it" : ""),
@@ -211,7 +211,7 @@ void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_li
 			} else {
 				const char *dym = xl_catalog_suggest(var, t->name);
 
-				add(l, XL_LINT_ERROR, "bare-word", t->raw, t->offset,
+				add(l, XL_SEV_ERROR, "bare-word", t->raw, t->offset,
 				    xl_asprintf("%s: '%s' does not start with '--': XLA stops reading here%s%s%s",
 						var, t->raw, nign ? " and ignores " : "",
 						nign ? xl_buf_str(&ign) : "", nign ? " after it" : ""),
@@ -223,12 +223,12 @@ void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_li
 			continue;
 		}
 		if (!t->name || !*t->name) {
-			add(l, XL_LINT_ERROR, "empty-flag", t->raw, t->offset,
+			add(l, XL_SEV_ERROR, "empty-flag", t->raw, t->offset,
 			    xl_asprintf("%s: '%s' names no flag", var, t->raw), NULL);
 			continue;
 		}
 		if (t->single_dash)
-			add(l, XL_LINT_NOTE, "single-dash", t->raw, t->offset,
+			add(l, XL_SEV_NOTE, "single-dash", t->raw, t->offset,
 			    xl_asprintf("%s: '%s' is written with one dash", var, t->raw),
 			    xl_asprintf("write --%s", t->raw + 1));
 		d = xl_catalog_flag(var, t->name);
@@ -238,7 +238,7 @@ void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_li
 			char *hint;
 
 			if (coverage == 2) {
-				add(l, XL_LINT_NOTE, "uncataloged", t->raw, t->offset,
+				add(l, XL_SEV_NOTE, "uncataloged", t->raw, t->offset,
 				    xl_asprintf("%s: no catalog covers this variable; '%s' is not checked",
 						var, t->name), NULL);
 			} else {
@@ -250,7 +250,7 @@ void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_li
 					hint = xl_asprintf("did you mean '%s'?", dym);
 				else
 					hint = NULL;
-				add(l, coverage == 0 ? XL_LINT_ERROR : XL_LINT_WARNING, "unknown-flag",
+				add(l, coverage == 0 ? XL_SEV_ERROR : XL_SEV_WARNING, "unknown-flag",
 				    t->raw, t->offset,
 				    coverage == 0
 					? xl_asprintf("%s: unknown flag '%s': XLA aborts at backend start", var, t->name)
@@ -266,12 +266,12 @@ void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_li
 			if (strcmp(seen[k].name, t->name) != 0)
 				continue;
 			if (same_value(d, seen[k].tok->value, t->value))
-				add(l, XL_LINT_WARNING, "duplicate", t->raw, t->offset,
+				add(l, XL_SEV_WARNING, "duplicate", t->raw, t->offset,
 				    xl_asprintf("%s: '%s' is set twice to the same value (first at column %zu)",
 						var, t->name, seen[k].tok->offset + 1),
 				    xl_asprintf("remove one of the two"));
 			else
-				add(l, XL_LINT_ERROR, "conflict", t->raw, t->offset,
+				add(l, XL_SEV_ERROR, "conflict", t->raw, t->offset,
 				    xl_asprintf("%s: '%s' is set twice with different values ('%s' at column %zu, then '%s'); the last one wins",
 						var, t->name, seen[k].tok->raw, seen[k].tok->offset + 1, t->raw),
 				    xl_asprintf("keep one of '%s' and '%s'", seen[k].tok->raw, t->raw));

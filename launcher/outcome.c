@@ -6,42 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const outcome_names[XL_OUT_COUNT] = {
-	"ok", "oom", "compile-storm", "crash", "error", "timeout", "interrupted",
-};
-
-const char *xl_outcome_name(enum xl_outcome o)
-{
-	return o < XL_OUT_COUNT ? outcome_names[o] : "?";
-}
-
-int xl_outcome_set_parse(const char *s, unsigned *set)
-{
-	struct xl_strv parts = XL_STRV_INIT;
-	int rc = 0;
-
-	*set = 0;
-	xl_strv_split(&parts, s, ",");
-	for (size_t i = 0; i < parts.n && rc == 0; i++) {
-		bool found = false;
-
-		if (strcmp(parts.v[i], "none") == 0)
-			continue;
-		for (int k = 0; k < XL_OUT_COUNT; k++) {
-			if (strcmp(parts.v[i], outcome_names[k]) == 0) {
-				*set |= 1u << k;
-				found = true;
-			}
-		}
-		if (!found)
-			rc = -1;
-	}
-	if (!parts.n)
-		rc = -1;
-	xl_strv_release(&parts);
-	return rc;
-}
-
 /* ---- patterns ------------------------------------------------------------------ */
 
 static int load_list(const char *path, const struct xl_ynode *seq, struct xl_pattern **out,

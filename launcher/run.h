@@ -8,14 +8,6 @@
 #include <regex.h>
 #include <sys/types.h>
 
-enum xl_outcome {
-	XL_OUT_OK, XL_OUT_OOM, XL_OUT_COMPILE_STORM, XL_OUT_CRASH, XL_OUT_ERROR,
-	XL_OUT_TIMEOUT, XL_OUT_INTERRUPTED, XL_OUT_COUNT
-};
-const char *xl_outcome_name(enum xl_outcome o);
-/* Parses "oom,crash" or "none" into a bit set of 1 << outcome; -1 on error. */
-int xl_outcome_set_parse(const char *s, unsigned *set);
-
 /* ---- patterns and the streaming scanner ------------------------------------ */
 
 struct xl_pattern {

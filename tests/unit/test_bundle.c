@@ -611,7 +611,7 @@ static void test_cuda_floor(void **state)
 	json_decref(rep);
 	h.cuda_driver_api = -1;
 	rep = check_tree(&t, "3.12.3", &h, &vexit);
-	EXPECT_REASON(rep, "cuda-driver-floor", "info", "no CUDA driver was found");
+	EXPECT_REASON(rep, "cuda-driver-floor", "note", "no CUDA driver was found");
 	assert_int_equal(vexit, 0);
 	json_decref(rep);
 	tree_free(&t);

@@ -37,7 +37,7 @@ static void test_maxtext_duplicate(void **state)
 		       "--xla_tpu_enable_async_collective_fusion=false", 0, &l);
 	r = find(&l, "conflict");
 	assert_non_null(r);
-	assert_int_equal(r->sev, XL_LINT_ERROR);
+	assert_int_equal(r->sev, XL_SEV_ERROR);
 	assert_string_equal(r->token, "--xla_tpu_enable_async_collective_fusion=false");
 	assert_non_null(strstr(r->message, "column 1"));
 	assert_int_equal(l.errors, 1);
@@ -74,7 +74,7 @@ static void test_unknown_xla_flag_error(void **state)
 	xl_lint_string("XLA_FLAGS", "--xla_gpu_enable_trition_gemm=false", 0, &l);
 	r = find(&l, "unknown-flag");
 	assert_non_null(r);
-	assert_int_equal(r->sev, XL_LINT_ERROR);
+	assert_int_equal(r->sev, XL_SEV_ERROR);
 	assert_string_equal(r->suggestion, "did you mean 'xla_gpu_enable_triton_gemm'?");
 	xl_lint_release(&l);
 
@@ -89,7 +89,7 @@ static void test_unknown_xla_flag_error(void **state)
 	xl_lint_string("LIBTPU_INIT_ARGS", "--xla_tpu_some_private_knob=3", 0, &l);
 	r = find(&l, "unknown-flag");
 	assert_non_null(r);
-	assert_int_equal(r->sev, XL_LINT_WARNING);
+	assert_int_equal(r->sev, XL_SEV_WARNING);
 	assert_int_equal(l.errors, 0);
 	xl_lint_release(&l);
 }
@@ -160,7 +160,7 @@ static void test_types_and_timing(void **state)
 	xl_lint_string("XLA_FLAGS", "--xla_hlo_profile=true --xla_hlo_profile=1", 0, &l);
 	r = find(&l, "duplicate");
 	assert_non_null(r);
-	assert_int_equal(r->sev, XL_LINT_WARNING);
+	assert_int_equal(r->sev, XL_SEV_WARNING);
 	assert_int_equal(l.errors, 0);
 	xl_lint_release(&l);
 }
@@ -189,7 +189,7 @@ static void test_env_values(void **state)
 	xl_lint_string("XLA_PYTHON_CLIENT_PREALLOCATE", "no", 0, &l);
 	r = find(&l, "misread-bool");
 	assert_non_null(r);
-	assert_int_equal(r->sev, XL_LINT_ERROR);
+	assert_int_equal(r->sev, XL_SEV_ERROR);
 	xl_lint_release(&l);
 	xl_lint_string("JAX_ENABLE_X64", "maybe", 0, &l);
 	assert_non_null(find(&l, "type"));

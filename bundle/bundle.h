@@ -251,6 +251,4 @@ int xl_fuzz_specifier(const uint8_t *data, size_t len);
 int xl_fuzz_marker(const uint8_t *data, size_t len);
 int xl_fuzz_metadata(const uint8_t *data, size_t len);
 
-extern const struct xl_cmd xl_cmd_bundle;
-
 #endif

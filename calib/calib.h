@@ -163,8 +163,4 @@ typedef int (*calib_profile_loader)(const struct xl_ctx *ctx, const char *profil
 /* Registers the loader the PROFILE-taking calib commands use. */
 void calib_set_profile_loader(calib_profile_loader fn);
 
-/* ---- the command -------------------------------------------------------------- */
-
-extern const struct xl_cmd xl_cmd_calib;
-
 #endif

@@ -220,8 +220,36 @@ const char *xl_ynode_kind_name(const struct xl_ynode *n);
 /* Write s as a JSON string literal (with quotes). */
 void xl_json_str(struct xl_buf *b, const char *s);
 
-/* ---- command table ------------------------------------------------------------ */
+/* ---- commands and options ------------------------------------------------ */
 
+/*
+ * A command is data: its name, synopsis parts, help text and a table of
+ * options, plus one function that gets the parsed result.  A parent (calib,
+ * profile, ...) has a table of subcommands instead of a function.  The
+ * parser, the usage lines, every --help and every usage error are made from
+ * these tables here, so they cannot disagree with what is parsed.
+ *
+ * Parsing follows getopt_long: -q -v clustered, -cVALUE or -c VALUE,
+ * --name=VALUE or --name VALUE, long names by any unique prefix, options and
+ * operands in any order, "--" ends the options.  A parent's options end at
+ * its subcommand's name; a command with a `rest` (run, exec) takes its
+ * operands, and the first word after them (or after "--") begins the rest.
+ *
+ * Usage errors, one wording per kind, each followed by the usage lines, exit
+ * status 64 (XL_EX_USAGE):
+ *   xlaunch CMD: unknown option '--foo'[; did you mean '--bar'?]
+ *   xlaunch CMD: ambiguous option '--c' (could be --candidate, --color)
+ *   xlaunch CMD: option '--store' needs a value
+ *   xlaunch CMD: option '--json' takes no value
+ *   xlaunch CMD: option '--timeout': 'soon' is not a duration (e.g. 90s, 30m, 12h)
+ *   xlaunch CMD: missing option '--outcome'
+ *   xlaunch CMD: missing PROFILE            (an operand, a subcommand, a command)
+ *   xlaunch CMD: unexpected argument 'x'
+ *   xlaunch: unknown command 'calib foo'; did you mean 'calib forget'?
+ *   xlaunch: ambiguous command 'e' (could be env, exec)
+ */
+
+/* The global options, as every command sees them. */
 struct xl_ctx {
 	const char *store_path;   /* --store, XLAUNCH_STORE; NULL: default */
 	const char *profile_path; /* --profile-path, XLAUNCH_PROFILE_PATH */
@@ -230,47 +258,139 @@ struct xl_ctx {
 	bool color;
 };
 
+/* What an option's value is: how it is checked and the type of its field. */
+enum xl_opt_kind {
+	XL_OPT_FLAG,      /* no value; bool field set to true */
+	XL_OPT_STRING,    /* const char * field, pointing into argv */
+	XL_OPT_DURATION,  /* double field, seconds (xl_parse_duration) */
+	XL_OPT_BYTES,     /* uint64_t field (xl_parse_bytes) */
+	XL_OPT_COUNT,     /* long long field: a whole number, 0 and up unless ranged */
+	XL_OPT_CALLBACK,  /* parse(value, field) checks and stores; it must not
+			   * allocate (a later usage error frees nothing) */
+};
+
+enum {
+	XL_OPTF_OPTIONAL = 1 << 0,  /* the value is optional: --name or --name=VALUE
+				     * (CALLBACK gets NULL for none) */
+	XL_OPTF_RANGE = 1 << 1,     /* DURATION, COUNT: min <= value <= max */
+	XL_OPTF_ABOVE_MIN = 1 << 2, /* with RANGE: min < value */
+	XL_OPTF_REQUIRED = 1 << 3,  /* the command cannot run without it */
+	XL_OPTF_SHORT = 1 << 4,     /* the synopsis shows -c CAND, not --candidate CAND */
+};
+
+struct xl_opt {
+	const char *name;         /* long name without "--"; NULL ends a table */
+	char short_name;          /* 'c', or 0 */
+	enum xl_opt_kind kind;
+	const char *arg;          /* the value's name in help: "CAND", "DUR" */
+	size_t offset;            /* of the field in the command's option struct */
+	unsigned flags;           /* XL_OPTF_* */
+	double min, max;          /* with XL_OPTF_RANGE */
+	bool (*parse)(const char *value, void *field);  /* CALLBACK */
+	const char *what;         /* what a good value is, for the error ("a duration
+				   * (e.g. 90s)"); NULL: the kind's own words */
+	const char *help;         /* one line of help; '\n' continues it */
+};
+
+/* The offset of field f (of type `type`) in struct T, checked at compile time. */
+#define XL_FIELD(T, f, type) \
+	(offsetof(T, f) + 0 * sizeof(char[_Generic(((T *)0)->f, type: 1)]))
+#define XL_OPTION_FLAG(s, l, T, f, h) \
+	{ .name = (l), .short_name = (s), .kind = XL_OPT_FLAG, \
+	  .offset = XL_FIELD(T, f, bool), .help = (h) }
+#define XL_OPTION_STRING(s, l, a, T, f, h) \
+	{ .name = (l), .short_name = (s), .kind = XL_OPT_STRING, .arg = (a), \
+	  .offset = XL_FIELD(T, f, const char *), .help = (h) }
+#define XL_OPTION_DURATION(s, l, a, T, f, h) \
+	{ .name = (l), .short_name = (s), .kind = XL_OPT_DURATION, .arg = (a), \
+	  .offset = XL_FIELD(T, f, double), .help = (h) }
+#define XL_OPTION_BYTES(s, l, a, T, f, h) \
+	{ .name = (l), .short_name = (s), .kind = XL_OPT_BYTES, .arg = (a), \
+	  .offset = XL_FIELD(T, f, uint64_t), .help = (h) }
+#define XL_OPTION_COUNT(s, l, a, T, f, lo, hi, h) \
+	{ .name = (l), .short_name = (s), .kind = XL_OPT_COUNT, .arg = (a), \
+	  .offset = XL_FIELD(T, f, long long), .flags = XL_OPTF_RANGE, .min = (lo), \
+	  .max = (hi), .help = (h) }
+#define XL_OPTION_CALLBACK(s, l, a, T, f, type, fn, w, h) \
+	{ .name = (l), .short_name = (s), .kind = XL_OPT_CALLBACK, .arg = (a), \
+	  .offset = XL_FIELD(T, f, type), .parse = (fn), .what = (w), .help = (h) }
+#define XL_OPTION_END { .name = NULL }
+
+struct xl_cmd;
+
+/* One parsed command line, handed to the command. */
+struct xl_call {
+	const struct xl_cmd *cmd;
+	const char *path;         /* the command in full, "calib history" */
+	void *opts;               /* the command's option struct, filled in */
+	int argc;                 /* the operands, in order */
+	char **argv;
+	int restc;                /* a command with `rest`: the words after its
+				   * operands (restv[restc] is NULL) */
+	char **restv;
+	uint64_t seen;            /* bit i: options[i] was given */
+};
+
+enum {
+	/* Options end at the first word that is not exactly one of them; that
+	 * word and all after it are operands (flags lint: STRING may begin
+	 * with "--"). */
+	XL_CMD_OPERANDS_FROM_UNKNOWN = 1 << 0,
+};
+
 struct xl_cmd {
 	const char *name;
-	const char *usage;    /* synopsis after "xlaunch NAME", may hold newlines */
-	const char *summary;  /* one line */
-	const char *help;     /* the rest of --help */
-	int (*run)(struct xl_ctx *ctx, int argc, char **argv);
+	const char *summary;      /* one line, for the parent's list */
+	const char *operands;     /* "PROFILE", "A B", "[FILE]", "SPEC VERSION...";
+				   * [optional], WORD... any number; NULL: none */
+	const char *rest;         /* what follows the operands: "COMMAND [ARG...]" */
+	const char *synopsis;     /* written out where the generated one would not
+				   * say it (after "xlaunch PATH "); NULL: generated */
+	const char *json;         /* what --json prints; NULL: the output is not data */
+	const char *help;         /* description, before the option list */
+	const char *epilog;       /* after the option list: exit statuses, notes */
+	const struct xl_opt *options;   /* NULL or ended by XL_OPTION_END (at most 64) */
+	size_t opts_size;         /* the option struct: its size and initial value */
+	const void *opts_init;
+	const struct xl_cmd *const *subs;  /* a parent: its subcommands, NULL-ended */
+	enum xl_exit (*run)(struct xl_ctx *ctx, const struct xl_call *call);
+	unsigned flags;           /* XL_CMD_* */
 };
+/* The option struct type T of a command, and its initial value (an object of
+ * type const T, or NULL for all zero). */
+#define XL_CMD_OPTS(T, init) .opts_size = sizeof(T), .opts_init = (init)
 
-/* Options every command accepts; use in getopt_long tables and hand the
- * returned codes to xl_common_option(). */
-enum {
-	XL_OPT_HELP = 0x1000, XL_OPT_JSON, XL_OPT_STORE, XL_OPT_PROFILE_PATH,
-	XL_OPT_COLOR, XL_OPT_QUIET, XL_OPT_VERBOSE, XL_OPT_FIRST_CMD = 0x1100
-};
-#define XL_COMMON_LONGOPTS \
-	{ "help", 0, NULL, XL_OPT_HELP }, \
-	{ "json", 0, NULL, XL_OPT_JSON }, \
-	{ "store", 1, NULL, XL_OPT_STORE }, \
-	{ "profile-path", 1, NULL, XL_OPT_PROFILE_PATH }, \
-	{ "color", 2, NULL, XL_OPT_COLOR }, \
-	{ "quiet", 0, NULL, 'q' }, \
-	{ "verbose", 0, NULL, 'v' }
+/* Parses argv (argv[0] is cmd's own name) for cmd into call, with opts (of
+ * cmd->opts_size bytes, already initialized) receiving the values.  For a
+ * parent, parsing stops at the first operand (the subcommand).  Prints what
+ * is wrong.  Returns -1 to go on, or an exit status: 0 after --help, 64 after
+ * a usage error.  call->argv is allocated: release with xl_call_release(). */
+int xl_cmd_parse(const struct xl_cmd *cmd, const char *path, struct xl_ctx *ctx, int argc,
+		 char **argv, void *opts, struct xl_call *call);
+void xl_call_release(struct xl_call *call);
+/* Runs cmd: parses its options, then calls it, or for a parent finds the
+ * subcommand named by the first operand and runs that. */
+enum xl_exit xl_cmd_invoke(const struct xl_cmd *cmd, const char *path, struct xl_ctx *ctx,
+			int argc, char **argv);
+/* The subcommand of parent named by word or a unique prefix of it; NULL after
+ * printing an unknown or ambiguous command (path: the parent's, "" at the top). */
+const struct xl_cmd *xl_cmd_find(const struct xl_cmd *parent, const char *path,
+				 const char *word);
+/* Whether option name (its long name) was given. */
+bool xl_call_seen(const struct xl_call *call, const char *name);
 
-/* Handles a common option code (including 'q', 'v', '?', ':').  Returns -1
- * when c is not a common option, -2 when handled (go on parsing), or an exit
- * code to return now (0 after --help, 64 after a bad option). */
-int xl_common_option(struct xl_ctx *ctx, const struct xl_cmd *cmd, int c, const char *arg);
-/* Prints "usage: xlaunch NAME USAGE" and the help text to f. */
-void xl_cmd_usage(const struct xl_cmd *cmd, FILE *f);
-/* Usage error: prints message and usage line to stderr; returns 64. */
-int xl_usage_error(const struct xl_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The usage lines ("usage: xlaunch PATH SYNOPSIS", wrapped; one per
+ * subcommand for a parent). */
+void xl_cmd_usage(const struct xl_cmd *cmd, const char *path, FILE *f);
+/* The whole help of a command: usage, summary, description, options,
+ * subcommands, epilog and the common options.  `xlaunch help X` and
+ * `xlaunch X --help` both print this. */
+void xl_cmd_help(const struct xl_cmd *cmd, const char *path, FILE *f);
+/* A usage error found by the command itself: "xlaunch PATH: MESSAGE" and
+ * the usage lines on stderr.  Returns XL_EX_USAGE. */
+enum xl_exit xl_usage_error(const struct xl_call *call, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-/* A second-level command table (profile list|show|...). */
-struct xl_subcmd {
-	const char *name;
-	int (*run)(struct xl_ctx *ctx, int argc, char **argv);
-};
-/* Finds argv[1] in subs by unique prefix and runs it with argv shifted by one.
- * Reports an unknown or ambiguous subcommand (exit 64). */
-int xl_dispatch_sub(struct xl_ctx *ctx, const struct xl_cmd *cmd,
-		    const struct xl_subcmd *subs, int argc, char **argv);
 /* Unique-prefix lookup over names[0..n): index, -1 none, -2 ambiguous. */
 int xl_lookup_prefix(const char *word, const char *const *names, size_t n);
 

@@ -3,65 +3,26 @@
  */
 #include "bundle/bundle.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct xl_cmd xl_cmd_bundle;
+struct bundle_opts {
+	const char *python;
+	const char *matrix;
+};
 
-/* Parses the options every bundle subcommand takes; *python and *matrix
- * receive --python and --matrix when allowed.  Returns -1 to go on, or an
- * exit code. */
-static int parse_opts(struct xl_ctx *ctx, int argc, char **argv, const char **python,
-		      const char **matrix)
+static enum xl_exit sub_compare(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "python", 1, NULL, 'p' },
-		{ "matrix", 1, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	char **argv = call->argv;
+	int r, cmp;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int r;
-
-		if (c == 'p' && python) {
-			*python = optarg;
-			continue;
-		}
-		if (c == 'm' && matrix) {
-			*matrix = optarg;
-			continue;
-		}
-		if (c == 'p' || c == 'm')
-			return xl_usage_error(&xl_cmd_bundle, "'%s' does not take --%s", argv[0],
-					      c == 'p' ? "python" : "matrix");
-		r = xl_common_option(ctx, &xl_cmd_bundle, c, optarg);
-		if (r == -2)
-			continue;
-		if (r >= 0)
-			return r;
-	}
-	return -1;
-}
-
-static int sub_compare(struct xl_ctx *ctx, int argc, char **argv)
-{
-	int r = parse_opts(ctx, argc, argv, NULL, NULL), cmp;
-
-	if (r >= 0)
-		return r;
-	if (argc - optind != 2)
-		return xl_usage_error(&xl_cmd_bundle, "'bundle compare' takes two versions");
-	r = xl_version_compare_str(argv[optind], argv[optind + 1], &cmp);
+	r = xl_version_compare_str(argv[0], argv[1], &cmp);
 	if (r < 0) {
-		xl_error("version '%s': not a valid PEP 440 version", argv[optind + (r == -1 ? 0 : 1)]);
+		xl_error("version '%s': not a valid PEP 440 version", argv[r == -1 ? 0 : 1]);
 		return XL_EX_DATAERR;
 	}
 	if (ctx->json) {
-		json_t *o = json_pack("{s:s,s:s,s:i}", "a", argv[optind], "b", argv[optind + 1],
+		json_t *o = json_pack("{s:s,s:s,s:i}", "a", argv[0], "b", argv[1],
 				      "result", cmp);
 		char *txt = json_dumps(o, 0);
 
@@ -73,27 +34,24 @@ static int sub_compare(struct xl_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int sub_match(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit sub_match(struct xl_ctx *ctx, const struct xl_call *call)
 {
+	char **argv = call->argv;
 	struct xl_specset ss;
 	struct xl_version *vs;
 	char *err = NULL;
-	int r = parse_opts(ctx, argc, argv, NULL, NULL), n;
+	int n;
 	bool all = true;
 
-	if (r >= 0)
-		return r;
-	if (argc - optind < 2)
-		return xl_usage_error(&xl_cmd_bundle, "'bundle match' takes a specifier and at least one version");
-	if (xl_specset_parse(argv[optind], strlen(argv[optind]), &ss, &err) < 0) {
-		xl_error("specifier '%s': %s", argv[optind], err);
+	if (xl_specset_parse(argv[0], strlen(argv[0]), &ss, &err) < 0) {
+		xl_error("specifier '%s': %s", argv[0], err);
 		free(err);
 		return XL_EX_DATAERR;
 	}
-	n = argc - optind - 1;
+	n = call->argc - 1;
 	vs = xl_calloc((size_t)n, sizeof(*vs));
 	for (int i = 0; i < n; i++) {
-		const char *s = argv[optind + 1 + i];
+		const char *s = argv[1 + i];
 
 		if (xl_version_parse(s, strlen(s), &vs[i]) < 0) {
 			xl_error("version '%s': not a valid PEP 440 version", s);
@@ -109,11 +67,11 @@ static int sub_match(struct xl_ctx *ctx, int argc, char **argv)
 		char *txt;
 
 		for (int i = 0; i < n; i++) {
-			bool m = xl_specset_contains(&ss, &vs[i], argv[optind + 1 + i]);
+			bool m = xl_specset_contains(&ss, &vs[i], argv[1 + i]);
 
 			all = all && m;
 			json_array_append_new(arr, json_pack("{s:s,s:s,s:b}", "version",
-							     argv[optind + 1 + i], "normalized",
+							     argv[1 + i], "normalized",
 							     vs[i].norm, "match", m));
 		}
 		txt = json_dumps(arr, JSON_INDENT(2));
@@ -122,10 +80,10 @@ static int sub_match(struct xl_ctx *ctx, int argc, char **argv)
 		json_decref(arr);
 	} else {
 		for (int i = 0; i < n; i++) {
-			bool m = xl_specset_contains(&ss, &vs[i], argv[optind + 1 + i]);
+			bool m = xl_specset_contains(&ss, &vs[i], argv[1 + i]);
 
 			all = all && m;
-			printf("%s\t%s\n", argv[optind + 1 + i], m ? "yes" : "no");
+			printf("%s\t%s\n", argv[1 + i], m ? "yes" : "no");
 		}
 	}
 	for (int i = 0; i < n; i++)
@@ -143,20 +101,16 @@ static void print_json(json_t *doc)
 	free(txt);
 }
 
-static int sub_show(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit sub_show(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	const char *python = NULL;
+	const struct bundle_opts *o = call->opts;
 	struct xl_pyenv env;
 	struct xl_bundle_host host;
 	json_t *doc, *x;
 	size_t i;
-	int r = parse_opts(ctx, argc, argv, &python, NULL);
+	int r;
 
-	if (r >= 0)
-		return r;
-	if (optind < argc)
-		return xl_usage_error(&xl_cmd_bundle, "'bundle show' takes no arguments");
-	if ((r = xl_pyenv_open(python, &env)))
+	if ((r = xl_pyenv_open(o->python, &env)))
 		return r;
 	xl_bundle_host_read(&host);
 	doc = xl_bundle_show_json(&env, &host, true);
@@ -202,22 +156,18 @@ static int sub_show(struct xl_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int sub_check(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit sub_check(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	const char *python = NULL, *mpath = NULL;
+	const struct bundle_opts *o = call->opts;
 	struct xl_pyenv env;
 	struct xl_bundle_host host;
 	json_t *matrix, *rep, *x;
 	size_t i;
-	int vexit, r = parse_opts(ctx, argc, argv, &python, &mpath);
+	int vexit, r;
 
-	if (r >= 0)
+	if ((r = xl_bundle_matrix_load(o->matrix, &matrix)))
 		return r;
-	if (optind < argc)
-		return xl_usage_error(&xl_cmd_bundle, "'bundle check' takes no arguments");
-	if ((r = xl_bundle_matrix_load(mpath, &matrix)))
-		return r;
-	if ((r = xl_pyenv_open(python, &env))) {
+	if ((r = xl_pyenv_open(o->python, &env))) {
 		json_decref(matrix);
 		return r;
 	}
@@ -264,40 +214,70 @@ static int sub_check(struct xl_ctx *ctx, int argc, char **argv)
 	return vexit;
 }
 
-static const struct xl_subcmd subs[] = {
-	{ "show", sub_show },
-	{ "check", sub_check },
-	{ "compare", sub_compare },
-	{ "match", sub_match },
-	{ NULL, NULL },
+#define PYTHON_OPTION \
+	XL_OPTION_STRING(0, "python", "PY", struct bundle_opts, python, \
+			 "the interpreter to inspect (default: $VIRTUAL_ENV, then python3)")
+
+static const struct xl_opt show_options[] = { PYTHON_OPTION, XL_OPTION_END };
+
+static const struct xl_opt check_options[] = {
+	PYTHON_OPTION,
+	XL_OPTION_STRING(0, "matrix", "FILE", struct bundle_opts, matrix,
+			 "the bundle matrix (default: etc/bundles.yaml)"),
+	XL_OPTION_END,
 };
 
-static int cmd_bundle(struct xl_ctx *ctx, int argc, char **argv)
-{
-	return xl_dispatch_sub(ctx, &xl_cmd_bundle, subs, argc, argv);
-}
+static const struct xl_cmd bundle_show_cmd = {
+	.name = "show",
+	.summary = "the interpreter, the ML lane packages and the host facts",
+	.json = "{python, packages, host, cuda, pjrt_plugins}",
+	.help = "Read from package metadata without importing anything.\n",
+	.epilog = "Exit status: 0; 66 no interpreter; 69 the interpreter failed.\n",
+	.options = show_options,
+	XL_CMD_OPTS(struct bundle_opts, NULL),
+	.run = sub_show,
+};
+
+static const struct xl_cmd bundle_check_cmd = {
+	.name = "check",
+	.summary = "check that the installed bundle holds together",
+	.json = "{verdict, bundle, status, matched, reasons: [{rule, severity, packages,\n"
+		"message}], features, python, python_version}",
+	.help = "Requires-Dist (pip check rules plus implied extras), lock-step families,\n"
+		"the CUDA driver floor and the bundle matrix; prints the verdict\n"
+		"validated|compatible|known-issues|incompatible.\n",
+	.epilog = "Exit status: 0 validated, compatible or known-issues; 1 incompatible;\n"
+		  "65 invalid matrix; 66 no interpreter or matrix; 69 the interpreter failed.\n",
+	.options = check_options,
+	XL_CMD_OPTS(struct bundle_opts, NULL),
+	.run = sub_check,
+};
+
+static const struct xl_cmd bundle_compare_cmd = {
+	.name = "compare",
+	.summary = "print -1, 0 or 1: the PEP 440 order of A and B",
+	.operands = "A B",
+	.json = "{a, b, result}",
+	.epilog = "Exit status: 0; 65 an invalid version.\n",
+	.run = sub_compare,
+};
+
+static const struct xl_cmd bundle_match_cmd = {
+	.name = "match",
+	.summary = "print VERSION<TAB>yes|no per version (pre-releases admitted)",
+	.operands = "SPEC VERSION...",
+	.json = "an array of {version, normalized, match}",
+	.epilog = "Exit status: 0 all match; 1 not all match; 65 an invalid specifier or\n"
+		  "version.\n",
+	.run = sub_match,
+};
+
+static const struct xl_cmd *const bundle_subs[] = {
+	&bundle_show_cmd, &bundle_check_cmd, &bundle_compare_cmd, &bundle_match_cmd, NULL,
+};
 
 const struct xl_cmd xl_cmd_bundle = {
 	.name = "bundle",
-	.usage = "show [--python PY] [--json]\n"
-		 "check [--python PY] [--matrix FILE] [--json]\n"
-		 "compare A B\n"
-		 "match SPEC VERSION...",
 	.summary = "read the installed software bundle and check that it holds together",
-	.help =
-	"Subcommands:\n"
-	"  show     the interpreter, the ML lane packages and the host facts, read\n"
-	"           from package metadata without importing anything\n"
-	"  check    Requires-Dist (pip check rules plus implied extras), lock-step\n"
-	"           families, the CUDA driver floor and the bundle matrix; prints the\n"
-	"           verdict validated|compatible|known-issues|incompatible\n"
-	"  compare  prints -1, 0 or 1: the PEP 440 order of A and B\n"
-	"  match    prints VERSION<TAB>yes|no per version (pre-releases admitted)\n\n"
-	"Options:\n"
-	"  --python PY    the interpreter to inspect (default: $VIRTUAL_ENV, then python3)\n"
-	"  --matrix FILE  the bundle matrix (default: etc/bundles.yaml)\n\n"
-	"Exit: 0 ok (check: validated, compatible or known-issues); 1 check\n"
-	"incompatible or match not all matching; 65 invalid version, specifier or\n"
-	"matrix; 66 no interpreter or matrix; 69 the interpreter failed.\n",
-	.run = cmd_bundle,
+	.subs = bundle_subs,
 };

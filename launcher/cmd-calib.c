@@ -3,7 +3,6 @@
 #include "calib/backend.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,86 +140,66 @@ static bool parse_since(const char *s, double *out)
 	return true;
 }
 
-static bool parse_uint(const char *s, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return *s && !*end && !errno && *out >= 0;
-}
-
-#define OPTS_END { NULL, 0, NULL, 0 }
-
 /* ---- history ------------------------------------------------------------------------ */
 
-static const struct xl_cmd sub_history = {
-	.name = "calib history",
-	.usage = "[--profile P] [--signature PREFIX] [--outcome O] [--host H]\n"
-		 "[--since TIME|AGE] [--limit N] [--json]",
-	.summary = "list recorded launch attempts, newest first",
-	.help = "Options:\n"
-		"  --profile P         only attempts of profile P\n"
-		"  --signature PREFIX  only attempts whose signature starts with PREFIX (unique)\n"
-		"  --outcome O         ok, oom, compile-storm, crash, error, timeout, interrupted\n"
-		"  --host H            only attempts on host H\n"
-		"  --since T           ISO 8601 time, or an age such as 30m, 24h, 7d, 2w\n"
-		"  --limit N           at most N attempts (default 50; 0: all)\n"
-		"  --json              an array of attempts\n",
+struct history_opts {
+	const char *profile, *signature, *host;
+	int outcome;             /* enum xl_outcome, -1 any */
+	double since;
+	long long limit;
 };
 
-static int cmd_history(struct xl_ctx *ctx, int argc, char **argv)
+static bool opt_outcome(const char *value, void *field)
 {
-	enum { O_PROFILE = XL_OPT_FIRST_CMD, O_SIG, O_OUTCOME, O_HOST, O_SINCE, O_LIMIT };
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "profile", 1, NULL, O_PROFILE }, { "signature", 1, NULL, O_SIG },
-		{ "outcome", 1, NULL, O_OUTCOME }, { "host", 1, NULL, O_HOST },
-		{ "since", 1, NULL, O_SINCE }, { "limit", 1, NULL, O_LIMIT },
-		OPTS_END,
-	};
-	const char *profile = NULL, *sigp = NULL, *outcome = NULL, *host = NULL;
-	double since = 0;
-	bool has_since = false;
-	long long limit = 50;
+	enum xl_outcome o;
+
+	if (!xl_outcome_parse(value, &o))
+		return false;
+	*(int *)field = (int)o;
+	return true;
+}
+
+static bool opt_since(const char *value, void *field)
+{
+	return parse_since(value, field);
+}
+
+#define OUTCOMES "ok, oom, compile-storm, crash, error, timeout, interrupted"
+
+static const struct xl_opt history_options[] = {
+	XL_OPTION_STRING(0, "profile", "P", struct history_opts, profile,
+			 "only attempts of profile P"),
+	XL_OPTION_STRING(0, "signature", "PREFIX", struct history_opts, signature,
+			 "only attempts whose signature starts with PREFIX (unique)"),
+	XL_OPTION_CALLBACK(0, "outcome", "O", struct history_opts, outcome, int, opt_outcome,
+			   "an outcome (" OUTCOMES ")", OUTCOMES),
+	XL_OPTION_STRING(0, "host", "H", struct history_opts, host, "only attempts on host H"),
+	XL_OPTION_CALLBACK(0, "since", "TIME|AGE", struct history_opts, since, double, opt_since,
+			   "an ISO 8601 time or an age (30m, 24h, 7d, 2w)",
+			   "ISO 8601 time, or an age such as 30m, 24h, 7d, 2w"),
+	XL_OPTION_COUNT(0, "limit", "N", struct history_opts, limit, 0, 9.2e18,
+			"at most N attempts (default 50; 0: all)"),
+	XL_OPTION_END,
+};
+
+static const struct history_opts history_defaults = { .outcome = -1, .limit = 50 };
+
+static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	const struct history_opts *o = call->opts;
+	const char *profile = o->profile, *sigp = o->signature, *host = o->host;
+	const char *outcome = o->outcome >= 0 ? xl_outcome_name(o->outcome) : NULL;
+	double since = o->since;
+	bool has_since = xl_call_seen(call, "since");
+	long long limit = o->limit;
 	struct calib_store *st;
 	struct xl_buf q = XL_BUF_INIT;
 	char hash[65];
 	sqlite3_stmt *s;
 	json_t *arr = NULL;
 	struct table tab = { 10, XL_STRV_INIT };
-	int c, rc, n = 0;
+	int rc, n = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int r = xl_common_option(ctx, &sub_history, c, optarg);
-
-		if (r >= 0)
-			return r;
-		if (r == -2)
-			continue;
-		switch (c) {
-		case O_PROFILE: profile = optarg; break;
-		case O_SIG: sigp = optarg; break;
-		case O_HOST: host = optarg; break;
-		case O_OUTCOME:
-			if (!calib_valid_outcome(optarg))
-				return xl_usage_error(&sub_history, "unknown outcome '%s'", optarg);
-			outcome = optarg;
-			break;
-		case O_SINCE:
-			if (!parse_since(optarg, &since))
-				return xl_usage_error(&sub_history, "--since: '%s' is neither an ISO 8601 time nor an age", optarg);
-			has_since = true;
-			break;
-		case O_LIMIT:
-			if (!parse_uint(optarg, &limit))
-				return xl_usage_error(&sub_history, "--limit: '%s' is not a count", optarg);
-			break;
-		}
-	}
-	if (optind < argc)
-		return xl_usage_error(&sub_history, "unexpected argument '%s'", argv[optind]);
 	if ((rc = open_store(ctx, &st)))
 		return rc;
 	if (sigp && (rc = calib_resolve_prefix(st, sigp, hash))) {
@@ -318,15 +297,17 @@ static int cmd_history(struct xl_ctx *ctx, int argc, char **argv)
 
 /* ---- stats ------------------------------------------------------------------------------ */
 
-static const struct xl_cmd sub_stats = {
-	.name = "calib stats",
-	.usage = "[--profile P] [--limit N] [--json]",
-	.summary = "per signature: attempts, ok, oom, median observed/predicted, last seen",
-	.help = "Options:\n"
-		"  --profile P   only signatures launched with profile P\n"
-		"  --limit N     at most N signatures, most recently seen first (default: all)\n"
-		"  --json        an array of {signature, profile, candidate, attempts, ok, oom,\n"
-		"                ratio_median, last_seen}\n",
+struct stats_opts {
+	const char *profile;
+	long long limit;
+};
+
+static const struct xl_opt stats_options[] = {
+	XL_OPTION_STRING(0, "profile", "P", struct stats_opts, profile,
+			 "only signatures launched with profile P"),
+	XL_OPTION_COUNT(0, "limit", "N", struct stats_opts, limit, 0, 9.2e18,
+			"at most N signatures, most recently seen first (default: all)"),
+	XL_OPTION_END,
 };
 
 static int cmp_dbl(const void *x, const void *y)
@@ -336,38 +317,18 @@ static int cmp_dbl(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static int cmd_stats(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit cmd_stats(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	enum { O_PROFILE = XL_OPT_FIRST_CMD, O_LIMIT };
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "profile", 1, NULL, O_PROFILE }, { "limit", 1, NULL, O_LIMIT },
-		OPTS_END,
-	};
-	const char *profile = NULL;
-	long long limit = 0;
+	const struct stats_opts *o = call->opts;
+	const char *profile = o->profile;
+	long long limit = o->limit;
 	struct calib_store *st;
 	struct xl_buf q = XL_BUF_INIT;
 	sqlite3_stmt *s, *r;
 	json_t *arr = NULL;
 	struct table tab = { 8, XL_STRV_INIT };
-	int c, rc, n = 0;
+	int rc, n = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int x = xl_common_option(ctx, &sub_stats, c, optarg);
-
-		if (x >= 0)
-			return x;
-		if (x == -2)
-			continue;
-		if (c == O_PROFILE)
-			profile = optarg;
-		else if (c == O_LIMIT && !parse_uint(optarg, &limit))
-			return xl_usage_error(&sub_stats, "--limit: '%s' is not a count", optarg);
-	}
-	if (optind < argc)
-		return xl_usage_error(&sub_stats, "unexpected argument '%s'", argv[optind]);
 	if ((rc = open_store(ctx, &st)))
 		return rc;
 	xl_buf_adds(&q, "SELECT a.signature, count(*), sum(a.outcome = 'ok'), sum(a.outcome = 'oom'),"
@@ -502,39 +463,15 @@ static int load_profile(struct xl_ctx *ctx, struct calib_store *st, const char *
 	return 0;
 }
 
-static const struct xl_cmd sub_order = {
-	.name = "calib order",
-	.usage = "PROFILE [--json]",
-	.summary = "the order in which a profile's candidates are tried, with reasons",
-	.help = "Places, in order: known-good (latest attempt with this signature was ok),\n"
-		"unseen (predicted to fit), suspect (oom with this shape on an older stack),\n"
-		"infeasible (predicted above the device memory), known-bad (latest attempt\n"
-		"with this signature was an oom).  Ties keep the profile's order.\n\n"
-		"  --json   {\"profile\", \"order\": [{name, signature, place, reason,\n"
-		"           predicted_bytes, device_memory_bytes}]}\n",
-};
-
-static int cmd_order(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit cmd_order(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	static const struct option opts[] = { XL_COMMON_LONGOPTS, OPTS_END };
 	struct calib_store *st;
 	json_t *doc, *order;
-	int c, rc;
+	int rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int r = xl_common_option(ctx, &sub_order, c, optarg);
-
-		if (r >= 0)
-			return r;
-		if (r == -1)
-			return xl_usage_error(&sub_order, "unexpected option");
-	}
-	if (optind + 1 != argc)
-		return xl_usage_error(&sub_order, "needs exactly one PROFILE");
 	if ((rc = open_store(ctx, &st)))
 		return rc;
-	if ((rc = load_profile(ctx, st, argv[optind], NULL, &doc))) {
+	if ((rc = load_profile(ctx, st, call->argv[0], NULL, &doc))) {
 		calib_close(st);
 		return rc;
 	}
@@ -576,19 +513,6 @@ static int cmd_order(struct xl_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static const struct xl_cmd sub_predict = {
-	.name = "calib predict",
-	.usage = "PROFILE [-c CAND] [--json]",
-	.summary = "predicted memory per device of a profile's candidates, part by part",
-	.help = "Options:\n"
-		"  -c, --candidate CAND  only this candidate\n"
-		"  --json                with -c one object, otherwise an array of objects:\n"
-		"                        {profile, candidate, signature, model_state_bytes,\n"
-		"                        activation_bytes, logits_bytes, overhead_bytes,\n"
-		"                        analytic_bytes, correction, samples, predicted_bytes,\n"
-		"                        device_memory_bytes, calibrated, reported, note}\n",
-};
-
 static void print_prediction(const char *cand, const char *sig, const struct calib_prediction *p)
 {
 	char b[32];
@@ -611,31 +535,21 @@ static void print_prediction(const char *cand, const char *sig, const struct cal
 	printf("  %-18s %s\n", "note", p->note);
 }
 
-static int cmd_predict(struct xl_ctx *ctx, int argc, char **argv)
+struct predict_opts {
+	const char *cand;
+};
+
+static enum xl_exit cmd_predict(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS, { "candidate", 1, NULL, 'c' }, OPTS_END,
-	};
-	const char *cand = NULL;
+	const char *cand = ((const struct predict_opts *)call->opts)->cand;
 	struct calib_store *st;
 	json_t *doc, *arr, *e;
 	size_t i;
-	int c, rc = 0;
+	int rc = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "c:qv", opts, NULL)) != -1) {
-		int r = xl_common_option(ctx, &sub_predict, c, optarg);
-
-		if (r >= 0)
-			return r;
-		if (c == 'c')
-			cand = optarg;
-	}
-	if (optind + 1 != argc)
-		return xl_usage_error(&sub_predict, "needs exactly one PROFILE");
 	if ((rc = open_store(ctx, &st)))
 		return rc;
-	if ((rc = load_profile(ctx, st, argv[optind], cand, &doc))) {
+	if ((rc = load_profile(ctx, st, call->argv[0], cand, &doc))) {
 		calib_close(st);
 		return rc;
 	}
@@ -671,113 +585,76 @@ static int cmd_predict(struct xl_ctx *ctx, int argc, char **argv)
 
 /* ---- record ---------------------------------------------------------------------------- */
 
-static const struct xl_cmd sub_record = {
-	.name = "calib record",
-	.usage = "(PROFILE [-c CAND] | --signature PREFIX) --outcome O [--id ID]\n"
-		 "[--exit-status N] [--predicted BYTES] [--observed BYTES] [--wall DUR]\n"
-		 "[--compiles N] [--host H] [--rank N] [--time TIME] [--json]",
-	.summary = "record an outcome observed elsewhere (e.g. by a cluster scheduler)",
-	.help = "The signature comes from the profile's candidate (with hardware from the\n"
-		"latest probe when the profile gives none) or from a recorded signature.\n"
-		"Recording an id twice is a no-op.\n\n"
-		"Options:\n"
-		"  -c, --candidate CAND  the candidate (needed when the profile has several)\n"
-		"  --signature PREFIX    a recorded signature instead of a profile\n"
-		"  --outcome O           ok, oom, compile-storm, crash, error, timeout, interrupted\n"
-		"  --id ID               the run id (default: a new one)\n"
-		"  --exit-status N       the exit status\n"
-		"  --predicted BYTES     predicted memory (default: the prediction now)\n"
-		"  --observed BYTES      observed peak device memory (units allowed: 14GiB)\n"
-		"  --wall DUR            wall time (90, 1.5m, 2h)\n"
-		"  --compiles N          compile count\n"
-		"  --host H, --rank N    where it ran (default: this host)\n"
-		"  --time TIME           when (ISO 8601; default now)\n"
-		"  --json                print the recorded attempt\n",
+struct record_opts {
+	const char *cand, *signature, *id, *host;
+	int outcome;
+	long long exit_status, compiles, rank;
+	uint64_t predicted, observed;
+	double wall_s, time;
 };
 
-static int cmd_record(struct xl_ctx *ctx, int argc, char **argv)
+static bool opt_time(const char *value, void *field)
 {
-	enum { O_SIG = XL_OPT_FIRST_CMD, O_OUTCOME, O_ID, O_EXIT, O_PRED, O_OBS, O_WALL, O_COMP,
-	       O_HOST, O_RANK, O_TIME };
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "candidate", 1, NULL, 'c' }, { "signature", 1, NULL, O_SIG },
-		{ "outcome", 1, NULL, O_OUTCOME }, { "id", 1, NULL, O_ID },
-		{ "exit-status", 1, NULL, O_EXIT }, { "predicted", 1, NULL, O_PRED },
-		{ "observed", 1, NULL, O_OBS }, { "wall", 1, NULL, O_WALL },
-		{ "compiles", 1, NULL, O_COMP }, { "host", 1, NULL, O_HOST },
-		{ "rank", 1, NULL, O_RANK }, { "time", 1, NULL, O_TIME },
-		OPTS_END,
-	};
-	const char *cand = NULL, *sigp = NULL, *outcome = NULL, *id = NULL, *host = NULL;
+	return calib_parse_time(value, field);
+}
+
+static const struct xl_opt record_options[] = {
+	XL_OPTION_STRING('c', "candidate", "CAND", struct record_opts, cand,
+			 "the candidate (needed when the profile has several)"),
+	XL_OPTION_STRING(0, "signature", "PREFIX", struct record_opts, signature,
+			 "a recorded signature instead of a profile"),
+	{ .name = "outcome", .kind = XL_OPT_CALLBACK, .arg = "O",
+	  .offset = XL_FIELD(struct record_opts, outcome, int), .flags = XL_OPTF_REQUIRED,
+	  .parse = opt_outcome, .what = "an outcome (" OUTCOMES ")", .help = OUTCOMES },
+	XL_OPTION_STRING(0, "id", "ID", struct record_opts, id, "the run id (default: a new one)"),
+	XL_OPTION_COUNT(0, "exit-status", "N", struct record_opts, exit_status, 0, 255,
+			"the exit status"),
+	{ .name = "predicted", .kind = XL_OPT_BYTES, .arg = "BYTES",
+	  .offset = XL_FIELD(struct record_opts, predicted, uint64_t), .flags = XL_OPTF_RANGE,
+	  .min = 0, .max = 9.2e18, .help = "predicted memory (default: the prediction now)" },
+	{ .name = "observed", .kind = XL_OPT_BYTES, .arg = "BYTES",
+	  .offset = XL_FIELD(struct record_opts, observed, uint64_t), .flags = XL_OPTF_RANGE,
+	  .min = 0, .max = 9.2e18, .help = "observed peak device memory (units allowed: 14GiB)" },
+	XL_OPTION_DURATION(0, "wall", "DUR", struct record_opts, wall_s, "wall time (90, 1.5m, 2h)"),
+	XL_OPTION_COUNT(0, "compiles", "N", struct record_opts, compiles, 0, 9.2e18,
+			"compile count"),
+	XL_OPTION_STRING(0, "host", "H", struct record_opts, host,
+			 "where it ran (default: this host)"),
+	XL_OPTION_COUNT(0, "rank", "N", struct record_opts, rank, 0, 9.2e18, "the rank"),
+	XL_OPTION_CALLBACK(0, "time", "TIME", struct record_opts, time, double, opt_time,
+			   "an ISO 8601 time", "when (ISO 8601; default now)"),
+	XL_OPTION_END,
+};
+
+static const struct record_opts record_defaults = { .outcome = -1 };
+
+static enum xl_exit cmd_record(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	const struct record_opts *o = call->opts;
+	const char *cand = o->cand, *sigp = o->signature, *id = o->id, *host = o->host;
+	const char *outcome = xl_outcome_name(o->outcome);
 	json_t *a = json_object(), *doc = NULL;
 	struct calib_store *st = NULL;
 	char *genid = NULL;
-	int c, rc = 0, li = 0;
+	int rc = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "c:qv", opts, &li)) != -1) {
-		int r = xl_common_option(ctx, &sub_record, c, optarg);
-		uint64_t u;
-		long long ll;
-		double d;
-
-		if (r >= 0) {
-			json_decref(a);
-			return r;
-		}
-		if (r == -2)
-			continue;
-		switch (c) {
-		case 'c': cand = optarg; break;
-		case O_SIG: sigp = optarg; break;
-		case O_ID: id = optarg; break;
-		case O_HOST: host = optarg; break;
-		case O_OUTCOME:
-			if (!calib_valid_outcome(optarg))
-				goto bad;
-			outcome = optarg;
-			break;
-		case O_EXIT: case O_COMP: case O_RANK: {
-			char *end;
-
-			errno = 0;
-			ll = strtoll(optarg, &end, 10);
-			if (!*optarg || *end || errno)
-				goto bad;
-			json_object_set_new(a, c == O_EXIT ? "exit_status" : c == O_COMP ? "compile_count" : "rank",
-					    json_integer(ll));
-			break;
-		}
-		case O_PRED: case O_OBS:
-			if (!xl_parse_bytes(optarg, &u) || u > (uint64_t)INT64_MAX)
-				goto bad;
-			json_object_set_new(a, c == O_PRED ? "predicted_bytes" : "observed_bytes",
-					    json_integer((json_int_t)u));
-			break;
-		case O_WALL:
-			if (!xl_parse_duration(optarg, &d))
-				goto bad;
-			json_object_set_new(a, "wall_s", json_real(d));
-			break;
-		case O_TIME:
-			if (!calib_parse_time(optarg, &d))
-				goto bad;
-			json_object_set_new(a, "time", json_real(d));
-			break;
-		}
-		continue;
-bad:
+	if (xl_call_seen(call, "exit-status"))
+		json_object_set_new(a, "exit_status", json_integer(o->exit_status));
+	if (xl_call_seen(call, "compiles"))
+		json_object_set_new(a, "compile_count", json_integer(o->compiles));
+	if (xl_call_seen(call, "rank"))
+		json_object_set_new(a, "rank", json_integer(o->rank));
+	if (xl_call_seen(call, "predicted"))
+		json_object_set_new(a, "predicted_bytes", json_integer((json_int_t)o->predicted));
+	if (xl_call_seen(call, "observed"))
+		json_object_set_new(a, "observed_bytes", json_integer((json_int_t)o->observed));
+	if (xl_call_seen(call, "wall"))
+		json_object_set_new(a, "wall_s", json_real(o->wall_s));
+	if (xl_call_seen(call, "time"))
+		json_object_set_new(a, "time", json_real(o->time));
+	if ((call->argc == 1) == (sigp != NULL)) {
 		json_decref(a);
-		return xl_usage_error(&sub_record, "--%s: invalid value '%s'", opts[li].name, optarg);
-	}
-	if (!outcome) {
-		json_decref(a);
-		return xl_usage_error(&sub_record, "--outcome is required");
-	}
-	if ((optind < argc) == (sigp != NULL) || argc - optind > 1) {
-		json_decref(a);
-		return xl_usage_error(&sub_record, "give either PROFILE or --signature");
+		return xl_usage_error(call, "give either PROFILE or --signature");
 	}
 	if ((rc = open_store(ctx, &st))) {
 		json_decref(a);
@@ -787,7 +664,7 @@ bad:
 		char hash[65];
 
 		if (cand) {
-			rc = xl_usage_error(&sub_record, "-c goes with a PROFILE, not --signature");
+			rc = xl_usage_error(call, "-c goes with a PROFILE, not --signature");
 			goto out;
 		}
 		if ((rc = calib_resolve_prefix(st, sigp, hash))) {
@@ -799,11 +676,11 @@ bad:
 		json_t *cands, *one;
 		struct calib_sig sig;
 
-		if ((rc = load_profile(ctx, st, argv[optind], cand, &doc)))
+		if ((rc = load_profile(ctx, st, call->argv[0], cand, &doc)))
 			goto out;
 		cands = json_object_get(doc, "candidates");
 		if (json_array_size(cands) != 1) {
-			xl_error("profile '%s': has %zu candidates; name one with -c", argv[optind],
+			xl_error("profile '%s': has %zu candidates; name one with -c", call->argv[0],
 				 json_array_size(cands));
 			rc = XL_EX_USAGE;
 			goto out;
@@ -855,38 +732,20 @@ out:
 
 /* ---- export / import ---------------------------------------------------------------------- */
 
-static const struct xl_cmd sub_export = {
-	.name = "calib export",
-	.usage = "[FILE]",
-	.summary = "write the store as JSON lines (to FILE or standard output)",
-	.help = "One line per probe ({\"type\": \"probe\", uid, host, time, doc}), then one per\n"
-		"attempt ({\"type\": \"attempt\", the history fields, host_peak_rss_bytes,\n"
-		"signature_json, shape_hash, stack_hash, hardware_kind}), oldest first.\n",
-};
-
-static int cmd_export(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit cmd_export(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	static const struct option opts[] = { XL_COMMON_LONGOPTS, OPTS_END };
+	const char *file = call->argc ? call->argv[0] : NULL;
 	struct calib_store *st;
 	sqlite3_stmt *s = NULL;
 	FILE *f = stdout;
-	int c, rc;
+	int rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int r = xl_common_option(ctx, &sub_export, c, optarg);
-
-		if (r >= 0)
-			return r;
-	}
-	if (argc - optind > 1)
-		return xl_usage_error(&sub_export, "at most one FILE");
 	if ((rc = open_store(ctx, &st)))
 		return rc;
-	if (optind < argc && strcmp(argv[optind], "-") != 0) {
-		f = fopen(argv[optind], "w");
+	if (file && strcmp(file, "-") != 0) {
+		f = fopen(file, "w");
 		if (!f) {
-			xl_error("'%s': cannot create: %s", argv[optind], strerror(errno));
+			xl_error("'%s': cannot create: %s", file, strerror(errno));
 			calib_close(st);
 			return XL_EX_CANTCREAT;
 		}
@@ -944,7 +803,7 @@ static int cmd_export(struct xl_ctx *ctx, int argc, char **argv)
 	sqlite3_finalize(s);
 	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
-		xl_error("'%s': cannot write: %s", f != stdout ? argv[optind] : "standard output",
+		xl_error("'%s': cannot write: %s", f != stdout ? file : "standard output",
 			 strerror(errno));
 		calib_close(st);
 		return XL_EX_CANTCREAT;
@@ -961,16 +820,6 @@ fail:
 	calib_close(st);
 	return rc;
 }
-
-static const struct xl_cmd sub_import = {
-	.name = "calib import",
-	.usage = "FILE",
-	.summary = "merge JSON lines written by 'calib export' (FILE or - for standard input)",
-	.help = "All lines are imported in one transaction, or none when a line is bad\n"
-		"(exit 65, each bad line named as FILE:LINE).  Records already present (by\n"
-		"attempt id or probe uid) are left as they are, so importing twice, or\n"
-		"merging stores from many hosts, is idempotent.\n",
-};
 
 static int import_line(struct calib_store *st, json_t *o, bool *probe)
 {
@@ -1012,25 +861,14 @@ int calib_import_line(struct calib_store *st, const char *line, size_t len)
 	return rc;
 }
 
-static int cmd_import(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit cmd_import(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	static const struct option opts[] = { XL_COMMON_LONGOPTS, OPTS_END };
 	struct calib_store *st;
-	const char *file;
+	const char *file = call->argv[0];
 	char *data, *line, *next;
 	size_t len, lineno = 0, nattempt = 0, nprobe = 0, bad = 0;
-	int c, rc = 0;
+	int rc = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int r = xl_common_option(ctx, &sub_import, c, optarg);
-
-		if (r >= 0)
-			return r;
-	}
-	if (argc - optind != 1)
-		return xl_usage_error(&sub_import, "needs exactly one FILE");
-	file = argv[optind];
 	data = xl_read_file(strcmp(file, "-") == 0 ? "/dev/stdin" : file, &len, (size_t)1 << 30);
 	if (!data) {
 		xl_error("'%s': cannot read: %s", file, strerror(errno));
@@ -1115,34 +953,17 @@ out:
 
 /* ---- forget ---------------------------------------------------------------------------------- */
 
-static const struct xl_cmd sub_forget = {
-	.name = "calib forget",
-	.usage = "SIGNATURE [--json]",
-	.summary = "delete a signature and all its attempts (any unique prefix)",
-	.help = "",
-};
-
-static int cmd_forget(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit cmd_forget(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	static const struct option opts[] = { XL_COMMON_LONGOPTS, OPTS_END };
 	struct calib_store *st;
 	sqlite3_stmt *cnt = NULL, *del = NULL;
 	char hash[65];
 	long long n = 0;
-	int c, rc;
+	int rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int r = xl_common_option(ctx, &sub_forget, c, optarg);
-
-		if (r >= 0)
-			return r;
-	}
-	if (argc - optind != 1)
-		return xl_usage_error(&sub_forget, "needs exactly one SIGNATURE");
 	if ((rc = open_store(ctx, &st)))
 		return rc;
-	if ((rc = calib_resolve_prefix(st, argv[optind], hash))) {
+	if ((rc = calib_resolve_prefix(st, call->argv[0], hash))) {
 		store_error(st, rc);
 		calib_close(st);
 		return rc;
@@ -1184,39 +1005,116 @@ fail:
 
 /* ---- the command ------------------------------------------------------------------------------ */
 
-static const struct xl_subcmd calib_subs[] = {
-	{ "history", cmd_history },
-	{ "stats", cmd_stats },
-	{ "order", cmd_order },
-	{ "predict", cmd_predict },
-	{ "record", cmd_record },
-	{ "export", cmd_export },
-	{ "import", cmd_import },
-	{ "forget", cmd_forget },
-	{ NULL, NULL },
+static const struct xl_cmd calib_history_cmd = {
+	.name = "history",
+	.summary = "recorded launch attempts, newest first",
+	.json = "an array of {id, time, profile, candidate, signature, host, rank,\n"
+		"outcome, exit_status, predicted_bytes, observed_bytes, wall_s,\n"
+		"compile_count}",
+	.options = history_options,
+	XL_CMD_OPTS(struct history_opts, &history_defaults),
+	.run = cmd_history,
 };
 
-static int cmd_calib(struct xl_ctx *ctx, int argc, char **argv)
-{
-	return xl_dispatch_sub(ctx, &xl_cmd_calib, calib_subs, argc, argv);
-}
+static const struct xl_cmd calib_stats_cmd = {
+	.name = "stats",
+	.summary = "per signature: attempts, ok, oom, median observed/predicted, last seen",
+	.json = "an array of {signature, profile, candidate, attempts, ok, oom,\n"
+		"ratio_median, last_seen}",
+	.options = stats_options,
+	XL_CMD_OPTS(struct stats_opts, NULL),
+	.run = cmd_stats,
+};
+
+static const struct xl_cmd calib_order_cmd = {
+	.name = "order",
+	.summary = "the order in which a profile's candidates are tried, with reasons",
+	.operands = "PROFILE",
+	.json = "{profile, order: [{name, signature, place, reason, predicted_bytes,\n"
+		"device_memory_bytes}]}",
+	.help = "Places, in order: known-good (latest attempt with this signature was ok),\n"
+		"unseen (predicted to fit), suspect (oom with this shape on an older stack),\n"
+		"infeasible (predicted above the device memory), known-bad (latest attempt\n"
+		"with this signature was an oom).  Ties keep the profile's order.\n",
+	.run = cmd_order,
+};
+
+static const struct xl_opt predict_options[] = {
+	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
+	  .offset = XL_FIELD(struct predict_opts, cand, const char *), .flags = XL_OPTF_SHORT,
+	  .help = "only this candidate" },
+	XL_OPTION_END,
+};
+
+static const struct xl_cmd calib_predict_cmd = {
+	.name = "predict",
+	.summary = "predicted memory per device of a profile's candidates, part by part",
+	.operands = "PROFILE",
+	.json = "with -c one object, otherwise an array of objects:\n"
+		"{profile, candidate, signature, model_state_bytes,\n"
+		"activation_bytes, logits_bytes, overhead_bytes,\n"
+		"analytic_bytes, correction, samples, predicted_bytes,\n"
+		"device_memory_bytes, calibrated, reported, note}",
+	.options = predict_options,
+	XL_CMD_OPTS(struct predict_opts, NULL),
+	.run = cmd_predict,
+};
+
+static const struct xl_cmd calib_record_cmd = {
+	.name = "record",
+	.summary = "record an outcome observed elsewhere (e.g. by a cluster scheduler)",
+	.operands = "[PROFILE]",
+	.synopsis = "(PROFILE [-c CAND] | --signature PREFIX) --outcome O [--id ID]\n"
+		    "[--exit-status N] [--predicted BYTES] [--observed BYTES] [--wall DUR]\n"
+		    "[--compiles N] [--host H] [--rank N] [--time TIME] [--json]",
+	.json = "the recorded attempt",
+	.help = "The signature comes from the profile's candidate (with hardware from the\n"
+		"latest probe when the profile gives none) or from a recorded signature.\n"
+		"Recording an id twice is a no-op.\n",
+	.options = record_options,
+	XL_CMD_OPTS(struct record_opts, &record_defaults),
+	.run = cmd_record,
+};
+
+static const struct xl_cmd calib_export_cmd = {
+	.name = "export",
+	.summary = "write the store as JSON lines (to FILE or standard output)",
+	.operands = "[FILE]",
+	.help = "One line per probe ({\"type\": \"probe\", uid, host, time, doc}), then one per\n"
+		"attempt ({\"type\": \"attempt\", the history fields, host_peak_rss_bytes,\n"
+		"signature_json, shape_hash, stack_hash, hardware_kind}), oldest first.\n",
+	.run = cmd_export,
+};
+
+static const struct xl_cmd calib_import_cmd = {
+	.name = "import",
+	.summary = "merge JSON lines written by 'calib export' (FILE or - for standard input)",
+	.operands = "FILE",
+	.json = "{attempts, probes}",
+	.help = "All lines are imported in one transaction, or none when a line is bad\n"
+		"(exit 65, each bad line named as FILE:LINE).  Records already present (by\n"
+		"attempt id or probe uid) are left as they are, so importing twice, or\n"
+		"merging stores from many hosts, is idempotent.\n",
+	.run = cmd_import,
+};
+
+static const struct xl_cmd calib_forget_cmd = {
+	.name = "forget",
+	.summary = "delete a signature and all its attempts (any unique prefix)",
+	.operands = "SIGNATURE",
+	.json = "{signature, attempts}",
+	.run = cmd_forget,
+};
+
+static const struct xl_cmd *const calib_subs[] = {
+	&calib_history_cmd, &calib_stats_cmd, &calib_order_cmd, &calib_predict_cmd,
+	&calib_record_cmd, &calib_export_cmd, &calib_import_cmd, &calib_forget_cmd, NULL,
+};
 
 const struct xl_cmd xl_cmd_calib = {
 	.name = "calib",
-	.usage = "history [--profile P] [--signature PREFIX] [--outcome O] [--host H]\n"
-		 "[--since T] [--limit N] | stats | order PROFILE | predict PROFILE [-c CAND] |\n"
-		 "record ... | export [FILE] | import FILE | forget SIGNATURE",
 	.summary = "calibration store: launch history, memory predictions, retry order",
-	.help = "Subcommands (any unique prefix; each has --help):\n"
-		"  history   recorded launch attempts, newest first\n"
-		"  stats     per signature: attempts, ok, oom, median observed/predicted\n"
-		"  order     the order in which a profile's candidates are tried, with reasons\n"
-		"  predict   predicted memory per device of a profile's candidates\n"
-		"  record    record an outcome observed elsewhere\n"
-		"  export    write the store as JSON lines\n"
-		"  import    merge JSON lines (idempotent)\n"
-		"  forget    delete a signature and its attempts\n\n"
-		"Exit status: 0 ok, 64 usage (also an ambiguous signature prefix), 65 bad\n"
-		"import data, 66 no such signature or file, 73 store unusable.\n",
-	.run = cmd_calib,
+	.epilog = "Exit status: 0 ok, 64 usage (also an ambiguous signature prefix), 65 bad\n"
+		  "import data, 66 no such signature or file, 73 store unusable.\n",
+	.subs = calib_subs,
 };

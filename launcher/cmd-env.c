@@ -2,45 +2,39 @@
 #include "launcher/launcher.h"
 #include "launcher/envfmt.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 
-static int cmd_env(struct xl_ctx *ctx, int argc, char **argv)
+struct env_opts {
+	const char *cand;
+	enum xl_env_format format;
+};
+
+static bool parse_format(const char *value, void *field)
 {
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "candidate", 1, NULL, 'c' },
-		{ "format", 1, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum xl_env_format fmt = XL_FMT_SH;
-	const char *cand = NULL;
+	return xl_env_format_parse(value, field) == 0;
+}
+
+static const struct xl_opt env_options[] = {
+	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
+	  .offset = XL_FIELD(struct env_opts, cand, const char *), .flags = XL_OPTF_SHORT,
+	  .help = "apply this candidate of the profile last" },
+	XL_OPTION_CALLBACK('f', "format", "sh|json|dotenv|k8s", struct env_opts, format,
+			   enum xl_env_format, parse_format, "sh, json, dotenv or k8s",
+			   "sh (default; export/unset lines, safe to eval),\n"
+			   "json ({profile, candidate, env, unset, sources}),\n"
+			   "dotenv (NAME=\"value\"), k8s (a container env: list)"),
+	XL_OPTION_END,
+};
+
+static enum xl_exit cmd_env(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	const struct env_opts *o = call->opts;
+	enum xl_env_format fmt = ctx->json ? XL_FMT_JSON : o->format;
 	struct xl_profile *p;
 	char *out;
-	int c, rc;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "c:f:qv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			cand = optarg;
-			break;
-		case 'f':
-			if (xl_env_format_parse(optarg, &fmt) < 0)
-				return xl_usage_error(&xl_cmd_env, "--format takes sh, json, dotenv or k8s, not '%s'",
-						      optarg);
-			break;
-		default:
-			rc = xl_common_option(ctx, &xl_cmd_env, c, optarg);
-			if (rc >= 0)
-				return rc;
-		}
-	}
-	if (ctx->json)
-		fmt = XL_FMT_JSON;
-	if (optind != argc - 1)
-		return xl_usage_error(&xl_cmd_env, optind >= argc ? "a profile name is needed"
-							       : "one profile at a time");
-	rc = xl_profile_resolve(ctx, argv[optind], cand, 0, &p);
+	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, 0, &p);
 	if (rc)
 		return rc;
 	rc = xl_profile_check(ctx, p);
@@ -54,20 +48,16 @@ static int cmd_env(struct xl_ctx *ctx, int argc, char **argv)
 	fputs(out, stdout);
 	free(out);
 	xl_profile_free(p);
-	return fflush(stdout) == 0 ? 0 : XL_EX_SOFTWARE;
+	return fflush(stdout) == 0 ? XL_EX_OK : XL_EX_SOFTWARE;
 }
 
 const struct xl_cmd xl_cmd_env = {
 	.name = "env",
-	.usage = "PROFILE [-c CAND] [--format sh|json|dotenv|k8s]",
 	.summary = "print the environment a profile gives a launch",
-	.help =
-		"Resolves PROFILE (and candidate CAND) and prints its managed variables.\n"
-		"\n"
-		"  -c, --candidate CAND  apply this candidate of the profile last\n"
-		"  -f, --format FMT      sh (default; export/unset lines, safe to eval),\n"
-		"                        json ({profile, candidate, env, unset, sources}),\n"
-		"                        dotenv (NAME=\"value\"), k8s (a container env: list)\n"
-		"  --json                the same as --format json\n",
+	.operands = "PROFILE",
+	.json = "the same as --format json",
+	.help = "Resolves PROFILE (and candidate CAND) and prints its managed variables.\n",
+	.options = env_options,
+	XL_CMD_OPTS(struct env_opts, NULL),
 	.run = cmd_env,
 };

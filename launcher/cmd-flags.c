@@ -2,11 +2,8 @@
  * the composite-flag linter on the command line. */
 #include "launcher/catalog.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-
-const struct xl_cmd xl_cmd_flags;
 
 static json_t *source_json(const struct xl_family *f)
 {
@@ -69,58 +66,17 @@ static int dump_json(json_t *j)
 	return fflush(stdout) == 0 ? 0 : XL_EX_SOFTWARE;
 }
 
-/* Parses the common options and those in extra; returns -1 to go on. */
-static int parse(struct xl_ctx *ctx, int argc, char **argv, const struct option *extra,
-		 int (*own)(int c, const char *arg, void *st), void *st)
-{
-	struct option opts[16] = { XL_COMMON_LONGOPTS };
-	size_t n = 7;
-	int c;
-
-	for (size_t i = 0; extra && extra[i].name && n < 15; i++)
-		opts[n++] = extra[i];
-	memset(&opts[n], 0, sizeof(opts[n]));
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int r = own ? own(c, optarg, st) : -1;
-
-		if (r == -2)
-			continue;
-		if (r >= 0)
-			return r;
-		r = xl_common_option(ctx, &xl_cmd_flags, c, optarg);
-		if (r >= 0)
-			return r;
-		if (r == -1)
-			return xl_usage_error(&xl_cmd_flags, "unexpected option");
-	}
-	return -1;
-}
-
 /* ---- list ------------------------------------------------------------------------- */
 
 struct list_opts {
 	const char *family;
 };
 
-static int list_opt(int c, const char *arg, void *st)
+static enum xl_exit flags_list(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	if (c != 'f')
-		return -1;
-	((struct list_opts *)st)->family = arg;
-	return -2;
-}
+	const struct list_opts lo = *(const struct list_opts *)call->opts;
+	int fam = -1;
 
-static int flags_list(struct xl_ctx *ctx, int argc, char **argv)
-{
-	static const struct option extra[] = { { "family", 1, NULL, 'f' }, { NULL, 0, NULL, 0 } };
-	struct list_opts lo = { NULL };
-	int fam = -1, rc = parse(ctx, argc, argv, extra, list_opt, &lo);
-
-	if (rc >= 0)
-		return rc;
-	if (optind < argc)
-		return xl_usage_error(&xl_cmd_flags, "flags list takes no operand ('%s')", argv[optind]);
 	if (lo.family) {
 		fam = xl_family_index(lo.family);
 		if (fam < 0) {
@@ -167,18 +123,13 @@ static int flags_list(struct xl_ctx *ctx, int argc, char **argv)
 
 /* ---- explain --------------------------------------------------------------------- */
 
-static int flags_explain(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct xl_flagdef *d;
 	const char *name;
 	size_t n;
-	int rc = parse(ctx, argc, argv, NULL, NULL, NULL);
 
-	if (rc >= 0)
-		return rc;
-	if (optind != argc - 1)
-		return xl_usage_error(&xl_cmd_flags, "flags explain takes one NAME");
-	name = argv[optind];
+	name = call->argv[0];
 	while (*name == '-')
 		name++;
 	n = xl_catalog_find_all(name, &d);
@@ -239,81 +190,22 @@ static int flags_explain(struct xl_ctx *ctx, int argc, char **argv)
 
 struct lint_opts {
 	const char *var;
-	unsigned flags;
+	bool timing;
 };
 
-static int lint_opt(int c, const char *arg, void *st)
+static enum xl_exit flags_lint(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	struct lint_opts *lo = st;
-
-	if (c == 'V') {
-		lo->var = arg;
-		return -2;
-	}
-	if (c == 'T') {
-		lo->flags |= XL_LINT_TIMING;
-		return -2;
-	}
-	return -1;
-}
-
-/* Index of the first word of STRING: the first word that is not one of
- * lint's own or the common options (or the word after "--"). */
-static int lint_split(int argc, char **argv)
-{
-	static const char *const with_arg[] = { "--var", "--store", "--profile-path", NULL };
-	static const char *const bare[] = { "--timing", "--json", "--help", "--quiet", "--verbose",
-					    "-q", "-v", "--color", NULL };
-	int i = 1;
-
-	while (i < argc) {
-		const char *a = argv[i];
-		size_t len = strcspn(a, "=");
-		bool known = false;
-
-		if (strcmp(a, "--") == 0 || a[0] != '-')
-			return i;
-		for (int k = 0; with_arg[k]; k++)
-			if (strlen(with_arg[k]) == len && strncmp(a, with_arg[k], len) == 0) {
-				known = true;
-				if (!a[len])
-					i++;  /* the value is the next word */
-			}
-		for (int k = 0; bare[k]; k++)
-			if (strlen(bare[k]) == len && strncmp(a, bare[k], len) == 0)
-				known = true;
-		if (!known)
-			return i;
-		i++;
-	}
-	return argc < i ? argc : i;
-}
-
-static int flags_lint(struct xl_ctx *ctx, int argc, char **argv)
-{
-	static const struct option extra[] = {
-		{ "var", 1, NULL, 'V' }, { "timing", 0, NULL, 'T' }, { NULL, 0, NULL, 0 },
-	};
-	struct lint_opts lo = { "XLA_FLAGS", 0 };
+	const struct lint_opts lo = *(const struct lint_opts *)call->opts;
 	struct xl_lint l = { 0 };
 	struct xl_buf s = XL_BUF_INIT;
-	int split = lint_split(argc, argv), start, rc;
+	int rc;
 
-	/* options end where the flag string begins: "--xla_foo=1" is STRING */
-	rc = parse(ctx, split, argv, extra, lint_opt, &lo);
-	if (rc >= 0)
-		return rc;
-	start = optind < split ? optind : split;
-	if (start < argc && strcmp(argv[start], "--") == 0)
-		start++;
-	if (start >= argc)
-		return xl_usage_error(&xl_cmd_flags, "flags lint needs the STRING to check");
 	if (!xl_valid_env_name(lo.var))
-		return xl_usage_error(&xl_cmd_flags, "--var '%s' is not a variable name", lo.var);
+		return xl_usage_error(call, "option '--var': '%s' is not a variable name", lo.var);
 	/* several operands are one string, as the shell would join them */
-	for (int i = start; i < argc; i++)
-		xl_buf_addf(&s, "%s%s", i > start ? " " : "", argv[i]);
-	xl_lint_string(lo.var, xl_buf_str(&s), lo.flags, &l);
+	for (int i = 0; i < call->argc; i++)
+		xl_buf_addf(&s, "%s%s", i ? " " : "", call->argv[i]);
+	xl_lint_string(lo.var, xl_buf_str(&s), lo.timing ? XL_LINT_TIMING : 0, &l);
 	if (ctx->json) {
 		json_t *arr = json_array();
 
@@ -354,34 +246,64 @@ static int flags_lint(struct xl_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-static int cmd_flags(struct xl_ctx *ctx, int argc, char **argv)
-{
-	static const struct xl_subcmd subs[] = {
-		{ "list", flags_list },
-		{ "explain", flags_explain },
-		{ "lint", flags_lint },
-		{ NULL, NULL },
-	};
+static const struct xl_opt list_options[] = {
+	XL_OPTION_STRING(0, "family", "F", struct list_opts, family,
+			 "only family F (xla, libtpu, torch_xla, jax, nccl, runtime)"),
+	XL_OPTION_END,
+};
 
-	return xl_dispatch_sub(ctx, &xl_cmd_flags, subs, argc, argv);
-}
+static const struct xl_cmd flags_list_cmd = {
+	.name = "list",
+	.summary = "every cataloged flag and variable: name, family, type, tags",
+	.json = "{families: [...], flags: [{name, family, type, values, default, tags,\n"
+		"description}]}",
+	.options = list_options,
+	XL_CMD_OPTS(struct list_opts, NULL),
+	.run = flags_list,
+};
+
+static const struct xl_cmd flags_explain_cmd = {
+	.name = "explain",
+	.summary = "family, type, values, default, tags, description and source of a flag",
+	.operands = "NAME",
+	.json = "{name, entries: [...]}",
+	.epilog = "Exit status: 0, or 66 for a name in no catalog.\n",
+	.run = flags_explain,
+};
+
+static const struct xl_opt lint_options[] = {
+	XL_OPTION_STRING(0, "var", "VAR", struct lint_opts, var,
+			 "the variable STRING is meant for (default XLA_FLAGS); a\n"
+			 "variable that is not composite has its value type-checked"),
+	XL_OPTION_FLAG(0, "timing", struct lint_opts, timing,
+		       "treat debug-tagged flags as errors, as 'policy: timing' does"),
+	XL_OPTION_END,
+};
+
+static const struct lint_opts lint_defaults = { .var = "XLA_FLAGS" };
+
+static const struct xl_cmd flags_lint_cmd = {
+	.name = "lint",
+	.summary = "check a flag string the way its consumer will read it",
+	.operands = "STRING...",
+	.json = "{variable, value, errors, warnings, reports: [{severity, code, token,\n"
+		"offset, column, message, suggestion}]}",
+	.help = "Options end at the first word that is not one of lint's own, so STRING\n"
+		"may begin with '--'; several words are joined with spaces.\n",
+	.epilog = "Exit status: 0 when no error was found (warnings and notes allowed), 65\n"
+		  "when at least one was.\n",
+	.options = lint_options,
+	XL_CMD_OPTS(struct lint_opts, &lint_defaults),
+	.run = flags_lint,
+	.flags = XL_CMD_OPERANDS_FROM_UNKNOWN,
+};
+
+static const struct xl_cmd *const flags_subs[] = {
+	&flags_list_cmd, &flags_explain_cmd, &flags_lint_cmd, NULL,
+};
 
 const struct xl_cmd xl_cmd_flags = {
 	.name = "flags",
-	.usage = "list [--family F] [--json]\n"
-		 "explain NAME [--json]\n"
-		 "lint [--var VAR] [--timing] [--json] STRING",
 	.summary = "list, explain and lint runtime flags from the built-in catalogs",
-	.help =
-		"  list           every cataloged flag and variable: name, family, type, tags\n"
-		"    --family F   only family F (xla, libtpu, torch_xla, jax, nccl, runtime)\n"
-		"  explain NAME   family, type, values, default, tags, description and source\n"
-		"  lint STRING    check a flag string the way its consumer will read it\n"
-		"    --var VAR    the variable STRING is meant for (default XLA_FLAGS); a\n"
-		"                 variable that is not composite has its value type-checked\n"
-		"    --timing     treat debug-tagged flags as errors, as 'policy: timing' does\n"
-		"\n"
-		"lint exits 0 when it found no error (warnings and notes allowed), 65 when\n"
-		"it found at least one error.  explain exits 66 for a name in no catalog.\n",
-	.run = cmd_flags,
+	.subs = flags_subs,
 };

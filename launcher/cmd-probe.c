@@ -1,51 +1,31 @@
 /*
  * cmd-probe.c - `xlaunch probe [--backend LIST] [--timeout DUR] [--json]
- * [--no-record]`: runs the backend probe and prints a table for people or
- * the JSON document.
+ * [--no-record]`: runs the backend probe, prints a table for people or the
+ * JSON document, and records it in the calibration store.
  */
+#include "calib/calib.h"
 #include "probe/probe.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int probe_run_cmd(struct xl_ctx *ctx, int argc, char **argv);
-
-const struct xl_cmd xl_cmd_probe = {
-	.name = "probe",
-	.usage = "[--backend LIST] [--timeout DUR] [--json] [--no-record]",
-	.summary = "load, initialize and run a real kernel on each backend",
-	.help =
-		"Each backend climbs absent, installed, initialized, devices, compiled,\n"
-		"executed, verified in a forked child under a wall-clock limit; the table\n"
-		"(or --json) says how far each got and why it stopped.\n"
-		"\n"
-		"Options:\n"
-		"  --backend LIST   comma-separated: cpu, opencl, cuda, pjrt (every plugin\n"
-		"                   found), pjrt:PATH (one plugin); default: all\n"
-		"  --timeout DUR    wall-clock limit per backend (default 10s)\n"
-		"  --no-record      do not record the result in the calibration store\n"
-		"\n"
-		"Exit status: 0 when every backend that is at least installed is alive,\n"
-		"69 otherwise; 64 on a bad command line.\n",
-	.run = probe_run_cmd,
-};
-
-static xl_probe_recorder recorder;
-
-void xl_probe_set_recorder(xl_probe_recorder fn)
-{
-	recorder = fn;
-}
-
-/* Hands the probe document to whoever keeps probe history (the calibration
- * store, registered by the launcher).  A store failure is a warning there,
- * never a probe failure. */
+/* Keeps the probe in the calibration store, where it becomes the hardware
+ * part of launch signatures.  A store failure is a warning, never a probe
+ * failure. */
 static void probe_record(const struct xl_ctx *ctx, const json_t *doc)
 {
-	if (recorder)
-		recorder(ctx, doc);
+	struct calib_store *st;
+	char *err = NULL;
+
+	if (calib_open(ctx->store_path, 0, &st, &err) != 0) {
+		xl_warn("%s; the probe is not recorded", err ? err : "store unavailable");
+		free(err);
+		return;
+	}
+	if (calib_record_probe(st, doc) != 0)
+		xl_warn("the probe is not recorded: %s", calib_errmsg(st));
+	calib_close(st);
 }
 
 static void print_figures(struct xl_buf *b, const json_t *o)
@@ -117,64 +97,62 @@ static void print_table(const json_t *doc)
 	}
 }
 
-static int probe_run_cmd(struct xl_ctx *ctx, int argc, char **argv)
+struct probe_cmd_opts {
+	const char *backends;
+	double timeout_s;
+	bool no_record;
+};
+
+/* Checks a --backend list; the probe options take it again in cmd_probe. */
+static bool check_backends(const char *value, void *field)
 {
-	enum { OPT_BACKEND = XL_OPT_FIRST_CMD, OPT_TIMEOUT, OPT_NO_RECORD };
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "backend", 1, NULL, OPT_BACKEND },
-		{ "timeout", 1, NULL, OPT_TIMEOUT },
-		{ "no-record", 0, NULL, OPT_NO_RECORD },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct xl_probe_opts po;
+	char *err = NULL;
+	bool ok;
+
+	xl_probe_opts_init(&po);
+	ok = xl_probe_parse_backends(&po, value, &err);
+	free(err);
+	xl_probe_opts_release(&po);
+	if (ok)
+		*(const char **)field = value;
+	return ok;
+}
+
+static const struct xl_opt probe_options[] = {
+	XL_OPTION_CALLBACK(0, "backend", "LIST", struct probe_cmd_opts, backends, const char *,
+			   check_backends, "a list of cpu, opencl, cuda, pjrt and pjrt:PATH",
+			   "comma-separated: cpu, opencl, cuda, pjrt (every plugin\n"
+			   "found), pjrt:PATH (one plugin); default: all"),
+	{ .name = "timeout", .kind = XL_OPT_DURATION, .arg = "DUR",
+	  .offset = XL_FIELD(struct probe_cmd_opts, timeout_s, double),
+	  .flags = XL_OPTF_RANGE | XL_OPTF_ABOVE_MIN, .min = 0, .max = 3600,
+	  .what = "a duration above 0 and up to 1h (e.g. 5s, 500ms)",
+	  .help = "wall-clock limit per backend (default 10s)" },
+	XL_OPTION_FLAG(0, "no-record", struct probe_cmd_opts, no_record,
+		       "do not record the result in the calibration store"),
+	XL_OPTION_END,
+};
+
+static const struct probe_cmd_opts probe_defaults = { .timeout_s = XL_PROBE_DEFAULT_TIMEOUT };
+
+static enum xl_exit cmd_probe(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	const struct probe_cmd_opts *o = call->opts;
 	struct xl_probe_opts po;
 	json_t *doc;
-	int c, code = 0;
+	int code = 0;
 	char *err = NULL;
 
 	xl_probe_opts_init(&po);
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		int r;
-
-		switch (c) {
-		case OPT_BACKEND:
-			if (!xl_probe_parse_backends(&po, optarg, &err)) {
-				r = xl_usage_error(&xl_cmd_probe, "%s", err);
-				free(err);
-				xl_probe_opts_release(&po);
-				return r;
-			}
-			continue;
-		case OPT_TIMEOUT:
-			if (!xl_parse_duration(optarg, &po.timeout_s) || po.timeout_s <= 0 ||
-			    po.timeout_s > 3600) {
-				xl_probe_opts_release(&po);
-				return xl_usage_error(&xl_cmd_probe, "--timeout: '%s' is not a "
-						      "duration between 0 and 1h (e.g. 5s, 500ms)",
-						      optarg);
-			}
-			continue;
-		case OPT_NO_RECORD:
-			po.record = false;
-			continue;
-		default:
-			break;
-		}
-		r = xl_common_option(ctx, &xl_cmd_probe, c, optarg);
-		if (r >= 0) {
-			xl_probe_opts_release(&po);
-			return r;
-		}
-		if (r == -1) {
-			xl_probe_opts_release(&po);
-			return xl_usage_error(&xl_cmd_probe, "unexpected option");
-		}
-	}
-	if (optind < argc) {
+	if (o->backends && !xl_probe_parse_backends(&po, o->backends, &err)) {
+		/* checked while parsing */
+		free(err);
 		xl_probe_opts_release(&po);
-		return xl_usage_error(&xl_cmd_probe, "unexpected argument '%s'", argv[optind]);
+		return XL_EX_SOFTWARE;
 	}
+	po.timeout_s = o->timeout_s;
+	po.record = !o->no_record;
 	po.progress = !ctx->json && xl_verbosity >= 0 && isatty(2);
 	doc = xl_probe_run(ctx, &po, &code);
 	if (po.record)
@@ -191,3 +169,20 @@ static int probe_run_cmd(struct xl_ctx *ctx, int argc, char **argv)
 	xl_probe_opts_release(&po);
 	return code;
 }
+
+const struct xl_cmd xl_cmd_probe = {
+	.name = "probe",
+	.summary = "load, initialize and run a real kernel on each backend",
+	.json = "{host, time, backends: [{name, state, stage, error, version, devices,\n"
+		"bandwidth_gbs, gflops, elapsed_s}]}",
+	.help =
+		"Each backend climbs absent, installed, initialized, devices, compiled,\n"
+		"executed, verified in a forked child under a wall-clock limit; the table\n"
+		"(or --json) says how far each got and why it stopped.\n",
+	.epilog =
+		"Exit status: 0 when every backend that is at least installed is alive,\n"
+		"69 otherwise; 64 on a bad command line.\n",
+	.options = probe_options,
+	XL_CMD_OPTS(struct probe_cmd_opts, &probe_defaults),
+	.run = cmd_probe,
+};

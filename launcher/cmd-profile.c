@@ -1,37 +1,13 @@
 /* cmd-profile.c - `xlaunch profile list | show | diff | check` */
 #include "launcher/profile.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_opts(struct xl_ctx *ctx, int argc, char **argv, const char **cand, bool *explain)
-{
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "candidate", 1, NULL, 'c' },
-		{ "explain", 0, NULL, 'e' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "c:eqv", opts, NULL)) != -1) {
-		if (c == 'c' && cand) {
-			*cand = optarg;
-		} else if (c == 'e' && explain) {
-			*explain = true;
-		} else if (c == 'c' || c == 'e') {
-			return xl_usage_error(&xl_cmd_profile, "'%s' takes no %s", argv[0],
-					      c == 'c' ? "-c" : "--explain");
-		} else {
-			rc = xl_common_option(ctx, &xl_cmd_profile, c, optarg);
-			if (rc >= 0)
-				return rc;
-		}
-	}
-	return -1;
-}
+struct show_opts {
+	const char *cand;
+	bool explain;
+};
 
 static void print_json(json_t *j)
 {
@@ -41,20 +17,11 @@ static void print_json(json_t *j)
 	free(s);
 }
 
-static int profile_list(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit profile_list(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	struct xl_strv names = XL_STRV_INIT, files = XL_STRV_INIT;
 	json_t *arr = json_array();
-	int rc = parse_opts(ctx, argc, argv, NULL, NULL);
 
-	if (rc >= 0) {
-		json_decref(arr);
-		return rc;
-	}
-	if (optind < argc) {
-		json_decref(arr);
-		return xl_usage_error(&xl_cmd_profile, "'profile list' takes no arguments");
-	}
 	xl_profile_names(ctx, &names, &files);
 	for (size_t i = 0; i < names.n; i++) {
 		struct layer *l = NULL;
@@ -98,19 +65,15 @@ static unsigned resolve_flags(const char *arg)
 	return strchr(arg, '/') || xl_endswith(arg, ".yaml") ? XL_RESOLVE_FILE : 0;
 }
 
-static int profile_show(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	const char *cand = NULL;
-	bool explain = false;
+	const struct show_opts *o = call->opts;
+	bool explain = o->explain;
 	struct xl_profile *p;
 	char where[1024];
-	int rc = parse_opts(ctx, argc, argv, &cand, &explain);
+	int rc;
 
-	if (rc >= 0)
-		return rc;
-	if (optind != argc - 1)
-		return xl_usage_error(&xl_cmd_profile, "'profile show' takes one profile");
-	rc = xl_profile_resolve(ctx, argv[optind], cand, resolve_flags(argv[optind]), &p);
+	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, resolve_flags(call->argv[0]), &p);
 	if (rc)
 		return rc;
 	if (ctx->json) {
@@ -259,28 +222,20 @@ static const char *var_text(const struct xl_var *v)
 	return !v ? NULL : v->value ? v->value : "(unset)";
 }
 
-static int profile_diff(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	struct xl_profile *pa, *pb;
 	json_t *changes = json_array();
-	int rc = parse_opts(ctx, argc, argv, NULL, NULL);
+	int rc;
 
-	if (rc >= 0) {
-		json_decref(changes);
-		return rc;
-	}
-	if (optind != argc - 2) {
-		json_decref(changes);
-		return xl_usage_error(&xl_cmd_profile, "'profile diff' takes two profiles");
-	}
-	rc = xl_profile_resolve(ctx, argv[optind], NULL,
-				XL_RESOLVE_NO_AMBIENT | resolve_flags(argv[optind]), &pa);
+	rc = xl_profile_resolve(ctx, call->argv[0], NULL,
+				XL_RESOLVE_NO_AMBIENT | resolve_flags(call->argv[0]), &pa);
 	if (rc) {
 		json_decref(changes);
 		return rc;
 	}
-	rc = xl_profile_resolve(ctx, argv[optind + 1], NULL,
-				XL_RESOLVE_NO_AMBIENT | resolve_flags(argv[optind + 1]), &pb);
+	rc = xl_profile_resolve(ctx, call->argv[1], NULL,
+				XL_RESOLVE_NO_AMBIENT | resolve_flags(call->argv[1]), &pb);
 	if (rc) {
 		xl_profile_free(pa);
 		json_decref(changes);
@@ -388,16 +343,12 @@ static int check_one(struct xl_ctx *ctx, const char *arg, json_t *results)
 	return rc;
 }
 
-static int profile_check(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit profile_check(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	json_t *results = json_array();
-	int worst = 0, rc = parse_opts(ctx, argc, argv, NULL, NULL);
+	int worst = 0, rc;
 
-	if (rc >= 0) {
-		json_decref(results);
-		return rc;
-	}
-	if (optind == argc) {
+	if (!call->argc) {
 		struct xl_strv names = XL_STRV_INIT;
 
 		xl_profile_names(ctx, &names, NULL);
@@ -408,8 +359,8 @@ static int profile_check(struct xl_ctx *ctx, int argc, char **argv)
 		}
 		xl_strv_release(&names);
 	}
-	for (int i = optind; i < argc; i++) {
-		rc = check_one(ctx, argv[i], results);
+	for (int i = 0; i < call->argc; i++) {
+		rc = check_one(ctx, call->argv[i], results);
 		if (rc && !worst)
 			worst = rc;
 	}
@@ -419,33 +370,65 @@ static int profile_check(struct xl_ctx *ctx, int argc, char **argv)
 	return worst;
 }
 
-static int cmd_profile(struct xl_ctx *ctx, int argc, char **argv)
-{
-	static const struct xl_subcmd subs[] = {
-		{ "list", profile_list },
-		{ "show", profile_show },
-		{ "diff", profile_diff },
-		{ "check", profile_check },
-		{ NULL, NULL },
-	};
+static const struct xl_cmd profile_list_cmd = {
+	.name = "list",
+	.summary = "every profile on the search path (first match wins)",
+	.json = "an array of {name, file, description, valid}",
+	.help = "With -v, the file each name resolves to.\n",
+	.run = profile_list,
+};
 
-	return xl_dispatch_sub(ctx, &xl_cmd_profile, subs, argc, argv);
-}
+static const struct xl_opt show_options[] = {
+	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
+	  .offset = XL_FIELD(struct show_opts, cand, const char *), .flags = XL_OPTF_SHORT,
+	  .help = "apply this candidate of the profile last" },
+	XL_OPTION_FLAG('e', "explain", struct show_opts, explain,
+		       "the file and line that set every variable and flag token,\n"
+		       "what the runtime adds on its own at start, and the files applied"),
+	XL_OPTION_END,
+};
+
+static const struct xl_cmd profile_show_cmd = {
+	.name = "show",
+	.summary = "the resolved profile",
+	.operands = "PROFILE",
+	.json = "the resolved profile: {profile, file, chain, env, unset, sources, flags,\n"
+		"policy, limits, signature, candidate, candidates, notes}",
+	.help = "A PROFILE with a '/' or ending in .yaml is read as a file.\n",
+	.options = show_options,
+	XL_CMD_OPTS(struct show_opts, NULL),
+	.run = profile_show,
+};
+
+static const struct xl_cmd profile_diff_cmd = {
+	.name = "diff",
+	.summary = "compare two resolved profiles variable by variable and flag by flag",
+	.operands = "A B",
+	.json = "{a, b, changes: [{change, variable, flag, a, b}]}",
+	.epilog = "Exit status: 0 when they are the same, 1 when they differ.\n",
+	.run = profile_diff,
+};
+
+static const struct xl_cmd profile_check_cmd = {
+	.name = "check",
+	.summary = "resolve and check profiles and each of their candidates",
+	.operands = "[PROFILE|FILE...]",
+	.json = "an array of {profile, ok, exit, candidates}",
+	.help = "Checks every profile on the path when none is named.  A name with a '/'\n"
+		"or ending in .yaml is read as a file.\n",
+	.epilog = "Exit status: 0 when all pass, else the first failure's (65, 66, 77, 78).\n",
+	.run = profile_check,
+};
+
+static const struct xl_cmd *const profile_subs[] = {
+	&profile_list_cmd, &profile_show_cmd, &profile_diff_cmd, &profile_check_cmd, NULL,
+};
 
 const struct xl_cmd xl_cmd_profile = {
 	.name = "profile",
-	.usage = "list\nshow PROFILE [-c CAND] [--explain]\ndiff A B\ncheck [PROFILE|FILE...]",
 	.summary = "list, show, compare and check named profiles",
-	.help =
-		"  list           every profile on the search path (first match wins)\n"
-		"  show           the resolved profile; --explain adds the file and line\n"
-		"                 that set every variable and flag token\n"
-		"  diff A B       variable by variable and flag by flag; exit 1 when they differ\n"
-		"  check          resolve and check each profile (all on the path when none\n"
-		"                 is named) and each of its candidates; a name with a '/' or\n"
-		"                 ending in .yaml is read as a file\n"
-		"\n"
+	.epilog =
 		"The search path: --profile-path, XLAUNCH_PROFILE_PATH, ./profiles,\n"
 		"$XDG_CONFIG_HOME/xlaunch/profiles, then the installed profiles.\n",
-	.run = cmd_profile,
+	.subs = profile_subs,
 };

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,51 +21,43 @@ extern char **environ;
 struct run_opts {
 	const char *cand;
 	unsigned retry;
-	long max_attempts;
+	long long max_attempts;
 	double timeout_s, grace_s;
 	bool no_record, dry_run, all_ranks;
 };
 
-enum { OPT_RETRY = XL_OPT_FIRST_CMD, OPT_MAX, OPT_TIMEOUT, OPT_GRACE, OPT_NO_RECORD,
-       OPT_DRY_RUN, OPT_ALL_RANKS };
-
-static int run_opt(void *arg, int c, const char *optarg)
+static bool parse_retry(const char *value, void *field)
 {
-	struct run_opts *o = arg;
-	char *end;
-
-	switch (c) {
-	case 'c':
-		o->cand = optarg;
-		return -2;
-	case OPT_RETRY:
-		if (!xl_outcome_set_parse(optarg ? optarg : "oom", &o->retry))
-			return xl_usage_error(&xl_cmd_run, "--retry takes outcome classes (oom, compile-storm, crash, error, timeout) or none, not '%s'",
-					      optarg);
-		return -2;
-	case OPT_MAX:
-		o->max_attempts = strtol(optarg, &end, 10);
-		if (*end || o->max_attempts < 1 || o->max_attempts > 1000)
-			return xl_usage_error(&xl_cmd_run, "--max-attempts takes a number from 1 to 1000, not '%s'",
-					      optarg);
-		return -2;
-	case OPT_TIMEOUT:
-	case OPT_GRACE:
-		if (!xl_parse_duration(optarg, c == OPT_TIMEOUT ? &o->timeout_s : &o->grace_s))
-			return xl_usage_error(&xl_cmd_run, "'%s' is not a duration (e.g. 90s, 30m, 12h)", optarg);
-		return -2;
-	case OPT_NO_RECORD:
-		o->no_record = true;
-		return -2;
-	case OPT_DRY_RUN:
-		o->dry_run = true;
-		return -2;
-	case OPT_ALL_RANKS:
-		o->all_ranks = true;
-		return -2;
-	}
-	return -1;
+	return xl_outcome_set_parse(value ? value : "oom", field);
 }
+
+static const struct xl_opt run_options[] = {
+	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
+	  .offset = XL_FIELD(struct run_opts, cand, const char *), .flags = XL_OPTF_SHORT,
+	  .help = "only this candidate (no retry)" },
+	{ .name = "retry", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
+	  .offset = XL_FIELD(struct run_opts, retry, unsigned), .flags = XL_OPTF_OPTIONAL,
+	  .parse = parse_retry,
+	  .what = "a list of outcomes (oom, crash, timeout, error, compile-storm) or none",
+	  .help = "outcomes that move on to the next candidate\n"
+		  "(comma-separated; default oom; none disables)" },
+	XL_OPTION_COUNT(0, "max-attempts", "N", struct run_opts, max_attempts, 1, 1000,
+			"at most N attempts (default: every candidate)"),
+	XL_OPTION_DURATION(0, "timeout", "DUR", struct run_opts, timeout_s,
+			   "stop the child after DUR (SIGTERM, then SIGKILL)"),
+	XL_OPTION_DURATION(0, "grace", "DUR", struct run_opts, grace_s,
+			   "time between SIGTERM and SIGKILL (default 10s)"),
+	XL_OPTION_FLAG(0, "no-record", struct run_opts, no_record, "record nothing in the store"),
+	XL_OPTION_FLAG(0, "dry-run", struct run_opts, dry_run, "print the attempts in order, run nothing"),
+	XL_OPTION_FLAG(0, "record-all-ranks", struct run_opts, all_ranks,
+		       "every rank records (default: rank 0 only)"),
+	XL_OPTION_END,
+};
+
+static const struct run_opts run_defaults = {
+	.retry = 1u << XL_OUT_OOM,
+	.grace_s = 10.0,
+};
 
 /* The candidates to try, in order, with the reason for each place. */
 static json_t *plan_order(const struct xl_ctx *ctx, const char *name, struct xl_profile *p0,
@@ -383,38 +374,23 @@ out:
 	return rc;
 }
 
-static int cmd_run(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "candidate", 1, NULL, 'c' },
-		{ "retry", 2, NULL, OPT_RETRY },
-		{ "max-attempts", 1, NULL, OPT_MAX },
-		{ "timeout", 1, NULL, OPT_TIMEOUT },
-		{ "grace", 1, NULL, OPT_GRACE },
-		{ "no-record", 0, NULL, OPT_NO_RECORD },
-		{ "dry-run", 0, NULL, OPT_DRY_RUN },
-		{ "record-all-ranks", 0, NULL, OPT_ALL_RANKS },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct run_opts o = { NULL, 1u << XL_OUT_OOM, 0, 0, 10.0, false, false, false };
+	const struct run_opts o = *(const struct run_opts *)call->opts;
+	const char *name = call->argv[0];
 	struct attempt_ctx a;
 	struct xl_profile *p0;
 	struct xl_patterns pats;
 	bool have_pats;
 	json_t *order;
-	const char *name;
-	int rc, ci, last = 0;
+	int rc, last = 0;
 	size_t i;
 	json_t *place;
 
-	rc = xl_parse_launch_args(&xl_cmd_run, ctx, argc, argv, "+c:qv", opts, run_opt, &o, &name, &ci);
-	if (rc >= 0)
-		return rc;
 	/* a full disk or a file-size limit must fail a write, not kill xlaunch */
 	signal(SIGXFSZ, SIG_IGN);
-	if (ci < 0 && !o.dry_run)
-		return xl_usage_error(&xl_cmd_run, "no command to run (put it after '--')");
+	if (!call->restc && !o.dry_run)
+		return xl_usage_error(call, "no command to run (put it after '--')");
 	rc = xl_profile_resolve(ctx, name, o.cand, 0, &p0);
 	if (rc)
 		return rc;
@@ -431,8 +407,8 @@ static int cmd_run(struct xl_ctx *ctx, int argc, char **argv)
 	a.o = &o;
 	a.rank = xl_rank(&a.rank_from);
 	a.record = !o.no_record && !o.dry_run && (a.rank == 0 || o.all_ranks);
-	a.argv = ci >= 0 ? argv + ci : NULL;
-	a.argc = ci >= 0 ? argc - ci : 0;
+	a.argv = call->restc ? call->restv : NULL;
+	a.argc = call->restc;
 	if (!o.no_record || p0->ncands > 1) {
 		char *err = NULL;
 
@@ -516,27 +492,20 @@ done:
 
 const struct xl_cmd xl_cmd_run = {
 	.name = "run",
-	.usage = "PROFILE [-c CAND] [--retry[=CLASSES]] [--max-attempts N] [--timeout DUR]\n"
-		 "    [--grace DUR] [--no-record] [--dry-run] [--record-all-ranks] -- COMMAND [ARG...]",
 	.summary = "launch and supervise a command, record the outcome, retry",
+	.operands = "PROFILE",
+	.rest = "COMMAND [ARG...]",
+	.json = "with --dry-run, the plan: {profile, order, max_attempts}",
 	.help =
 		"Supervises COMMAND under PROFILE: its own process group, signals forwarded,\n"
 		"output to the terminal and to $XDG_STATE_HOME/xlaunch/runs/ID/, the outcome\n"
 		"named (ok, oom, compile-storm, crash, error, timeout, interrupted) and\n"
-		"recorded, and the next candidate tried when the outcome is in --retry.\n"
-		"\n"
-		"  -c, --candidate CAND   only this candidate (no retry)\n"
-		"  --retry[=CLASSES]      outcomes that move on to the next candidate\n"
-		"                         (comma-separated; default oom; none disables)\n"
-		"  --max-attempts N       at most N attempts (default: every candidate)\n"
-		"  --timeout DUR          stop the child after DUR (SIGTERM, then SIGKILL)\n"
-		"  --grace DUR            time between SIGTERM and SIGKILL (default 10s)\n"
-		"  --no-record            record nothing in the store\n"
-		"  --dry-run              print the attempts in order, run nothing\n"
-		"  --record-all-ranks     every rank records (default: rank 0 only)\n"
-		"\n"
+		"recorded, and the next candidate tried when the outcome is in --retry.\n",
+	.epilog =
 		"The exit status is the last attempt's child's: its code, or 128+N for\n"
 		"signal N.  The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and\n"
 		"XLAUNCH_REPORT (a file to append JSON report lines to).\n",
+	.options = run_options,
+	XL_CMD_OPTS(struct run_opts, &run_defaults),
 	.run = cmd_run,
 };

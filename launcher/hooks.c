@@ -48,23 +48,7 @@ static int profile_view(const struct xl_ctx *ctx, const char *name, const char *
 	return 0;
 }
 
-static void record_probe(const struct xl_ctx *ctx, const json_t *doc)
-{
-	struct calib_store *st;
-	char *err = NULL;
-
-	if (calib_open(ctx->store_path, 0, &st, &err) != 0) {
-		xl_warn("%s; the probe is not recorded", err ? err : "store unavailable");
-		free(err);
-		return;
-	}
-	if (calib_record_probe(st, doc) != 0)
-		xl_warn("the probe is not recorded: %s", calib_errmsg(st));
-	calib_close(st);
-}
-
 void launcher_init_hooks(void)
 {
 	calib_set_profile_loader(profile_view);
-	xl_probe_set_recorder(record_probe);
 }

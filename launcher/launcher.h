@@ -179,28 +179,10 @@ int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
  * New reference; empty object when nothing would be added. */
 json_t *xl_runtime_defaults(const struct xl_profile *p);
 
-/* flags list|explain|lint (cmd-flags.c); catalogs and lint in catalog.h. */
-extern const struct xl_cmd xl_cmd_flags;
-
-struct option;
-/* Parses "[OPTIONS] PROFILE [OPTIONS] [--] COMMAND..." for exec and run.
- * handle(arg, c, optarg) sees each option first and returns -1 when it is
- * not its own, -2 when handled, or an exit code.  Returns -1 to go on, or
- * an exit code; *cmd_index is the first word of COMMAND or -1. */
-int xl_parse_launch_args(const struct xl_cmd *cmd, struct xl_ctx *ctx, int argc, char **argv,
-			 const char *shortopts, const struct option *opts,
-			 int (*handle)(void *, int, const char *), void *arg,
-			 const char **profile, int *cmd_index);
-
 /* Applies the profile's rlimits to this process (before exec). */
 void xl_apply_limits(const struct xl_limits *l);
 
 /* Registers the launcher's services with lower modules (calib's profile view). */
 void launcher_init_hooks(void);
-
-extern const struct xl_cmd xl_cmd_env;
-extern const struct xl_cmd xl_cmd_exec;
-extern const struct xl_cmd xl_cmd_profile;
-extern const struct xl_cmd xl_cmd_run;
 
 #endif

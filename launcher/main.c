@@ -1,24 +1,31 @@
 /* main.c - global options and the command table.
  *
- * A command is one file exporting one `struct xl_cmd`; it is listed here
- * once.  Lookup takes any unique prefix of a command name.
+ * A command is one file exporting one `struct xl_cmd` (cmd-NAME.c); it is
+ * listed here once.  Lookup takes any unique prefix of a command name;
+ * usage, help and usage errors come from the tables (common/cmd.c).
  */
 #include "common/common.h"
-#include "launcher/launcher.h"
 #include "calib/calib.h"
-#include "bundle/bundle.h"
-#include "probe/probe.h"
+#include "launcher/launcher.h"
 
-#include <getopt.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-extern const struct xl_cmd xl_cmd_help;
-extern const struct xl_cmd xl_cmd_version;
+extern const struct xl_cmd xl_cmd_env;
+extern const struct xl_cmd xl_cmd_exec;
+extern const struct xl_cmd xl_cmd_run;
+extern const struct xl_cmd xl_cmd_profile;
+extern const struct xl_cmd xl_cmd_flags;
+extern const struct xl_cmd xl_cmd_probe;
+extern const struct xl_cmd xl_cmd_calib;
+extern const struct xl_cmd xl_cmd_bundle;
+static const struct xl_cmd help_cmd;
+static const struct xl_cmd version_cmd;
 
-static const struct xl_cmd *const cmd_table[] = {
+static const struct xl_cmd *const commands[] = {
 	&xl_cmd_env,
 	&xl_cmd_exec,
 	&xl_cmd_run,
@@ -27,10 +34,32 @@ static const struct xl_cmd *const cmd_table[] = {
 	&xl_cmd_probe,
 	&xl_cmd_calib,
 	&xl_cmd_bundle,
-	&xl_cmd_help,
-	&xl_cmd_version,
+	&help_cmd,
+	&version_cmd,
+	NULL,
 };
-#define NCMDS (sizeof(cmd_table) / sizeof(cmd_table[0]))
+
+struct root_opts {
+	bool version;
+};
+
+static const struct xl_opt root_options[] = {
+	XL_OPTION_FLAG('V', "version", struct root_opts, version, "print the version"),
+	XL_OPTION_END,
+};
+
+static const struct xl_cmd root = {
+	.name = "xlaunch",
+	.summary = "Runtime flag profiles and launch policy for XLA and CUDA training.",
+	.synopsis = "[--store PATH] [--profile-path DIRS] [--json] [-q|-v]\n"
+		    "[--color=auto|always|never] COMMAND [ARGS...]",
+	.epilog = "Commands may be shortened to any unique prefix.\n"
+		  "'xlaunch help COMMAND' or 'xlaunch COMMAND --help' for details;\n"
+		  "'xlaunch help exit-codes' for exit statuses; 'man xlaunch' for everything.\n",
+	.options = root_options,
+	XL_CMD_OPTS(struct root_opts, NULL),
+	.subs = commands,
+};
 
 static const struct {
 	int code;
@@ -52,54 +81,6 @@ static const struct {
 	{ -2, "128+N", "run and exec: the child was killed by signal N" },
 };
 
-static const struct xl_cmd *find_cmd(const char *name, bool report)
-{
-	const char *names[NCMDS];
-	int i;
-
-	for (size_t k = 0; k < NCMDS; k++)
-		names[k] = cmd_table[k]->name;
-	i = xl_lookup_prefix(name, names, NCMDS);
-	if (i >= 0)
-		return cmd_table[i];
-	if (!report)
-		return NULL;
-	if (i == -2) {
-		struct xl_buf b = XL_BUF_INIT;
-
-		for (size_t k = 0; k < NCMDS; k++)
-			if (xl_startswith(names[k], name))
-				xl_buf_addf(&b, "%s%s", b.len ? ", " : "", names[k]);
-		xl_error("ambiguous command '%s' (could be %s)", name, xl_buf_str(&b));
-		xl_buf_release(&b);
-	} else {
-		const char *cands[NCMDS + 1];
-		const char *best;
-
-		memcpy(cands, names, sizeof(names));
-		cands[NCMDS] = NULL;
-		best = xl_did_you_mean(name, cands);
-		if (best)
-			xl_error("unknown command '%s'; did you mean '%s'?", name, best);
-		else
-			xl_error("unknown command '%s'; see 'xlaunch help'", name);
-	}
-	return NULL;
-}
-
-static void print_overview(FILE *f)
-{
-	fprintf(f, "usage: xlaunch [--store PATH] [--profile-path DIRS] [--json] [-q|-v]\n"
-		   "               [--color=auto|always|never] COMMAND [ARGS...]\n\n"
-		   "Runtime flag profiles and launch policy for XLA and CUDA training.\n\n"
-		   "Commands:\n");
-	for (size_t k = 0; k < NCMDS; k++)
-		fprintf(f, "  %-9s %s\n", cmd_table[k]->name, cmd_table[k]->summary);
-	fprintf(f, "\nCommands may be shortened to any unique prefix.\n"
-		   "'xlaunch help COMMAND' or 'xlaunch COMMAND --help' for details;\n"
-		   "'xlaunch help exit-codes' for exit statuses; 'man xlaunch' for everything.\n");
-}
-
 static void print_exit_codes(FILE *f)
 {
 	fprintf(f, "Exit statuses of xlaunch:\n\n");
@@ -112,90 +93,67 @@ static void print_exit_codes(FILE *f)
 	}
 }
 
-/* Parses only the common options (for help and version). */
-static int common_only(struct xl_ctx *ctx, const struct xl_cmd *cmd, int argc, char **argv)
+/* `xlaunch help [COMMAND [SUBCOMMAND]]` prints what `xlaunch COMMAND
+ * [SUBCOMMAND] --help` prints. */
+static enum xl_exit cmd_help(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	static const struct option opts[] = { XL_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
-	int c, rc;
+	const struct xl_cmd *cmd = &root;
+	char path[128] = "";
 
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		rc = xl_common_option(ctx, cmd, c, optarg);
-		if (rc >= 0)
-			return rc;
-	}
-	return -1;
-}
-
-static int cmd_help(struct xl_ctx *ctx, int argc, char **argv)
-{
-	const struct xl_cmd *c;
-	int rc = common_only(ctx, &xl_cmd_help, argc, argv);
-
-	if (rc >= 0)
-		return rc;
-	argv += optind - 1;
-	argc -= optind - 1;
-	if (argc < 2) {
-		print_overview(stdout);
-		return 0;
-	}
-	if (strcmp(argv[1], "exit-codes") == 0) {
+	(void)ctx;
+	if (call->argc == 1 && strcmp(call->argv[0], "exit-codes") == 0) {
 		print_exit_codes(stdout);
-		return 0;
+		return fflush(stdout) == 0 ? XL_EX_OK : XL_EX_SOFTWARE;
 	}
-	c = find_cmd(argv[1], true);
-	if (!c)
-		return XL_EX_USAGE;
-	xl_cmd_usage(c, stdout);
-	return 0;
+	for (int i = 0; i < call->argc; i++) {
+		const struct xl_cmd *sub;
+
+		if (!cmd->subs)
+			return xl_usage_error(call, "'%s' has no subcommands", path);
+		sub = xl_cmd_find(cmd, path, call->argv[i]);
+		if (!sub)
+			return XL_EX_USAGE;
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s%s", *path ? " " : "",
+			 sub->name);
+		cmd = sub;
+	}
+	xl_cmd_help(cmd, path, stdout);
+	return fflush(stdout) == 0 ? XL_EX_OK : XL_EX_SOFTWARE;
 }
 
-const struct xl_cmd xl_cmd_help = {
+static const struct xl_cmd help_cmd = {
 	.name = "help",
-	.usage = "[COMMAND | exit-codes]",
 	.summary = "show help for xlaunch, a command, or the exit statuses",
-	.help = "",
+	.operands = "[COMMAND] [SUBCOMMAND]",
+	.synopsis = "[COMMAND [SUBCOMMAND] | exit-codes]",
 	.run = cmd_help,
 };
 
-static int cmd_version(struct xl_ctx *ctx, int argc, char **argv)
+static enum xl_exit cmd_version(struct xl_ctx *ctx, const struct xl_call *call)
 {
-	int rc = common_only(ctx, &xl_cmd_version, argc, argv);
-
-	if (rc >= 0)
-		return rc;
-	if (optind < argc)
-		return xl_usage_error(&xl_cmd_version, "'version' takes no arguments");
+	(void)call;
 	if (ctx->json)
 		printf("{\"version\": \"%s\"}\n", XLAUNCH_VERSION);
 	else
 		printf("xlaunch %s\n", XLAUNCH_VERSION);
-	return 0;
+	return fflush(stdout) == 0 ? XL_EX_OK : XL_EX_SOFTWARE;
 }
 
-const struct xl_cmd xl_cmd_version = {
+static const struct xl_cmd version_cmd = {
 	.name = "version",
-	.usage = "[--json]",
 	.summary = "print the version",
-	.help = "",
+	.json = "{version}",
 	.run = cmd_version,
 };
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		XL_COMMON_LONGOPTS,
-		{ "version", 0, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const struct xl_cmd top = {
-		.name = "", .usage = "COMMAND [ARGS...]",
-		.summary = "runtime flag profiles and launch policy", .help = "", .run = NULL,
-	};
+	struct root_opts o = { false };
 	struct xl_ctx ctx;
+	struct xl_call call;
 	const struct xl_cmd *cmd;
 	const char *nc = getenv("NO_COLOR");
-	int c;
+	int rc;
 
 	memset(&ctx, 0, sizeof(ctx));
 	/* jansson would read /dev/urandom for its hash seed; a launch needs no
@@ -221,43 +179,21 @@ int main(int argc, char **argv)
 	}
 
 	/* global options stop at the command name */
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "+qvhV", opts, NULL)) != -1) {
-		int r;
-
-		if (c == 'h' || c == XL_OPT_HELP) {
-			print_overview(stdout);
-			return 0;
-		}
-		if (c == 'V') {
-			printf("xlaunch %s\n", XLAUNCH_VERSION);
-			return 0;
-		}
-		r = xl_common_option(&ctx, &top, c, optarg);
-		if (r >= 0) {
-			if (r == XL_EX_USAGE)
-				return r;
-			return r;
-		}
-	}
-	if (optind >= argc) {
-		print_overview(stderr);
-		return XL_EX_USAGE;
-	}
-	cmd = find_cmd(argv[optind], true);
-	if (!cmd)
-		return XL_EX_USAGE;
-	argv += optind;
-	argc -= optind;
-	optind = 0; /* full reset of getopt for the command's own parse */
-	{
-		/* getopt names the command in its messages */
-		char *name = xl_asprintf("xlaunch %s", cmd->name);
-		int rc;
-
-		argv[0] = name;
-		rc = cmd->run(&ctx, argc, argv);
-		free(name);
+	rc = xl_cmd_parse(&root, "", &ctx, argc, argv, &o, &call);
+	if (rc >= 0)
 		return rc;
+	if (o.version) {
+		xl_call_release(&call);
+		printf("xlaunch %s\n", XLAUNCH_VERSION);
+		return fflush(stdout) == 0 ? XL_EX_OK : XL_EX_SOFTWARE;
 	}
+	if (!call.argc) {
+		rc = xl_usage_error(&call, "missing command");
+	} else if (!(cmd = xl_cmd_find(&root, "", call.argv[0]))) {
+		rc = XL_EX_USAGE;
+	} else {
+		rc = xl_cmd_invoke(cmd, cmd->name, &ctx, call.argc, call.argv);
+	}
+	xl_call_release(&call);
+	return rc;
 }

@@ -120,12 +120,4 @@ int xl_cuda_driver_version(int *version);
  * $TPU_LIBRARY_PATH.  Each real file once. */
 void xl_pjrt_find_plugins(const char *python, struct xl_strv *paths);
 
-/* The `probe` command. */
-extern const struct xl_cmd xl_cmd_probe;
-
-/* Probe history lives in the calibration store, above this module; the
- * launcher registers the function that records a probe document there. */
-typedef void (*xl_probe_recorder)(const struct xl_ctx *ctx, const json_t *doc);
-void xl_probe_set_recorder(xl_probe_recorder fn);
-
 #endif

@@ -8,9 +8,11 @@ expect_out "--backend LIST" "help names --backend"
 
 run "$XL" probe --backend cdua
 expect_rc 64 "unknown backend"
-expect_err "unknown backend 'cdua'" "unknown backend named"
+expect_err "xlaunch probe: option '--backend': 'cdua' is not a list of cpu, opencl" "unknown backend named"
 run "$XL" probe --timeout never
 expect_rc 64 "bad timeout"
+expect_err "option '--timeout': 'never' is not a duration above 0 and up to 1h" "bad timeout named"
+expect_err "usage: xlaunch probe" "usage follows"
 
 run "$XL" probe --backend cpu --json --no-record
 expect_rc 0 "cpu alone is alive"

@@ -157,13 +157,13 @@ run "$XL" run ladder --retry=none -c big -- python3 -c "$ALLOC"
 expect_rc 1 "pinned candidate, no retry"
 run "$XL" run ladder --retry=bogus -- true
 expect_rc 64 "bad --retry"
-expect_err "--retry takes outcome classes" "bad --retry named"
+expect_err "xlaunch run: option '--retry': 'bogus' is not a list of outcomes" "bad --retry named"
 run "$XL" run ladder --max-attempts 0 -- true
 expect_rc 64 "bad --max-attempts"
-expect_err "--max-attempts takes a number from 1 to 1000, not '0'" "bad --max-attempts named"
+expect_err "option '--max-attempts': '0' is not a whole number from 1 to 1000" "bad --max-attempts named"
 run "$XL" run ladder --timeout soon -- true
 expect_rc 64 "bad --timeout"
-expect_err "'soon' is not a duration" "bad --timeout named"
+expect_err "option '--timeout': 'soon' is not a duration" "bad --timeout named"
 run "$XL" run ladder -c nope -- true
 expect_rc 64 "unknown candidate"
 expect_err "no candidate 'nope' (candidates: big, small)" "candidates listed"

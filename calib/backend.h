@@ -1,54 +1,103 @@
 /*
  * backend.h - private to the calib module (not a public header): the store
- * handle and the helpers its files share.
+ * handle and the interface a store backend implements.
+ *
+ * calib_open() picks the backend by the location's scheme (calib/store.c):
+ * a path or "sqlite:" is calib_sqlite_backend (calib/sqlite.c, the only file
+ * that speaks SQL to SQLite).  A PostgreSQL backend for "postgresql://"
+ * locations is another `struct calib_backend` (calib/postgres.c, on libpq)
+ * added to the table in store.c; nothing else changes.  The public
+ * functions of calib.h are written once, above these operations (store.c,
+ * order.c, predict.c).
+ *
+ * Every operation returns 0 or an exit status with st->err set (calib_fail).
+ * Writes made between begin and commit are one transaction; outside one,
+ * each write is its own.
  */
 #ifndef XLAUNCH_CALIB_BACKEND_H
 #define XLAUNCH_CALIB_BACKEND_H
 
 #include "calib/calib.h"
 
-#include <sqlite3.h>
-
-struct calib_store {
-	sqlite3 *db;
-	char *path;
-	char *err;    /* last error message, owned */
-	int tx_depth; /* calib_begin nesting: only the outermost one talks to SQLite */
+/* One ok attempt the correction factor learns from. */
+struct calib_sample {
+	int64_t observed_bytes;
+	int64_t predicted_bytes;
+	char *signature_json;      /* owned; NULL when unknown */
 };
 
-/* Sets st->err to "store 'PATH': MSG" and returns code. */
+/* A probe as kept: what export writes and import reads. */
+struct calib_probe_row {
+	const char *uid, *host;
+	double time;
+	const json_t *doc;
+};
+typedef int calib_probe_fn(const struct calib_probe_row *p, void *arg);
+
+struct calib_backend {
+	const char *name;          /* "sqlite" */
+
+	/* Opens location (a path for SQLite) into st->impl, creating and
+	 * migrating the store as needed. */
+	int (*open)(struct calib_store *st, const char *location, unsigned flags);
+	void (*close)(struct calib_store *st);
+
+	int (*begin)(struct calib_store *st);
+	int (*commit)(struct calib_store *st);
+	void (*rollback)(struct calib_store *st);
+
+	/* a checked record (calib_record_attempt checks before it calls) */
+	int (*record_attempt)(struct calib_store *st, const struct calib_attempt *a);
+	/* doc stored as it is, its alive backends as rows; a uid already
+	 * present is left alone */
+	int (*record_probe)(struct calib_store *st, const json_t *doc, const char *host, double t,
+			    const char *uid);
+
+	int (*history)(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
+		       void *arg);
+	int (*stats)(struct calib_store *st, const char *profile, long long limit,
+		     calib_stats_fn *fn, void *arg);
+	int (*resolve_signature)(struct calib_store *st, const char *prefix, char hash[65]);
+	int (*forget)(struct calib_store *st, const char *hash, int64_t *attempts);
+	/* every probe, then every attempt (the CALIB_JSON_FULL fields), oldest
+	 * first, from one snapshot */
+	int (*export)(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_fn *afn,
+		      void *arg);
+
+	int (*latest_hardware)(struct calib_store *st, const char *host,
+			       struct calib_hardware *out);
+	/* the latest attempt with this signature: outcome, id, time; *found */
+	int (*latest_attempt)(struct calib_store *st, const char *signature,
+			      struct calib_attempt *out, bool *found);
+	/* the latest attempt of another signature with this shape; *other_stack
+	 * when its stack is not this one */
+	int (*latest_same_shape)(struct calib_store *st, const char *shape, const char *stack,
+				 const char *not_signature, struct calib_attempt *out, bool *found,
+				 bool *other_stack);
+	/* the newest ok attempts (at most max) with observed memory on this
+	 * hardware kind and stack */
+	int (*correction_samples)(struct calib_store *st, const char *kind, const char *stack,
+				  size_t max, struct calib_sample *out, size_t *n);
+	/* ok attempts with observed memory on this hardware kind and another
+	 * stack (counted up to 1000) */
+	int (*count_other_stacks)(struct calib_store *st, const char *kind, const char *stack,
+				  unsigned *n);
+};
+
+extern const struct calib_backend calib_sqlite_backend;
+
+struct calib_store {
+	const struct calib_backend *be;
+	char *location;            /* for messages: the file, or the URI */
+	char *err;                 /* last error message, owned */
+	void *impl;                /* the backend's own state */
+};
+
+/* Sets st->err to "store 'LOCATION': MSG" and returns code. */
 int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* As calib_fail with the SQLite error message appended after "what: ". */
-int calib_sqlfail(struct calib_store *st, const char *what);
-
-/* BEGIN IMMEDIATE and COMMIT, retried while another connection holds the
- * write lock.  Return an SQLite code. */
-int calib_begin(struct calib_store *st);
-int calib_commit(struct calib_store *st);
-void calib_rollback(struct calib_store *st);
-/* Records a probe document with a given uid (NULL: derived from host, time
- * and the document), as calib_record_probe does. */
-int calib_store_probe(struct calib_store *st, const json_t *doc, const char *host, double t,
-		      const char *uid);
-/* "2026-11-22T10:00:00Z", with milliseconds when there are any; buf >= 40. */
-const char *calib_fmt_time(double t, char *buf, size_t n);
-
-/* Prepares sql, retrying while busy; NULL on failure (st->err set). */
-sqlite3_stmt *calib_prepare(struct calib_store *st, const char *sql);
-/* sqlite3_step retried while busy. */
-int calib_step(sqlite3_stmt *stmt);
-
-/* Epoch seconds from an ISO 8601 UTC time ("2026-11-22T10:00:00Z", the
- * date alone, fractional seconds) or false. */
-bool calib_parse_time(const char *s, double *out);
-
-/* Outcome names. */
-bool calib_valid_outcome(const char *s);
-
-/* Full hash of the one signature starting with prefix: 0, 66 none, 64
- * ambiguous (message in st->err). */
-int calib_resolve_prefix(struct calib_store *st, const char *prefix, char hash[65]);
+/* The wait set by calib_set_wait(), in seconds. */
+double calib_wait_limit(void);
 
 /* The analytic part of a prediction from parts (no store). */
 void calib_predict_analytic(const json_t *parts, struct calib_prediction *out);

@@ -341,83 +341,22 @@ static int cmp_double(const void *x, const void *y)
 
 /* Median observed/analytic of the recent ok launches on hardware kind and
  * stack.  Returns 0 or 73; *n samples. */
-/* How many signatures have this hardware kind and (same_stack) this stack
- * or (not same_stack) another one: an index lookup that keeps the queries
- * below from walking every attempt when nothing can match. */
-static int count_signatures(struct calib_store *st, const char *kind, const char *stack,
-			    bool same_stack, long long *n)
-{
-	sqlite3_stmt *s = calib_prepare(st, same_stack
-		? "SELECT count(*) FROM signatures WHERE hardware_kind = ?1 AND stack_hash = ?2"
-		: "SELECT count(*) FROM signatures WHERE hardware_kind = ?1 AND stack_hash IS NOT ?2");
-	int rc;
-
-	*n = 0;
-	if (!s)
-		return XL_EX_CANTCREAT;
-	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, stack, -1, SQLITE_STATIC);
-	rc = calib_step(s);
-	if (rc == SQLITE_ROW)
-		*n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : calib_sqlfail(st, "cannot read past launches");
-}
-
-/* Few signatures: the join is driven from them (CROSS JOIN keeps that
- * order; index on attempts(signature, time)).  Many: newest ok attempts
- * first, which soon finds the few it needs. */
-static const char *join_for(long long nsig)
-{
-	return nsig <= 256 ? "CROSS JOIN" : "JOIN";
-}
-
-/* Prepares fmt (its one %s is the join) with ?1 = kind and ?2 = stack
- * bound.  *s is NULL when no signature can match (nothing to read).
- * Returns 0 or 73. */
-static int prepare_by_stack(struct calib_store *st, const char *kind, const char *stack,
-			    bool same_stack, const char *fmt, sqlite3_stmt **s)
-{
-	long long nsig;
-	char *sql;
-	int rc;
-
-	*s = NULL;
-	if ((rc = count_signatures(st, kind, stack, same_stack, &nsig)))
-		return rc;
-	if (!nsig)
-		return 0;
-	sql = xl_asprintf(fmt, join_for(nsig));
-	*s = calib_prepare(st, sql);
-	free(sql);
-	if (!*s)
-		return XL_EX_CANTCREAT;
-	sqlite3_bind_text(*s, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(*s, 2, stack, -1, SQLITE_STATIC);
-	return 0;
-}
-
 static int learn_correction(struct calib_store *st, const char *kind, const char *stack,
 			    double *factor, unsigned *n)
 {
-	sqlite3_stmt *s;
+	struct calib_sample samples[CORRECTION_WINDOW];
 	double r[CORRECTION_WINDOW];
+	size_t ns = 0;
 	int rc;
 
 	*n = 0;
 	*factor = 1;
-	rc = prepare_by_stack(st, kind, stack, true,
-			      "SELECT a.observed_bytes, a.predicted_bytes, s.json"
-			      " FROM signatures s %s attempts a ON a.signature = s.hash"
-			      " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
-			      " AND a.observed_bytes > 0 ORDER BY a.time DESC, a.rowid DESC LIMIT 20", &s);
-	if (rc || !s)
-		return rc;
-	while ((rc = calib_step(s)) == SQLITE_ROW && *n < CORRECTION_WINDOW) {
-		double obs = (double)sqlite3_column_int64(s, 0);
-		double pred = (double)sqlite3_column_int64(s, 1);
-		const char *text = (const char *)sqlite3_column_text(s, 2);
-		json_t *parts = text ? json_loads(text, 0, NULL) : NULL;
+	rc = st->be->correction_samples(st, kind, stack, CORRECTION_WINDOW, samples, &ns);
+	for (size_t i = 0; i < ns; i++) {
+		double obs = (double)samples[i].observed_bytes;
+		double pred = (double)samples[i].predicted_bytes;
+		json_t *parts = samples[i].signature_json ? json_loads(samples[i].signature_json, 0, NULL)
+							  : NULL;
 
 		/* against the analytic prediction of that launch, so that the
 		 * factor does not feed on itself */
@@ -431,10 +370,10 @@ static int learn_correction(struct calib_store *st, const char *kind, const char
 		}
 		if (pred > 0)
 			r[(*n)++] = obs / pred;
+		free(samples[i].signature_json);
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return calib_sqlfail(st, "cannot read past launches");
+	if (rc)
+		return rc;
 	if (*n) {
 		qsort(r, *n, sizeof(r[0]), cmp_double);
 		*factor = *n % 2 ? r[*n / 2] : (r[*n / 2 - 1] + r[*n / 2]) / 2;
@@ -442,28 +381,7 @@ static int learn_correction(struct calib_store *st, const char *kind, const char
 	return 0;
 }
 
-static int count_other_stacks(struct calib_store *st, const char *kind, const char *stack,
-			      unsigned *n)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	*n = 0;
-	rc = prepare_by_stack(st, kind, stack, false,
-			      "SELECT count(*) FROM (SELECT 1 FROM signatures s"
-			      " %s attempts a ON a.signature = s.hash"
-			      " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
-			      " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)", &s);
-	if (rc || !s)
-		return rc;
-	rc = calib_step(s);
-	if (rc == SQLITE_ROW)
-		*n = (unsigned)sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : calib_sqlfail(st, "cannot read past launches");
-}
-
-int calib_predict(struct calib_store *st, const json_t *parts, const json_t *reported,
+int calib_predict(struct calib_store *st, const json_t *parts, int64_t reported_bytes,
 		  struct calib_prediction *out)
 {
 	struct calib_sig sig;
@@ -476,8 +394,8 @@ int calib_predict(struct calib_store *st, const json_t *parts, const json_t *rep
 		return 0;
 	}
 	calib_predict_analytic(sig.parts, out);
-	if (json_is_integer(reported) && json_integer_value(reported) > 0) {
-		out->predicted_bytes = (uint64_t)json_integer_value(reported);
+	if (reported_bytes > 0) {
+		out->predicted_bytes = (uint64_t)reported_bytes;
 		out->reported = true;
 		out->known = true;
 		note_add(out, "child-reported prediction");
@@ -495,7 +413,7 @@ int calib_predict(struct calib_store *st, const json_t *parts, const json_t *rep
 
 		rc = learn_correction(st, sig.hardware_kind, sig.stack_hash, &f, &n);
 		if (rc == 0 && n == 0)
-			rc = count_other_stacks(st, sig.hardware_kind, sig.stack_hash, &other);
+			rc = st->be->count_other_stacks(st, sig.hardware_kind, sig.stack_hash, &other);
 		if (rc) {
 			note_add(out, "store unreadable: uncalibrated");
 		} else if (n) {

@@ -1,17 +1,14 @@
-/* store.c - the SQLite calibration store: open, schema migrations, and the
- * write paths (attempts and probes). */
+/* store.c - the store interface above its backends (calib/backend.h):
+ * opening by location, typed attempt records and their JSON, checks before
+ * writes, the queries, and export and import as JSON lines. */
 #include "calib/backend.h"
 
+#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#define BUSY_TIMEOUT_MS 5000
 /* How long a write waits for another process's lock before it gives up
  * (the record is then kept by the caller); calib_set_wait() changes it. */
 static double retry_limit_s = 30.0;
@@ -21,12 +18,17 @@ void calib_set_wait(double seconds)
 	retry_limit_s = seconds;
 }
 
+double calib_wait_limit(void)
+{
+	return retry_limit_s;
+}
+
 int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 {
 	struct xl_buf b = XL_BUF_INIT;
 	va_list ap;
 
-	xl_buf_addf(&b, "store '%s': ", st->path);
+	xl_buf_addf(&b, "store '%s': ", st->location);
 	va_start(ap, fmt);
 	xl_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
@@ -35,20 +37,9 @@ int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 	return code;
 }
 
-int calib_sqlfail(struct calib_store *st, const char *what)
-{
-	int code = sqlite3_errcode(st->db) & 0xff;
-
-	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-		return calib_fail(st, XL_EX_CANTCREAT,
-				  "%s: another process has held the store locked for more than %.0f s",
-				  what, retry_limit_s);
-	return calib_fail(st, XL_EX_CANTCREAT, "%s: %s", what, sqlite3_errmsg(st->db));
-}
-
 const char *calib_store_path(const struct calib_store *st)
 {
-	return st->path;
+	return st->location;
 }
 
 const char *calib_errmsg(const struct calib_store *st)
@@ -56,370 +47,80 @@ const char *calib_errmsg(const struct calib_store *st)
 	return st && st->err ? st->err : "";
 }
 
-static bool busy(int rc)
+/* ---- opening by location --------------------------------------------------------- */
+
+/* The length of "scheme://" at the start of s, or 0 when s is no URI. */
+static size_t uri_scheme(const char *s)
 {
-	rc &= 0xff;
-	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
-}
+	size_t i = 0;
 
-/* Sleeps a little, longer on each try, with some jitter so that many
- * waiting writers do not wake together. */
-static void backoff(unsigned tries)
-{
-	unsigned ms = tries < 6 ? 1u << tries : 50;
-	struct timespec ts;
-
-	ms += (unsigned)(rand() % 7);
-	ts.tv_sec = 0;
-	ts.tv_nsec = (long)ms * 1000000L;
-	nanosleep(&ts, NULL);
-}
-
-static int exec_retry(struct calib_store *st, const char *sql)
-{
-	double start = xl_mono();
-	unsigned tries = 0;
-	int rc;
-
-	for (;;) {
-		rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
-		if (!busy(rc) || xl_mono() - start > retry_limit_s)
-			return rc;
-		backoff(tries++);
-	}
-}
-
-int calib_begin(struct calib_store *st)
-{
-	int rc;
-
-	if (st->tx_depth++ > 0)
-		return SQLITE_OK;
-	rc = exec_retry(st, "BEGIN IMMEDIATE");
-	if (rc != SQLITE_OK)
-		st->tx_depth = 0;
-	return rc;
-}
-
-int calib_commit(struct calib_store *st)
-{
-	if (st->tx_depth > 1) {
-		st->tx_depth--;
-		return SQLITE_OK;
-	}
-	st->tx_depth = 0;
-	return exec_retry(st, "COMMIT");
-}
-
-void calib_rollback(struct calib_store *st)
-{
-	st->tx_depth = 0;
-	if (!sqlite3_get_autocommit(st->db))
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-const char *calib_fmt_time(double t, char *buf, size_t n)
-{
-	double whole = floor(t);
-	long ms = lround((t - whole) * 1000.0);
-	char base[32];
-
-	if (ms >= 1000) {
-		whole += 1;
-		ms = 0;
-	}
-	xl_iso_time(whole, base, sizeof(base));
-	if (ms == 0) {
-		snprintf(buf, n, "%s", base);
-	} else {
-		base[strlen(base) - 1] = '\0';   /* the Z */
-		snprintf(buf, n, "%s.%03ldZ", base, ms);
-	}
-	return buf;
-}
-
-sqlite3_stmt *calib_prepare(struct calib_store *st, const char *sql)
-{
-	double start = xl_mono();
-	unsigned tries = 0;
-	sqlite3_stmt *stmt = NULL;
-	int rc;
-
-	for (;;) {
-		rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
-		if (rc == SQLITE_OK)
-			return stmt;
-		if (!busy(rc) || xl_mono() - start > retry_limit_s)
-			break;
-		backoff(tries++);
-	}
-	calib_sqlfail(st, "cannot prepare a query");
-	return NULL;
-}
-
-int calib_step(sqlite3_stmt *stmt)
-{
-	double start = xl_mono();
-	unsigned tries = 0;
-	int rc;
-
-	for (;;) {
-		rc = sqlite3_step(stmt);
-		if (!busy(rc) || xl_mono() - start > retry_limit_s)
-			return rc;
-		sqlite3_reset(stmt);
-		backoff(tries++);
-	}
-}
-
-/* ---- schema ------------------------------------------------------------------ */
-
-/* v0 -> v1: signatures, attempts, probe documents. */
-static const char schema_v1[] =
-	"CREATE TABLE signatures ("
-	" hash TEXT PRIMARY KEY,"
-	" shape_hash TEXT,"
-	" stack_hash TEXT,"
-	" hardware_kind TEXT,"
-	" json TEXT,"
-	" first_seen REAL NOT NULL);"
-	"CREATE TABLE attempts ("
-	" id TEXT PRIMARY KEY,"
-	" time REAL NOT NULL,"
-	" profile TEXT,"
-	" candidate TEXT,"
-	" signature TEXT NOT NULL REFERENCES signatures(hash) ON DELETE CASCADE,"
-	" host TEXT,"
-	" rank INTEGER,"
-	" outcome TEXT NOT NULL,"
-	" exit_status INTEGER,"
-	" predicted_bytes INTEGER,"
-	" observed_bytes INTEGER,"
-	" wall_s REAL,"
-	" compile_count INTEGER);"
-	"CREATE TABLE probes ("
-	" id INTEGER PRIMARY KEY,"
-	" host TEXT NOT NULL,"
-	" time REAL NOT NULL,"
-	" doc TEXT NOT NULL);";
-
-/* v1 -> v2: host peak RSS per attempt; probe backends as rows (filled from
- * the stored documents by migrate_v2_backfill); a unique id per probe so
- * that imports are idempotent. */
-static const char schema_v2[] =
-	"ALTER TABLE attempts ADD COLUMN host_peak_rss_bytes INTEGER;"
-	"ALTER TABLE probes ADD COLUMN uid TEXT;"
-	"CREATE TABLE probe_backends ("
-	" probe INTEGER NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
-	" name TEXT NOT NULL,"
-	" state TEXT,"
-	" kind TEXT,"
-	" count INTEGER,"
-	" memory_bytes INTEGER);";
-
-/* v2 -> v3: indexes for history, order, correction and probe queries. */
-static const char schema_v3[] =
-	"CREATE INDEX attempts_time ON attempts(time);"
-	"CREATE INDEX attempts_signature_time ON attempts(signature, time);"
-	"CREATE INDEX attempts_profile_time ON attempts(profile, time);"
-	"CREATE INDEX attempts_host_time ON attempts(host, time);"
-	"CREATE INDEX attempts_outcome_time ON attempts(outcome, time);"
-	"CREATE INDEX signatures_shape ON signatures(shape_hash);"
-	"CREATE INDEX signatures_kind_stack ON signatures(hardware_kind, stack_hash);"
-	"CREATE INDEX probes_host_time ON probes(host, time);"
-	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
-	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
-
-static char *probe_uid(const char *host, double t, const char *doc)
-{
-	char *s = xl_asprintf("%s\n%.6f\n%s", host, t, doc);
-	char hex[65];
-
-	calib_sha256_hex(s, strlen(s), hex);
-	free(s);
-	return xl_strdup(hex);
-}
-
-static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc);
-
-static int migrate_v2_backfill(struct calib_store *st)
-{
-	sqlite3_stmt *sel, *upd;
-	int rc = 0;
-
-	sel = calib_prepare(st, "SELECT id, host, time, doc FROM probes");
-	upd = calib_prepare(st, "UPDATE probes SET uid = ? WHERE id = ?");
-	if (!sel || !upd) {
-		sqlite3_finalize(sel);
-		sqlite3_finalize(upd);
-		return XL_EX_CANTCREAT;
-	}
-	while (rc == 0 && sqlite3_step(sel) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(sel, 0);
-		const char *host = (const char *)sqlite3_column_text(sel, 1);
-		double t = sqlite3_column_double(sel, 2);
-		const char *text = (const char *)sqlite3_column_text(sel, 3);
-		json_t *doc = json_loads(text ? text : "", 0, NULL);
-		char *uid = probe_uid(host ? host : "", t, text ? text : "");
-
-		sqlite3_bind_text(upd, 1, uid, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(upd, 2, id);
-		if (sqlite3_step(upd) != SQLITE_DONE)
-			rc = calib_sqlfail(st, "migration to schema 2");
-		sqlite3_reset(upd);
-		free(uid);
-		if (rc == 0 && doc)
-			rc = insert_backends(st, id, doc);
-		json_decref(doc);
-	}
-	sqlite3_finalize(sel);
-	sqlite3_finalize(upd);
-	return rc;
-}
-
-static int user_version(struct calib_store *st, int *v)
-{
-	sqlite3_stmt *s = calib_prepare(st, "PRAGMA user_version");
-	int rc;
-
-	if (!s)
-		return XL_EX_CANTCREAT;
-	rc = calib_step(s);
-	if (rc == SQLITE_ROW)
-		*v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW)
-		return calib_sqlfail(st, "cannot read the schema version");
-	return 0;
-}
-
-static int migrate(struct calib_store *st)
-{
-	int v, rc;
-
-	if ((rc = user_version(st, &v)))
-		return rc;
-	if (v == CALIB_SCHEMA_VERSION)
+	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
 		return 0;
-	if (v > CALIB_SCHEMA_VERSION)
-		return calib_fail(st, XL_EX_CANTCREAT,
-				  "schema version %d is newer than this xlaunch knows (%d)",
-				  v, CALIB_SCHEMA_VERSION);
-	if (calib_begin(st) != SQLITE_OK)
-		return calib_sqlfail(st, "cannot lock for a schema migration");
-	/* another process may have migrated while we waited for the lock */
-	if ((rc = user_version(st, &v)))
-		goto out;
-	while (v < CALIB_SCHEMA_VERSION) {
-		const char *sql = v == 0 ? schema_v1 : v == 1 ? schema_v2 : schema_v3;
-		char pragma[64];
-
-		if (v > CALIB_SCHEMA_VERSION) {
-			rc = calib_fail(st, XL_EX_CANTCREAT, "schema version %d is newer than this xlaunch knows (%d)",
-					v, CALIB_SCHEMA_VERSION);
-			goto out;
-		}
-		if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-			char *what = xl_asprintf("migration to schema %d", v + 1);
-
-			rc = calib_sqlfail(st, what);
-			free(what);
-			goto out;
-		}
-		if (v == 1 && (rc = migrate_v2_backfill(st)))
-			goto out;
-		v++;
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v);
-		if (sqlite3_exec(st->db, pragma, NULL, NULL, NULL) != SQLITE_OK) {
-			rc = calib_sqlfail(st, "cannot set the schema version");
-			goto out;
-		}
-	}
-	if (calib_commit(st) != SQLITE_OK)
-		rc = calib_sqlfail(st, "cannot commit a schema migration");
-out:
-	if (rc)
-		calib_rollback(st);
-	return rc;
+	while (s[i] && (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+		i++;
+	return strncmp(s + i, "://", 3) == 0 ? i + 3 : 0;
 }
 
-int calib_open(const char *path, unsigned flags, struct calib_store **out, char **err)
+/* A URI as it may be shown: the password of "user:password@host" left out. */
+static char *redact(const char *uri, size_t scheme_len)
+{
+	const char *auth = uri + scheme_len;
+	const char *at = strchr(auth, '@');
+	const char *colon = strchr(auth, ':');
+	const char *slash = strchr(auth, '/');
+
+	if (!at || !colon || colon > at || (slash && slash < at))
+		return xl_strdup(uri);
+	return xl_asprintf("%.*s%s", (int)(colon - uri), uri, at);
+}
+
+int calib_open(const char *location, unsigned flags, struct calib_store **out, char **err)
 {
 	struct calib_store *st = xl_calloc(1, sizeof(*st));
-	sqlite3_stmt *s;
-	char *dir;
-	int rc = 0, fd;
+	const char *path = NULL;
+	size_t scheme;
+	int rc;
 
 	*out = NULL;
 	if (err)
 		*err = NULL;
-	if (path) {
-		st->path = xl_strdup(path);
-	} else {
+	if (!location) {
 		char *sd = xl_state_dir();
 
-		st->path = xl_asprintf("%s/calib.db", sd);
+		st->location = xl_asprintf("%s/calib.db", sd);
 		free(sd);
-	}
-	dir = xl_strdup(st->path);
-	if (strrchr(dir, '/')) {
-		char *slash = strrchr(dir, '/');
-
-		if (slash == dir)
-			slash[1] = '\0';
+		path = st->location;
+		st->be = &calib_sqlite_backend;
+	} else if (xl_startswith(location, "sqlite:")) {
+		path = location + strlen("sqlite:");
+		if (xl_startswith(path, "//"))
+			path += 2;
+		st->location = xl_strdup(path);
+		path = st->location;
+		st->be = &calib_sqlite_backend;
+	} else if ((scheme = uri_scheme(location)) != 0) {
+		st->location = redact(location, scheme);
+		/* a server store (postgresql://, postgres://) is a backend of its
+		 * own, listed here when this build has one */
+		if (strncmp(location, "postgresql://", scheme) == 0 ||
+		    strncmp(location, "postgres://", scheme) == 0)
+			rc = calib_fail(st, XL_EX_CANTCREAT,
+					"PostgreSQL stores are not supported by this build");
 		else
-			*slash = '\0';
-		if (!(flags & CALIB_OPEN_NOCREATE) && xl_mkdirs(dir, 0700) < 0) {
-			rc = calib_fail(st, XL_EX_CANTCREAT, "cannot create directory '%s': %s",
-					dir, strerror(errno));
-			free(dir);
-			goto fail;
-		}
+			rc = calib_fail(st, XL_EX_CANTCREAT,
+					"unknown kind of store '%.*s' (a path, sqlite:PATH or "
+					"postgresql://...)", (int)scheme, location);
+		goto fail;
+	} else {
+		st->location = xl_strdup(location);
+		path = st->location;
+		st->be = &calib_sqlite_backend;
 	}
-	free(dir);
-	fd = open(st->path, O_RDWR | O_CLOEXEC | ((flags & CALIB_OPEN_NOCREATE) ? 0 : O_CREAT),
-		  0600);
-	if (fd < 0) {
-		rc = calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
+	if (!*path) {
+		rc = calib_fail(st, XL_EX_CANTCREAT, "no file named");
 		goto fail;
 	}
-	{
-		struct stat sb;
-
-		if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-			close(fd);
-			rc = calib_fail(st, XL_EX_CANTCREAT, "not a regular file");
-			goto fail;
-		}
-	}
-	close(fd);
-	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-		rc = st->db ? calib_sqlfail(st, "cannot open")
-			    : calib_fail(st, XL_EX_CANTCREAT, "cannot open");
-		goto fail;
-	}
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-	sqlite3_extended_result_codes(st->db, 1);
-	/* journal_mode=WAL is persistent; it reads the header, so a file that
-	 * is not a database fails here */
-	s = calib_prepare(st, "PRAGMA journal_mode = WAL");
-	if (!s) {
-		rc = XL_EX_CANTCREAT;
-		goto fail;
-	}
-	rc = calib_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(s);
-		rc = calib_sqlfail(st, "cannot switch to WAL mode");
-		goto fail;
-	}
-	sqlite3_finalize(s);
-	rc = 0;
-	if (exec_retry(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL") != SQLITE_OK) {
-		rc = calib_sqlfail(st, "cannot set up the connection");
-		goto fail;
-	}
-	if ((rc = migrate(st)))
+	if ((rc = st->be->open(st, path, flags)))
 		goto fail;
 	*out = st;
 	return 0;
@@ -434,58 +135,34 @@ void calib_close(struct calib_store *st)
 {
 	if (!st)
 		return;
-	if (st->db)
-		sqlite3_close_v2(st->db);
-	free(st->path);
+	if (st->be && st->impl)
+		st->be->close(st);
+	free(st->location);
 	free(st->err);
 	free(st);
 }
 
-/* ---- helpers ------------------------------------------------------------------ */
+/* ---- attempt records ------------------------------------------------------------- */
 
-bool calib_parse_time(const char *s, double *out)
+void calib_attempt_init(struct calib_attempt *a)
 {
-	struct tm tm;
-	const char *p;
-	double frac = 0;
-	time_t t;
-
-	memset(&tm, 0, sizeof(tm));
-	p = strptime(s, "%Y-%m-%d", &tm);
-	if (!p)
-		return false;
-	if (*p == 'T' || *p == ' ') {
-		p = strptime(p + 1, "%H:%M", &tm);
-		if (!p)
-			return false;
-		if (*p == ':') {
-			p = strptime(p + 1, "%S", &tm);
-			if (!p)
-				return false;
-			if (*p == '.') {
-				char *end;
-
-				frac = strtod(p, &end);
-				p = end;
-			}
-		}
-	}
-	if (*p == 'Z')
-		p++;
-	if (*p)
-		return false;
-	t = timegm(&tm);
-	if (t == (time_t)-1)
-		return false;
-	*out = (double)t + frac;
-	return true;
+	memset(a, 0, sizeof(*a));
+	a->time = xl_now();
+	a->rank = a->exit_status = a->predicted_bytes = a->observed_bytes = CALIB_UNSET;
+	a->compile_count = a->host_peak_rss_bytes = CALIB_UNSET;
+	a->wall_s = NAN;
+	a->outcome = XL_OUT_ERROR;
 }
 
-bool calib_valid_outcome(const char *s)
+void calib_attempt_release(struct calib_attempt *a)
 {
-	enum xl_outcome o;
-
-	return xl_outcome_parse(s, &o);
+	free(a->id);
+	free(a->profile);
+	free(a->candidate);
+	free(a->host);
+	free(a->signature_json);
+	free(a->hardware_kind);
+	a->id = a->profile = a->candidate = a->host = a->signature_json = a->hardware_kind = NULL;
 }
 
 static bool is_hash(const char *s)
@@ -498,60 +175,22 @@ static bool is_hash(const char *s)
 	return true;
 }
 
-int calib_resolve_prefix(struct calib_store *st, const char *prefix, char hash[65])
-{
-	sqlite3_stmt *s;
-	char *hi;
-	int n = 0, rc;
-
-	for (const char *p = prefix; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return calib_fail(st, XL_EX_USAGE, "signature prefix '%s' is not lowercase hex",
-					  prefix);
-	if (!*prefix)
-		return calib_fail(st, XL_EX_USAGE, "empty signature prefix");
-	s = calib_prepare(st, "SELECT hash FROM signatures WHERE hash >= ?1 AND hash < ?2 "
-			      "ORDER BY hash LIMIT 2");
-	if (!s)
-		return XL_EX_CANTCREAT;
-	hi = xl_asprintf("%sg", prefix);
-	sqlite3_bind_text(s, 1, prefix, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 2, hi, -1, SQLITE_TRANSIENT);
-	while ((rc = calib_step(s)) == SQLITE_ROW) {
-		if (n == 0)
-			snprintf(hash, 65, "%s", (const char *)sqlite3_column_text(s, 0));
-		n++;
-	}
-	sqlite3_finalize(s);
-	free(hi);
-	if (rc != SQLITE_DONE)
-		return calib_sqlfail(st, "cannot look up a signature");
-	if (n == 0)
-		return calib_fail(st, XL_EX_NOINPUT, "no signature starts with '%s'", prefix);
-	if (n > 1)
-		return calib_fail(st, XL_EX_USAGE, "signature prefix '%s' is ambiguous", prefix);
-	return 0;
-}
-
-/* ---- recording attempts --------------------------------------------------------- */
-
-/* An optional integer field: true when absent/null (has = false) or an
+/* An optional integer field: true when absent/null (CALIB_UNSET) or an
  * integral number. */
-static bool opt_int(const json_t *o, const char *key, bool *has, sqlite3_int64 *v)
+static bool opt_int(const json_t *o, const char *key, int64_t *v)
 {
 	const json_t *x = json_object_get(o, key);
 
-	*has = false;
+	*v = CALIB_UNSET;
 	if (!x || json_is_null(x))
 		return true;
 	if (json_is_integer(x)) {
 		*v = json_integer_value(x);
-	} else if (json_is_real(x) && json_real_value(x) == (double)(sqlite3_int64)json_real_value(x)) {
-		*v = (sqlite3_int64)json_real_value(x);
+	} else if (json_is_real(x) && json_real_value(x) == (double)(int64_t)json_real_value(x)) {
+		*v = (int64_t)json_real_value(x);
 	} else {
 		return false;
 	}
-	*has = true;
 	return true;
 }
 
@@ -568,239 +207,226 @@ static bool opt_str(const json_t *o, const char *key, const char **v)
 	return true;
 }
 
-int calib_record_attempt(struct calib_store *st, const json_t *a)
+static char *dup_or_null(const char *s)
 {
-	static const char *const ints[] = {
-		"rank", "exit_status", "predicted_bytes", "observed_bytes", "compile_count",
-		"host_peak_rss_bytes",
+	return s ? xl_strdup(s) : NULL;
+}
+
+/* Sets a's signature description from signature_json (a string or an
+ * object): canonical JSON and the hashes it gives.  *err on failure. */
+static bool take_signature_json(struct calib_attempt *a, const json_t *sj, const char *given,
+				char **err)
+{
+	struct calib_sig computed;
+	json_t *parsed = NULL;
+	int rc;
+
+	if (json_is_string(sj)) {
+		parsed = json_loads(json_string_value(sj), 0, NULL);
+		if (!parsed) {
+			*err = xl_asprintf("attempt '%s': 'signature_json' is not JSON", a->id);
+			return false;
+		}
+	}
+	rc = calib_signature(parsed ? parsed : sj, &computed);
+	json_decref(parsed);
+	if (rc) {
+		*err = xl_asprintf("attempt '%s': 'signature_json' is not an object", a->id);
+		return false;
+	}
+	if (given && strcmp(given, computed.hash) != 0) {
+		calib_sig_release(&computed);
+		*err = xl_asprintf("attempt '%s': 'signature' does not match 'signature_json'", a->id);
+		return false;
+	}
+	snprintf(a->signature, sizeof(a->signature), "%s", computed.hash);
+	snprintf(a->shape_hash, sizeof(a->shape_hash), "%s", computed.shape_hash);
+	snprintf(a->stack_hash, sizeof(a->stack_hash), "%s", computed.stack_hash);
+	free(a->signature_json);
+	a->signature_json = xl_strdup(computed.canonical);
+	free(a->hardware_kind);
+	a->hardware_kind = dup_or_null(computed.hardware_kind);
+	calib_sig_release(&computed);
+	return true;
+}
+
+int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} ints[] = {
+		{ "rank", offsetof(struct calib_attempt, rank) },
+		{ "exit_status", offsetof(struct calib_attempt, exit_status) },
+		{ "predicted_bytes", offsetof(struct calib_attempt, predicted_bytes) },
+		{ "observed_bytes", offsetof(struct calib_attempt, observed_bytes) },
+		{ "compile_count", offsetof(struct calib_attempt, compile_count) },
+		{ "host_peak_rss_bytes", offsetof(struct calib_attempt, host_peak_rss_bytes) },
 	};
-	static const int int_col[] = { 7, 9, 10, 11, 13, 14 };
 	const char *id, *profile, *cand, *sig, *host, *outcome, *shape, *stack, *kind;
 	const json_t *sj, *tj, *wj;
-	struct calib_sig computed;
-	bool have_computed = false;
-	sqlite3_stmt *s1 = NULL, *s2 = NULL, *s3 = NULL;
-	double t;
-	int rc = 0;
 
-	memset(&computed, 0, sizeof(computed));
-	if (!json_is_object(a))
-		return calib_fail(st, XL_EX_DATAERR, "an attempt must be a JSON object");
-	if (!opt_str(a, "id", &id) || !id || !*id)
-		return calib_fail(st, XL_EX_DATAERR, "attempt without a string 'id'");
-	if (!opt_str(a, "profile", &profile) || !opt_str(a, "candidate", &cand) ||
-	    !opt_str(a, "signature", &sig) || !opt_str(a, "host", &host) ||
-	    !opt_str(a, "outcome", &outcome) || !opt_str(a, "shape_hash", &shape) ||
-	    !opt_str(a, "stack_hash", &stack) || !opt_str(a, "hardware_kind", &kind))
-		return calib_fail(st, XL_EX_DATAERR, "attempt '%s': a text field is not a string", id);
-	if (!calib_valid_outcome(outcome))
-		return calib_fail(st, XL_EX_DATAERR, "attempt '%s': unknown outcome '%s'", id,
-				  outcome ? outcome : "(none)");
-	tj = json_object_get(a, "time");
-	if (!tj || json_is_null(tj)) {
-		t = xl_now();
-	} else if (json_is_number(tj)) {
-		t = json_number_value(tj);
-	} else if (json_is_string(tj) && calib_parse_time(json_string_value(tj), &t)) {
-		;
-	} else {
-		return calib_fail(st, XL_EX_DATAERR, "attempt '%s': 'time' is not an ISO 8601 time", id);
+	calib_attempt_init(a);
+	*err = NULL;
+	if (!json_is_object(o)) {
+		*err = xl_strdup("an attempt must be a JSON object");
+		return XL_EX_DATAERR;
 	}
-	wj = json_object_get(a, "wall_s");
-	if (wj && !json_is_null(wj) && !json_is_number(wj))
-		return calib_fail(st, XL_EX_DATAERR, "attempt '%s': 'wall_s' is not a number", id);
-	sj = json_object_get(a, "signature_json");
+	if (!opt_str(o, "id", &id) || !id || !*id) {
+		*err = xl_strdup("attempt without a string 'id'");
+		return XL_EX_DATAERR;
+	}
+	a->id = xl_strdup(id);
+	if (!opt_str(o, "profile", &profile) || !opt_str(o, "candidate", &cand) ||
+	    !opt_str(o, "signature", &sig) || !opt_str(o, "host", &host) ||
+	    !opt_str(o, "outcome", &outcome) || !opt_str(o, "shape_hash", &shape) ||
+	    !opt_str(o, "stack_hash", &stack) || !opt_str(o, "hardware_kind", &kind)) {
+		*err = xl_asprintf("attempt '%s': a text field is not a string", id);
+		goto bad;
+	}
+	if (!xl_outcome_parse(outcome, &a->outcome)) {
+		*err = xl_asprintf("attempt '%s': unknown outcome '%s'", id, outcome ? outcome : "(none)");
+		goto bad;
+	}
+	tj = json_object_get(o, "time");
+	if (json_is_number(tj)) {
+		a->time = json_number_value(tj);
+	} else if (tj && !json_is_null(tj) &&
+		   !(json_is_string(tj) && xl_parse_iso_time(json_string_value(tj), &a->time))) {
+		*err = xl_asprintf("attempt '%s': 'time' is not an ISO 8601 time", id);
+		goto bad;
+	}
+	wj = json_object_get(o, "wall_s");
+	if (wj && !json_is_null(wj) && !json_is_number(wj)) {
+		*err = xl_asprintf("attempt '%s': 'wall_s' is not a number", id);
+		goto bad;
+	}
+	if (json_is_number(wj))
+		a->wall_s = json_number_value(wj);
+	a->profile = dup_or_null(profile);
+	a->candidate = dup_or_null(cand);
+	a->host = dup_or_null(host);
+	snprintf(a->shape_hash, sizeof(a->shape_hash), "%s", shape ? shape : "");
+	snprintf(a->stack_hash, sizeof(a->stack_hash), "%s", stack ? stack : "");
+	a->hardware_kind = dup_or_null(kind);
+	sj = json_object_get(o, "signature_json");
 	if (sj && !json_is_null(sj)) {
-		json_t *parsed = NULL;
-
-		if (json_is_string(sj)) {
-			parsed = json_loads(json_string_value(sj), 0, NULL);
-			if (!parsed)
-				return calib_fail(st, XL_EX_DATAERR,
-						  "attempt '%s': 'signature_json' is not JSON", id);
+		if (!take_signature_json(a, sj, sig, err))
+			goto bad;
+	} else if (is_hash(sig)) {
+		snprintf(a->signature, sizeof(a->signature), "%s", sig);
+	}
+	if (!is_hash(a->signature)) {
+		*err = xl_asprintf("attempt '%s': 'signature' is not a SHA-256 hex digest", id);
+		goto bad;
+	}
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		if (!opt_int(o, ints[i].key, (int64_t *)((char *)a + ints[i].off))) {
+			*err = xl_asprintf("attempt '%s': '%s' is not an integer", id, ints[i].key);
+			goto bad;
 		}
-		rc = calib_signature(parsed ? parsed : sj, &computed);
-		json_decref(parsed);
+	}
+	return 0;
+bad:
+	calib_attempt_release(a);
+	return XL_EX_DATAERR;
+}
+
+static json_t *int_or_null(int64_t v)
+{
+	return v == CALIB_UNSET ? json_null() : json_integer((json_int_t)v);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+json_t *calib_attempt_to_json(const struct calib_attempt *a, unsigned flags)
+{
+	char tb[40];
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", str_or_null(a->id));
+	json_object_set_new(o, "time", json_string(xl_iso_time_ms(a->time, tb, sizeof(tb))));
+	json_object_set_new(o, "profile", str_or_null(a->profile));
+	json_object_set_new(o, "candidate", str_or_null(a->candidate));
+	json_object_set_new(o, "signature", str_or_null(a->signature));
+	json_object_set_new(o, "host", str_or_null(a->host));
+	json_object_set_new(o, "rank", int_or_null(a->rank));
+	json_object_set_new(o, "outcome", json_string(xl_outcome_name(a->outcome)));
+	json_object_set_new(o, "exit_status", int_or_null(a->exit_status));
+	json_object_set_new(o, "predicted_bytes", int_or_null(a->predicted_bytes));
+	json_object_set_new(o, "observed_bytes", int_or_null(a->observed_bytes));
+	json_object_set_new(o, "wall_s", isnan(a->wall_s) ? json_null() : json_real(a->wall_s));
+	json_object_set_new(o, "compile_count", int_or_null(a->compile_count));
+	if (flags & CALIB_JSON_FULL) {
+		json_t *sj = a->signature_json ? json_loads(a->signature_json, 0, NULL) : NULL;
+
+		json_object_set_new(o, "host_peak_rss_bytes", int_or_null(a->host_peak_rss_bytes));
+		json_object_set_new(o, "signature_json", sj ? sj : json_null());
+		json_object_set_new(o, "shape_hash", str_or_null(a->shape_hash));
+		json_object_set_new(o, "stack_hash", str_or_null(a->stack_hash));
+		json_object_set_new(o, "hardware_kind", str_or_null(a->hardware_kind));
+	}
+	return o;
+}
+
+/* ---- recording --------------------------------------------------------------------- */
+
+int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
+{
+	struct calib_attempt c = *a;
+	struct calib_sig computed;
+	int rc;
+
+	if (!a->id || !*a->id)
+		return calib_fail(st, XL_EX_DATAERR, "attempt without an id");
+	if ((unsigned)a->outcome >= XL_OUT_COUNT)
+		return calib_fail(st, XL_EX_DATAERR, "attempt '%s': unknown outcome", a->id);
+	if (a->signature_json) {
+		json_t *parts = json_loads(a->signature_json, 0, NULL);
+
+		rc = parts ? calib_signature(parts, &computed) : XL_EX_DATAERR;
+		json_decref(parts);
 		if (rc)
 			return calib_fail(st, XL_EX_DATAERR,
-					  "attempt '%s': 'signature_json' is not an object", id);
-		have_computed = true;
-		if (sig && strcmp(sig, computed.hash) != 0) {
+					  "attempt '%s': 'signature_json' is not a JSON object", a->id);
+		if (strcmp(computed.hash, a->signature) != 0) {
 			calib_sig_release(&computed);
 			return calib_fail(st, XL_EX_DATAERR,
-					  "attempt '%s': 'signature' does not match 'signature_json'", id);
+					  "attempt '%s': 'signature' does not match 'signature_json'", a->id);
 		}
-		sig = computed.hash;
-		shape = computed.shape_hash;
-		stack = computed.stack_hash;
-		kind = computed.hardware_kind;
+		/* the description as the parts give it */
+		memcpy(c.shape_hash, computed.shape_hash, sizeof(c.shape_hash));
+		memcpy(c.stack_hash, computed.stack_hash, sizeof(c.stack_hash));
+		c.signature_json = computed.canonical;
+		c.hardware_kind = computed.hardware_kind;
 	}
-	if (!is_hash(sig)) {
-		rc = calib_fail(st, XL_EX_DATAERR, "attempt '%s': 'signature' is not a SHA-256 hex digest", id);
-		goto out;
+	if (!is_hash(c.signature)) {
+		rc = calib_fail(st, XL_EX_DATAERR,
+				"attempt '%s': 'signature' is not a SHA-256 hex digest", a->id);
+	} else {
+		rc = st->be->record_attempt(st, &c);
 	}
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		bool has;
-		sqlite3_int64 v;
-
-		if (!opt_int(a, ints[i], &has, &v)) {
-			rc = calib_fail(st, XL_EX_DATAERR, "attempt '%s': '%s' is not an integer", id, ints[i]);
-			goto out;
-		}
-	}
-	s1 = calib_prepare(st, "INSERT OR IGNORE INTO signatures"
-			       " (hash, shape_hash, stack_hash, hardware_kind, json, first_seen)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-	s2 = calib_prepare(st, "UPDATE signatures SET json = ?2, shape_hash = ?3, stack_hash = ?4,"
-			       " hardware_kind = ?5 WHERE hash = ?1 AND json IS NULL AND ?2 IS NOT NULL");
-	s3 = calib_prepare(st, "INSERT OR IGNORE INTO attempts (id, time, profile, candidate,"
-			       " signature, host, rank, outcome, exit_status, predicted_bytes,"
-			       " observed_bytes, wall_s, compile_count, host_peak_rss_bytes)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
-	if (!s1 || !s2 || !s3) {
-		rc = XL_EX_CANTCREAT;
-		goto out;
-	}
-	sqlite3_bind_text(s1, 1, sig, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s1, 2, shape, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s1, 3, stack, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s1, 4, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s1, 5, have_computed ? computed.canonical : NULL, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s1, 6, t);
-	sqlite3_bind_text(s2, 1, sig, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s2, 2, have_computed ? computed.canonical : NULL, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s2, 3, shape, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s2, 4, stack, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s2, 5, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s3, 2, t);
-	sqlite3_bind_text(s3, 3, profile, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 4, cand, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 5, sig, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 6, host ? host : xl_hostname(), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 8, outcome, -1, SQLITE_STATIC);
-	if (wj && json_is_number(wj))
-		sqlite3_bind_double(s3, 12, json_number_value(wj));
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		bool has;
-		sqlite3_int64 v = 0;
-
-		opt_int(a, ints[i], &has, &v);
-		if (has)
-			sqlite3_bind_int64(s3, int_col[i], v);
-	}
-	if (calib_begin(st) != SQLITE_OK) {
-		rc = calib_sqlfail(st, "cannot begin a transaction");
-		goto out;
-	}
-	if (calib_step(s1) != SQLITE_DONE || calib_step(s2) != SQLITE_DONE ||
-	    calib_step(s3) != SQLITE_DONE) {
-		rc = calib_sqlfail(st, "cannot record an attempt");
-		calib_rollback(st);
-		goto out;
-	}
-	if (calib_commit(st) != SQLITE_OK) {
-		rc = calib_sqlfail(st, "cannot commit an attempt");
-		calib_rollback(st);
-	}
-out:
-	sqlite3_finalize(s1);
-	sqlite3_finalize(s2);
-	sqlite3_finalize(s3);
-	if (have_computed)
+	if (a->signature_json)
 		calib_sig_release(&computed);
 	return rc;
 }
 
-/* ---- probes ---------------------------------------------------------------------- */
-
-static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc)
+int calib_record_attempt_json(struct calib_store *st, const json_t *o)
 {
-	sqlite3_stmt *s;
-	const json_t *b;
-	size_t i;
-	int rc = 0;
+	struct calib_attempt a;
+	char *err = NULL;
+	int rc = calib_attempt_from_json(o, &a, &err);
 
-	s = calib_prepare(st, "INSERT INTO probe_backends (probe, name, state, kind, count,"
-			      " memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-	if (!s)
-		return XL_EX_CANTCREAT;
-	json_array_foreach(json_object_get(doc, "backends"), i, b) {
-		const json_t *devs = json_object_get(b, "devices"), *d;
-		const char *name = json_string_value(json_object_get(b, "name"));
-		const char *kind = NULL;
-		json_int_t mem = -1;
-		size_t j, count = 0;
-
-		if (!name)
-			continue;
-		json_array_foreach(devs, j, d) {
-			const json_t *m = json_object_get(d, "memory_bytes");
-
-			if (!kind)
-				kind = json_string_value(json_object_get(d, "kind"));
-			count++;
-			if (json_is_integer(m) && (mem < 0 || json_integer_value(m) < mem))
-				mem = json_integer_value(m);
-			else if (json_is_real(m) && (mem < 0 || json_real_value(m) < (double)mem))
-				mem = (json_int_t)json_real_value(m);
-		}
-		sqlite3_bind_int64(s, 1, probe);
-		sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, json_string_value(json_object_get(b, "state")), -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, kind, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 5, (sqlite3_int64)count);
-		if (mem >= 0)
-			sqlite3_bind_int64(s, 6, mem);
-		else
-			sqlite3_bind_null(s, 6);
-		if (calib_step(s) != SQLITE_DONE) {
-			rc = calib_sqlfail(st, "cannot record a probe");
-			break;
-		}
-		sqlite3_reset(s);
+	if (rc) {
+		calib_fail(st, rc, "%s", err);
+		free(err);
+		return rc;
 	}
-	sqlite3_finalize(s);
-	return rc;
-}
-
-int calib_store_probe(struct calib_store *st, const json_t *doc, const char *host, double t,
-		      const char *given_uid)
-{
-	sqlite3_stmt *s;
-	char *text, *uid;
-	int rc = 0;
-
-	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!text)
-		xl_oom();
-	uid = given_uid ? xl_strdup(given_uid) : probe_uid(host, t, text);
-	s = calib_prepare(st, "INSERT OR IGNORE INTO probes (uid, host, time, doc) VALUES (?1, ?2, ?3, ?4)");
-	if (!s) {
-		rc = XL_EX_CANTCREAT;
-		goto out;
-	}
-	sqlite3_bind_text(s, 1, uid, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, host, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s, 3, t);
-	sqlite3_bind_text(s, 4, text, -1, SQLITE_STATIC);
-	if (calib_begin(st) != SQLITE_OK) {
-		rc = calib_sqlfail(st, "cannot begin a transaction");
-		goto out;
-	}
-	if (calib_step(s) != SQLITE_DONE) {
-		rc = calib_sqlfail(st, "cannot record a probe");
-	} else if (sqlite3_changes(st->db) > 0) {
-		rc = insert_backends(st, sqlite3_last_insert_rowid(st->db), doc);
-	}
-	if (rc == 0 && calib_commit(st) != SQLITE_OK)
-		rc = calib_sqlfail(st, "cannot commit a probe");
-	if (rc)
-		calib_rollback(st);
-out:
-	sqlite3_finalize(s);
-	free(text);
-	free(uid);
+	rc = calib_record_attempt(st, &a);
+	calib_attempt_release(&a);
 	return rc;
 }
 
@@ -820,62 +446,228 @@ int calib_record_probe(struct calib_store *st, const json_t *doc)
 	if (json_is_number(tj)) {
 		t = json_number_value(tj);
 	} else if (json_is_string(tj)) {
-		if (!calib_parse_time(json_string_value(tj), &t))
+		if (!xl_parse_iso_time(json_string_value(tj), &t))
 			return calib_fail(st, XL_EX_DATAERR, "probe document: 'time' is not an ISO 8601 time");
 	} else {
 		t = xl_now();
 	}
-	return calib_store_probe(st, doc, host, t, NULL);
+	return st->be->record_probe(st, doc, host, t, NULL);
 }
 
-json_t *calib_latest_hardware(struct calib_store *st, const char *host)
+int calib_latest_hardware(struct calib_store *st, const char *host, struct calib_hardware *out)
 {
-	sqlite3_stmt *s;
-	json_t *best = NULL;
-	int best_rank = -1;
-	double best_total = -1;
-
-	if (!st)
-		return NULL;
-	s = calib_prepare(st, "SELECT b.kind, b.count, b.memory_bytes, b.name FROM probe_backends b"
-			      " WHERE b.probe = (SELECT id FROM probes WHERE host = ?1"
-			      " ORDER BY time DESC, id DESC LIMIT 1)"
-			      " AND b.state = 'alive' AND b.count > 0 AND b.kind IS NOT NULL");
-	if (!s)
-		return NULL;
-	sqlite3_bind_text(s, 1, host ? host : xl_hostname(), -1, SQLITE_TRANSIENT);
-	while (calib_step(s) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(s, 0);
-		sqlite3_int64 count = sqlite3_column_int64(s, 1);
-		sqlite3_int64 mem = sqlite3_column_int64(s, 2);
-		int rank = strcasecmp(kind, "cpu") == 0 ? 0 : 1;
-		double total = (double)count * (double)mem;
-
-		if (rank > best_rank || (rank == best_rank && total > best_total)) {
-			json_decref(best);
-			best = json_pack("{s:s, s:I, s:I}", "kind", kind, "count", (json_int_t)count,
-					 "memory_bytes", (json_int_t)mem);
-			best_rank = rank;
-			best_total = total;
-		}
-	}
-	sqlite3_finalize(s);
-	return best;
+	memset(out, 0, sizeof(*out));
+	return st->be->latest_hardware(st, host, out);
 }
 
 bool calib_parts_fill_hardware(struct calib_store *st, json_t *parts)
 {
-	json_t *hw;
+	struct calib_hardware hw;
 
 	if (json_object_get(parts, "hardware") || json_object_get(parts, "device"))
 		return true;
-	hw = calib_latest_hardware(st, NULL);
-	if (!hw)
+	if (!st || calib_latest_hardware(st, NULL, &hw) != 0)
 		return false;
 	json_object_set_new(parts, "hardware",
-			    json_pack("{s:O, s:O, s:O}", "kind", json_object_get(hw, "kind"),
-				      "count", json_object_get(hw, "count"),
-				      "memory", json_object_get(hw, "memory_bytes")));
-	json_decref(hw);
+			    json_pack("{s:s, s:I, s:I}", "kind", hw.kind, "count", (json_int_t)hw.count,
+				      "memory", (json_int_t)hw.memory_bytes));
 	return true;
+}
+
+/* ---- queries ----------------------------------------------------------------------- */
+
+int calib_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
+		  void *arg)
+{
+	return st->be->history(st, f, fn, arg);
+}
+
+int calib_stats(struct calib_store *st, const char *profile, long long limit,
+		calib_stats_fn *fn, void *arg)
+{
+	return st->be->stats(st, profile, limit, fn, arg);
+}
+
+int calib_resolve_signature(struct calib_store *st, const char *prefix, char hash[65])
+{
+	for (const char *p = prefix; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return calib_fail(st, XL_EX_USAGE, "signature prefix '%s' is not lowercase hex",
+					  prefix);
+	if (!*prefix)
+		return calib_fail(st, XL_EX_USAGE, "empty signature prefix");
+	if (strlen(prefix) > 64)
+		return calib_fail(st, XL_EX_NOINPUT, "no signature starts with '%s'", prefix);
+	return st->be->resolve_signature(st, prefix, hash);
+}
+
+int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
+{
+	return st->be->forget(st, hash, attempts);
+}
+
+/* ---- export and import ------------------------------------------------------------ */
+
+static int export_probe(const struct calib_probe_row *p, void *arg)
+{
+	char tb[40];
+	json_t *line = json_pack("{s:s, s:s?, s:s?, s:s, s:O?}", "type", "probe", "uid", p->uid,
+				 "host", p->host, "time", xl_iso_time_ms(p->time, tb, sizeof(tb)),
+				 "doc", p->doc);
+	char *text = json_dumps(line, JSON_COMPACT);
+
+	if (!text)
+		xl_oom();
+	fprintf(arg, "%s\n", text);
+	free(text);
+	json_decref(line);
+	return 0;
+}
+
+static int export_attempt(const struct calib_attempt *a, void *arg)
+{
+	json_t *line = json_pack("{s:s}", "type", "attempt");
+	json_t *o = calib_attempt_to_json(a, CALIB_JSON_FULL);
+	char *text;
+
+	json_object_update(line, o);
+	json_decref(o);
+	text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	if (!text)
+		xl_oom();
+	fprintf(arg, "%s\n", text);
+	free(text);
+	json_decref(line);
+	return 0;
+}
+
+int calib_export(struct calib_store *st, FILE *f)
+{
+	return st->be->export(st, export_probe, export_attempt, f);
+}
+
+/* One line of an import: 0, 65 with *err, or 73 (the store failed). */
+static int import_one(struct calib_store *st, json_t *o, bool *probe, char **err)
+{
+	const char *type = json_string_value(json_object_get(o, "type"));
+	int rc;
+
+	*probe = false;
+	if (!type || strcmp(type, "attempt") == 0) {
+		struct calib_attempt a;
+
+		if ((rc = calib_attempt_from_json(o, &a, err)))
+			return rc;
+		rc = calib_record_attempt(st, &a);
+		calib_attempt_release(&a);
+		if (rc == XL_EX_DATAERR) {
+			const char *msg = calib_errmsg(st);
+			const char *colon = strstr(msg, "': ");
+
+			*err = xl_strdup(colon ? colon + 3 : msg);
+		}
+		return rc;
+	}
+	if (strcmp(type, "probe") == 0) {
+		const json_t *doc = json_object_get(o, "doc");
+		const char *host = json_string_value(json_object_get(o, "host"));
+		const char *uid = json_string_value(json_object_get(o, "uid"));
+		const char *ts = json_string_value(json_object_get(o, "time"));
+		double t;
+
+		*probe = true;
+		if (!json_is_object(doc) || !json_is_array(json_object_get(doc, "backends"))) {
+			*err = xl_strdup("probe without a 'doc' with 'backends'");
+			return XL_EX_DATAERR;
+		}
+		if (!host || !ts || !xl_parse_iso_time(ts, &t)) {
+			*err = xl_strdup("probe without 'host' and an ISO 8601 'time'");
+			return XL_EX_DATAERR;
+		}
+		return st->be->record_probe(st, doc, host, t, uid);
+	}
+	*err = xl_asprintf("unknown line type '%s'", type);
+	return XL_EX_DATAERR;
+}
+
+static void line_error(struct calib_import_result *res, size_t line, int col, char *msg)
+{
+	if (res->nerrors < 20) {
+		res->errors = xl_realloc(res->errors, (res->nerrors + 1) * sizeof(*res->errors));
+		res->errors[res->nerrors].line = line;
+		res->errors[res->nerrors].col = col;
+		res->errors[res->nerrors].msg = msg;
+		res->nerrors++;
+	} else {
+		free(msg);
+	}
+	res->bad++;
+}
+
+int calib_import(struct calib_store *st, const char *data, size_t len,
+		 struct calib_import_result *res)
+{
+	char *copy = xl_strndup(data, len), *line, *next;
+	size_t lineno = 0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = st->be->begin(st))) {
+		free(copy);
+		return rc;
+	}
+	for (line = copy; line && *line; line = next) {
+		json_error_t je;
+		json_t *o;
+		bool probe;
+		char *err = NULL;
+		int r;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		if (strspn(line, " \t\r") == strlen(line))
+			continue;
+		o = json_loads(line, JSON_REJECT_DUPLICATES, &je);
+		if (!o || !json_is_object(o)) {
+			line_error(res, lineno, o ? 1 : je.column,
+				   xl_strdup(o ? "not a JSON object" : je.text));
+			json_decref(o);
+			continue;
+		}
+		r = import_one(st, o, &probe, &err);
+		json_decref(o);
+		if (r == XL_EX_DATAERR) {
+			line_error(res, lineno, 0, err ? err : xl_strdup("bad line"));
+		} else if (r) {
+			free(err);
+			st->be->rollback(st);
+			free(copy);
+			return r;
+		} else if (probe) {
+			res->probes++;
+		} else {
+			res->attempts++;
+		}
+	}
+	free(copy);
+	if (res->bad) {
+		st->be->rollback(st);
+		return calib_fail(st, XL_EX_DATAERR, "%zu bad line%s: nothing imported", res->bad,
+				  res->bad == 1 ? "" : "s");
+	}
+	if ((rc = st->be->commit(st))) {
+		st->be->rollback(st);
+		return rc;
+	}
+	return 0;
+}
+
+void calib_import_result_release(struct calib_import_result *res)
+{
+	for (size_t i = 0; i < res->nerrors; i++)
+		free(res->errors[i].msg);
+	free(res->errors);
+	memset(res, 0, sizeof(*res));
 }

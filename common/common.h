@@ -180,6 +180,12 @@ double xl_now(void);
 double xl_mono(void);
 /* ISO 8601 UTC "2026-11-22T10:00:00Z" into buf (>= 32 bytes). */
 const char *xl_iso_time(double t, char *buf, size_t n);
+/* The same with milliseconds when there are any, "...T10:00:00.250Z"
+ * (buf >= 40 bytes). */
+const char *xl_iso_time_ms(double t, char *buf, size_t n);
+/* Epoch seconds from an ISO 8601 UTC time: "2026-11-22T10:00:00Z", the date
+ * alone, a space for the T, fractional seconds.  False when s is not one. */
+bool xl_parse_iso_time(const char *s, double *out);
 
 /* ---- YAML tree on libyaml ------------------------------------------------- */
 

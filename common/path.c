@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -230,4 +231,62 @@ const char *xl_iso_time(double t, char *buf, size_t n)
 	gmtime_r(&s, &tm);
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return buf;
+}
+
+const char *xl_iso_time_ms(double t, char *buf, size_t n)
+{
+	double whole = floor(t);
+	long ms = lround((t - whole) * 1000.0);
+	char base[32];
+
+	if (ms >= 1000) {
+		whole += 1;
+		ms = 0;
+	}
+	xl_iso_time(whole, base, sizeof(base));
+	if (ms == 0) {
+		snprintf(buf, n, "%s", base);
+	} else {
+		base[strlen(base) - 1] = '\0';   /* the Z */
+		snprintf(buf, n, "%s.%03ldZ", base, ms);
+	}
+	return buf;
+}
+
+bool xl_parse_iso_time(const char *s, double *out)
+{
+	struct tm tm;
+	const char *p;
+	double frac = 0;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	p = strptime(s, "%Y-%m-%d", &tm);
+	if (!p)
+		return false;
+	if (*p == 'T' || *p == ' ') {
+		p = strptime(p + 1, "%H:%M", &tm);
+		if (!p)
+			return false;
+		if (*p == ':') {
+			p = strptime(p + 1, "%S", &tm);
+			if (!p)
+				return false;
+			if (*p == '.') {
+				char *end;
+
+				frac = strtod(p, &end);
+				p = end;
+			}
+		}
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p)
+		return false;
+	t = timegm(&tm);
+	if (t == (time_t)-1)
+		return false;
+	*out = (double)t + frac;
+	return true;
 }

@@ -5,6 +5,7 @@
  * the record (kept in the state directory until the store has it), and a
  * retry with the next candidate when the outcome asks for one.
  */
+#include "launcher/plan.h"
 #include "launcher/record.h"
 #include "launcher/run.h"
 
@@ -59,49 +60,6 @@ static const struct run_opts run_defaults = {
 	.grace_s = 10.0,
 };
 
-/* The candidates to try, in order, with the reason for each place. */
-static json_t *plan_order(const struct xl_ctx *ctx, const char *name, struct xl_profile *p0,
-			  const struct run_opts *o, struct calib_store *st)
-{
-	json_t *cands = json_array(), *order = NULL;
-
-	if (o->cand || !p0->ncands) {
-		json_t *one = json_array();
-
-		json_array_append_new(one, json_pack("{s:o,s:s,s:s}", "name",
-						     o->cand ? json_string(o->cand) : json_null(), "place",
-						     o->cand ? "pinned" : "only", "reason",
-						     o->cand ? "pinned with -c" : "the profile has no candidates"));
-		json_decref(cands);
-		return one;
-	}
-	for (size_t i = 0; i < p0->ncands; i++) {
-		struct xl_profile *pc;
-		json_t *parts;
-
-		if (xl_profile_resolve(ctx, name, p0->cands[i].name, 0, &pc))
-			continue;
-		parts = xl_signature_parts(pc);
-		if (st)
-			calib_parts_fill_hardware(st, parts);
-		json_array_append_new(cands, json_pack("{s:s,s:o}", "name", p0->cands[i].name, "parts", parts));
-		xl_profile_free(pc);
-	}
-	if (calib_order(st, cands, &order) != 0 || !order) {
-		size_t i;
-		json_t *c;
-
-		xl_warn("cannot order the candidates from the store; using the profile's order");
-		json_decref(order);
-		order = json_array();
-		json_array_foreach(cands, i, c)
-			json_array_append_new(order, json_pack("{s:O,s:s,s:s}", "name", json_object_get(c, "name"),
-							       "place", "unseen", "reason", "profile order"));
-	}
-	json_decref(cands);
-	return order;
-}
-
 static int open_log(const char *dir, const char *name)
 {
 	char *path = xl_asprintf("%s/%s", dir, name);
@@ -126,7 +84,6 @@ static void add_env(char ***envp, const char *name, const char *value)
 
 struct attempt_ctx {
 	const struct xl_ctx *ctx;
-	const char *profile;
 	const struct run_opts *o;
 	struct calib_store *st;
 	const struct xl_patterns *pats;
@@ -137,12 +94,13 @@ struct attempt_ctx {
 	int argc;
 };
 
-/* One attempt.  Returns the child's exit status (or 70, 77...) and sets the
- * outcome. */
-static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, json_t *place,
+/* One attempt of a planned candidate.  Returns the child's exit status (or
+ * 70, 73, 77...) and sets the outcome. */
+static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, int total,
 		   enum xl_outcome *outcome)
 {
-	struct xl_profile *p;
+	const char *cand = it->candidate;
+	struct xl_profile *p = it->profile;
 	struct calib_sig sig;
 	struct calib_prediction pred;
 	struct xl_sup_result sr;
@@ -150,29 +108,19 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	struct xl_report rep;
 	struct xl_classified cl;
 	struct xl_sup_opts so_opts;
-	json_t *parts, *manifest, *record, *argvj;
+	const json_t *parts = it->parts;
+	json_t *manifest, *record, *argvj;
 	char *runs, *id, *dir, *report, *mpath, *kept = NULL;
 	char tbuf[40], b1[32], b2[32];
 	double t0;
 	int rc;
 
 	*outcome = XL_OUT_ERROR;
-	rc = xl_profile_resolve(a->ctx, a->profile, cand, 0, &p);
-	if (rc)
-		return rc;
-	rc = xl_profile_check(a->ctx, p);
 	/* a candidate may add a flag that is known-bad on the installed bundle */
-	if (!rc && cand)
-		rc = xl_profile_bundle_gate(a->ctx, p);
-	if (rc) {
-		xl_profile_free(p);
+	if (cand && (rc = xl_profile_bundle_gate(a->ctx, p)))
 		return rc;
-	}
-	parts = xl_signature_parts(p);
-	if (a->st)
-		calib_parts_fill_hardware(a->st, parts);
 	calib_signature(parts, &sig);
-	calib_predict(a->st, parts, NULL, &pred);
+	calib_predict(a->st, parts, 0, &pred);
 
 	runs = xl_runs_dir();
 	id = xl_new_run_id(a->rank, n);
@@ -182,9 +130,7 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 		free(runs);
 		free(id);
 		free(dir);
-		json_decref(parts);
 		calib_sig_release(&sig);
-		xl_profile_free(p);
 		return XL_EX_CANTCREAT;
 	}
 	report = xl_asprintf("%s/report.jsonl", dir);
@@ -210,7 +156,7 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	json_object_set_new(manifest, "signature", json_pack("{s:s,s:s,s:s,s:O}", "hash", sig.hash,
 							     "shape_hash", sig.shape_hash, "stack_hash",
 							     sig.stack_hash, "parts", sig.parts));
-	json_object_set_new(manifest, "order", json_deep_copy(place));
+	json_object_set_new(manifest, "order", xl_plan_item_json(it));
 	json_object_set_new(manifest, "host", json_string(xl_hostname()));
 	json_object_set_new(manifest, "rank", json_integer(a->rank));
 	json_object_set_new(manifest, "rank_from", a->rank_from ? json_string(a->rank_from) : json_null());
@@ -226,7 +172,7 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 
 	{
 		/* the place in the order says why this candidate runs now */
-		const char *pl = json_string_value(json_object_get(place, "place"));
+		const char *pl = calib_place_name(it->rank.place);
 		struct xl_buf why = XL_BUF_INIT;
 
 		if (pl && strcmp(pl, "only") != 0)
@@ -283,12 +229,8 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	long long observed = rep.peak_bytes >= 0 ? rep.peak_bytes : sr.peak_rss_bytes;
 	const char *obs_src = rep.peak_bytes >= 0 ? (rep.source[0] ? rep.source : "report") : "host_rss";
 
-	if (rep.predicted_bytes >= 0) {
-		json_t *r = json_integer(rep.predicted_bytes);
-
-		calib_predict(a->st, parts, r, &pred);
-		json_decref(r);
-	}
+	if (rep.predicted_bytes >= 0)
+		calib_predict(a->st, parts, rep.predicted_bytes, &pred);
 	json_object_set_new(manifest, "prediction", calib_prediction_json(&pred));
 	json_object_set_new(manifest, "end", json_string(xl_iso_time(xl_now(), tbuf, sizeof(tbuf))));
 	json_object_set_new(manifest, "wall_s", json_real(sr.wall_s));
@@ -335,21 +277,33 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 	}
 
 	if (a->record) {
-		record = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:i,s:s,s:i,s:o,s:I,s:f,s:I,s:I,s:s,s:s,s:s,s:o}",
-				   "id", id, "time", xl_iso_time(t0, tbuf, sizeof(tbuf)),
-				   "profile", p->name, "candidate", cand ? json_string(cand) : json_null(),
-				   "signature", sig.hash, "host", xl_hostname(), "rank", a->rank,
-				   "outcome", xl_outcome_name(cl.outcome), "exit_status", sr.exit_code,
-				   "predicted_bytes", pred.known || pred.reported ? json_integer((json_int_t)pred.predicted_bytes) : json_null(),
-				   "observed_bytes", (json_int_t)observed, "wall_s", sr.wall_s,
-				   "compile_count", (json_int_t)cl.compile_count,
-				   "host_peak_rss_bytes", (json_int_t)sr.peak_rss_bytes,
-				   "signature_json", sig.canonical, "shape_hash", sig.shape_hash,
-				   "stack_hash", sig.stack_hash,
-				   "hardware_kind", sig.hardware_kind ? json_string(sig.hardware_kind) : json_null());
+		struct calib_attempt rec;
+
+		calib_attempt_init(&rec);
+		rec.id = xl_strdup(id);
+		rec.time = (double)(time_t)t0;   /* whole seconds, as the manifest's start */
+		rec.profile = xl_strdup(p->name);
+		rec.candidate = cand ? xl_strdup(cand) : NULL;
+		snprintf(rec.signature, sizeof(rec.signature), "%s", sig.hash);
+		rec.host = xl_strdup(xl_hostname());
+		rec.rank = a->rank;
+		rec.outcome = cl.outcome;
+		rec.exit_status = sr.exit_code;
+		rec.predicted_bytes = pred.known || pred.reported ? (int64_t)pred.predicted_bytes
+								 : CALIB_UNSET;
+		rec.observed_bytes = observed;
+		rec.wall_s = sr.wall_s;
+		rec.compile_count = cl.compile_count;
+		rec.host_peak_rss_bytes = sr.peak_rss_bytes;
+		rec.signature_json = xl_strdup(sig.canonical);
+		snprintf(rec.shape_hash, sizeof(rec.shape_hash), "%s", sig.shape_hash);
+		snprintf(rec.stack_hash, sizeof(rec.stack_hash), "%s", sig.stack_hash);
+		rec.hardware_kind = sig.hardware_kind ? xl_strdup(sig.hardware_kind) : NULL;
+		/* the kept copy first: it outlives a store that fails */
+		record = calib_attempt_to_json(&rec, CALIB_JSON_FULL);
 		if (xl_record_keep(record, &kept) < 0)
 			xl_warn("cannot keep the record in '%s': %s", kept ? kept : "?", strerror(errno));
-		if (a->st && calib_record_attempt(a->st, record) == 0) {
+		if (a->st && calib_record_attempt(a->st, &rec) == 0) {
 			xl_record_done(record);
 		} else {
 			xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
@@ -357,15 +311,14 @@ static int attempt(struct attempt_ctx *a, const char *cand, int n, int total, js
 		}
 		free(kept);
 		json_decref(record);
+		calib_attempt_release(&rec);
 	}
 	xl_scan_release(&so);
 	xl_scan_release(&se);
 	rc = sr.exit_code;
 out:
 	json_decref(manifest);
-	json_decref(parts);
 	calib_sig_release(&sig);
-	xl_profile_free(p);
 	free(runs);
 	free(id);
 	free(dir);
@@ -381,11 +334,10 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 	struct attempt_ctx a;
 	struct xl_profile *p0;
 	struct xl_patterns pats;
+	struct xl_plan plan = { 0 };
 	bool have_pats;
-	json_t *order;
 	int rc, last = 0;
-	size_t i;
-	json_t *place;
+	size_t i, total;
 
 	/* a full disk or a file-size limit must fail a write, not kill xlaunch */
 	signal(SIGXFSZ, SIG_IGN);
@@ -403,7 +355,6 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 	}
 	memset(&a, 0, sizeof(a));
 	a.ctx = ctx;
-	a.profile = name;
 	a.o = &o;
 	a.rank = xl_rank(&a.rank_from);
 	a.record = !o.no_record && !o.dry_run && (a.rank == 0 || o.all_ranks);
@@ -430,33 +381,41 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_warn("outcome patterns unavailable: outcomes are named from exit statuses only");
 	a.pats = have_pats ? &pats : NULL;
 
-	order = plan_order(ctx, name, p0, &o, a.st);
-	size_t total = json_array_size(order);
-
+	rc = xl_plan_make(ctx, a.st, name, o.cand, 0, &plan);
+	if (rc) {
+		last = rc;
+		goto done;
+	}
+	if (plan.store_rc)
+		xl_warn("cannot order the candidates from the store; using the profile's order");
+	total = plan.n;
 	if (o.max_attempts && (size_t)o.max_attempts < total)
 		total = (size_t)o.max_attempts;
 	if (o.dry_run) {
 		if (ctx->json) {
-			json_t *plan = json_pack("{s:s,s:O,s:I}", "profile", p0->name, "order", order,
-						 "max_attempts", (json_int_t)total);
-			char *s = json_dumps(plan, JSON_INDENT(2));
+			json_t *order = json_array(), *doc;
+			char *s;
 
+			for (i = 0; i < plan.n; i++)
+				json_array_append_new(order, xl_plan_item_json(&plan.items[i]));
+			doc = json_pack("{s:s,s:o,s:I}", "profile", p0->name, "order", order,
+					"max_attempts", (json_int_t)total);
+			s = json_dumps(doc, JSON_INDENT(2));
 			puts(s);
 			free(s);
-			json_decref(plan);
+			json_decref(doc);
 		} else {
 			printf("profile %s: up to %zu attempt%s, in this order:\n", p0->name, total,
 			       total == 1 ? "" : "s");
-			json_array_foreach(order, i, place) {
-				const char *cn = json_string_value(json_object_get(place, "name"));
-				json_t *pb = json_object_get(place, "predicted_bytes");
+			for (i = 0; i < plan.n; i++) {
+				const struct xl_plan_item *it = &plan.items[i];
 				char b[32];
 
-				printf("  %zu. %-16s %-11s %s%s%s\n", i + 1, cn ? cn : "(profile)",
-				       json_string_value(json_object_get(place, "place")),
-				       json_string_value(json_object_get(place, "reason")),
-				       json_is_integer(pb) ? "; predicted " : "",
-				       json_is_integer(pb) ? xl_fmt_bytes((uint64_t)json_integer_value(pb), b, sizeof(b)) : "");
+				printf("  %zu. %-16s %-11s %s%s%s\n", i + 1,
+				       it->candidate ? it->candidate : "(profile)",
+				       calib_place_name(it->rank.place), it->rank.reason,
+				       it->rank.predicted ? "; predicted " : "",
+				       it->rank.predicted ? xl_fmt_bytes(it->rank.predicted_bytes, b, sizeof(b)) : "");
 			}
 			if (a.argv) {
 				printf("command:");
@@ -467,13 +426,10 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		}
 		goto done;
 	}
-	json_array_foreach(order, i, place) {
+	for (i = 0; i < plan.n && i < total; i++) {
 		enum xl_outcome oc;
-		const char *cn = json_string_value(json_object_get(place, "name"));
 
-		if (i >= total)
-			break;
-		last = attempt(&a, cn, (int)i + 1, (int)total, place, &oc);
+		last = attempt(&a, &plan.items[i], (int)i + 1, (int)total, &oc);
 		if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
 			break;
 		if (i + 1 < total)
@@ -482,7 +438,7 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 			xl_info("outcome '%s' is in --retry, but no attempts are left", xl_outcome_name(oc));
 	}
 done:
-	json_decref(order);
+	xl_plan_release(&plan);
 	if (have_pats)
 		xl_patterns_release(&pats);
 	calib_close(a.st);

@@ -182,7 +182,5 @@ json_t *xl_runtime_defaults(const struct xl_profile *p);
 /* Applies the profile's rlimits to this process (before exec). */
 void xl_apply_limits(const struct xl_limits *l);
 
-/* Registers the launcher's services with lower modules (calib's profile view). */
-void launcher_init_hooks(void);
 
 #endif

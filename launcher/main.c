@@ -6,7 +6,6 @@
  */
 #include "common/common.h"
 #include "calib/calib.h"
-#include "launcher/launcher.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -164,7 +163,6 @@ int main(int argc, char **argv)
 	ctx.store_path = getenv("XLAUNCH_STORE");
 	if (ctx.store_path && !*ctx.store_path)
 		ctx.store_path = NULL;
-	launcher_init_hooks();
 	{
 		const char *w = getenv("XLAUNCH_STORE_WAIT");
 		double secs;

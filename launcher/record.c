@@ -264,7 +264,7 @@ int xl_record_replay(struct calib_store *st)
 		if (!rec) {
 			xl_warn("pending record '%s' is unreadable (%s); left in place", path, jerr.text);
 		} else {
-			int rc = calib_record_attempt(st, rec);
+			int rc = calib_record_attempt_json(st, rec);
 
 			if (rc == 0) {
 				unlink(path);

@@ -24,15 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(path);
 	}
 	/* one input is a JSON-lines file */
-	const char *p = (const char *)data, *end = p + size;
+	{
+		struct calib_import_result res;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = (size_t)((nl ? nl : end) - p);
-
-		if (len)
-			calib_import_line(st, p, len);
-		p += len + 1;
+		calib_import(st, (const char *)data, size, &res);
+		calib_import_result_release(&res);
 	}
 	return 0;
 }

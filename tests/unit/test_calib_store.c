@@ -103,7 +103,7 @@ static int record(struct calib_store *st, const char *id, const char *parts, con
 		      "time", t, "host", "h1");
 	if (observed > 0)
 		json_object_set_new(a, "observed_bytes", json_integer(observed));
-	rc = calib_record_attempt(st, a);
+	rc = calib_record_attempt_json(st, a);
 	json_decref(a);
 	json_decref(p);
 	return rc;
@@ -265,23 +265,23 @@ static void test_migrations(void **state)
 		char *name = xl_asprintf("v%d.db", v), *path = path_of(name);
 		struct calib_store *st;
 		sqlite3 *db;
-		json_t *hw;
+		struct calib_hardware hw;
+		int hrc;
 
 		make_old(path, v);
 		st = open_ok(path);
 		/* the migrated store takes new records */
 		assert_int_equal(record(st, "new-1", "{\"model\": {\"params\": 5}}", "oom", 0, 2000), 0);
-		hw = calib_latest_hardware(st, "h1");
+		hrc = calib_latest_hardware(st, "h1", &hw);
 		if (v >= 1) {
 			/* probe backends were filled from the stored documents */
-			assert_non_null(hw);
-			assert_string_equal(json_string_value(json_object_get(hw, "kind")), "TPU v6e");
-			assert_int_equal(json_integer_value(json_object_get(hw, "count")), 2);
-			assert_int_equal(json_integer_value(json_object_get(hw, "memory_bytes")), 34359738368LL);
+			assert_int_equal(hrc, 0);
+			assert_string_equal(hw.kind, "TPU v6e");
+			assert_int_equal(hw.count, 2);
+			assert_int_equal(hw.memory_bytes, 34359738368LL);
 		} else {
-			assert_null(hw);
+			assert_int_equal(hrc, XL_EX_NOINPUT);
 		}
-		json_decref(hw);
 		calib_close(st);
 		db = raw(path);
 		assert_int_equal(scalar(db, "PRAGMA user_version"), CALIB_SCHEMA_VERSION);
@@ -318,10 +318,10 @@ static void test_record_attempt(void **state)
 		      "predicted_bytes", (json_int_t)100, "observed_bytes", (json_int_t)200, "wall_s", 1.5,
 		      "compile_count", 3, "signature_json", sig.canonical, "shape_hash", sig.shape_hash,
 		      "stack_hash", sig.stack_hash);
-	assert_int_equal(calib_record_attempt(st, a), 0);
+	assert_int_equal(calib_record_attempt_json(st, a), 0);
 	/* the same id again: a no-op */
 	json_object_set_new(a, "outcome", json_string("ok"));
-	assert_int_equal(calib_record_attempt(st, a), 0);
+	assert_int_equal(calib_record_attempt_json(st, a), 0);
 	db = raw(path);
 	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts"), 1);
 	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE outcome = 'oom' AND"
@@ -330,22 +330,22 @@ static void test_record_attempt(void **state)
 	/* bad data: 65, with a message; nothing written */
 	json_object_set_new(a, "id", json_string("run-2"));
 	json_object_set_new(a, "outcome", json_string("exploded"));
-	assert_int_equal(calib_record_attempt(st, a), XL_EX_DATAERR);
+	assert_int_equal(calib_record_attempt_json(st, a), XL_EX_DATAERR);
 	assert_non_null(strstr(calib_errmsg(st), "exploded"));
 	json_object_set_new(a, "outcome", json_string("ok"));
 	json_object_set_new(a, "signature", json_string("0000"));
-	assert_int_equal(calib_record_attempt(st, a), XL_EX_DATAERR);
+	assert_int_equal(calib_record_attempt_json(st, a), XL_EX_DATAERR);
 	json_object_del(a, "signature_json");
-	assert_int_equal(calib_record_attempt(st, a), XL_EX_DATAERR);
+	assert_int_equal(calib_record_attempt_json(st, a), XL_EX_DATAERR);
 	json_object_set_new(a, "signature", json_string(sig.hash));
 	json_object_set_new(a, "time", json_string("yesterday"));
-	assert_int_equal(calib_record_attempt(st, a), XL_EX_DATAERR);
+	assert_int_equal(calib_record_attempt_json(st, a), XL_EX_DATAERR);
 	json_object_set_new(a, "time", json_real(1e9));
 	json_object_set_new(a, "rank", json_string("zero"));
-	assert_int_equal(calib_record_attempt(st, a), XL_EX_DATAERR);
+	assert_int_equal(calib_record_attempt_json(st, a), XL_EX_DATAERR);
 	json_object_del(a, "rank");
 	json_object_del(a, "id");
-	assert_int_equal(calib_record_attempt(st, a), XL_EX_DATAERR);
+	assert_int_equal(calib_record_attempt_json(st, a), XL_EX_DATAERR);
 	db = raw(path);
 	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts"), 1);
 	sqlite3_close(db);
@@ -360,7 +360,8 @@ static void test_record_probe(void **state)
 {
 	char *path = path_of("probe.db");
 	struct calib_store *st = open_ok(path);
-	json_t *doc, *hw, *parts;
+	json_t *doc, *parts;
+	struct calib_hardware hw;
 
 	(void)state;
 	doc = json_loads("{\"host\": \"h9\", \"time\": \"2026-01-01T00:00:00Z\", \"backends\": ["
@@ -370,10 +371,9 @@ static void test_record_probe(void **state)
 			 " \"devices\": [{\"kind\": \"H100\", \"memory_bytes\": 85899345920}]}]}", 0, NULL);
 	assert_int_equal(calib_record_probe(st, doc), 0);
 	assert_int_equal(calib_record_probe(st, doc), 0); /* same document and time: once */
-	hw = calib_latest_hardware(st, "h9");
+	assert_int_equal(calib_latest_hardware(st, "h9", &hw), 0);
 	/* the cuda backend is not alive: cpu it is */
-	assert_string_equal(json_string_value(json_object_get(hw, "kind")), "cpu");
-	json_decref(hw);
+	assert_string_equal(hw.kind, "cpu");
 	json_decref(doc);
 	doc = json_loads("{\"host\": \"h9\", \"time\": \"2026-01-02T00:00:00Z\", \"backends\": ["
 			 "{\"name\": \"cpu\", \"state\": \"alive\", \"devices\": [{\"kind\": \"cpu\","
@@ -382,11 +382,10 @@ static void test_record_probe(void **state)
 			 " \"memory_bytes\": 85899345920}, {\"kind\": \"H100\", \"memory_bytes\": 85899345920}]}]}",
 			 0, NULL);
 	assert_int_equal(calib_record_probe(st, doc), 0);
-	hw = calib_latest_hardware(st, "h9");
-	assert_string_equal(json_string_value(json_object_get(hw, "kind")), "H100");
-	assert_int_equal(json_integer_value(json_object_get(hw, "count")), 2);
-	json_decref(hw);
-	assert_null(calib_latest_hardware(st, "elsewhere"));
+	assert_int_equal(calib_latest_hardware(st, "h9", &hw), 0);
+	assert_string_equal(hw.kind, "H100");
+	assert_int_equal(hw.count, 2);
+	assert_int_equal(calib_latest_hardware(st, "elsewhere", &hw), XL_EX_NOINPUT);
 	json_decref(doc);
 	doc = json_loads("{\"host\": \"h9\"}", 0, NULL);
 	assert_int_equal(calib_record_probe(st, doc), XL_EX_DATAERR);
@@ -420,7 +419,7 @@ static void test_correction(void **state)
 	uint64_t analytic;
 
 	(void)state;
-	assert_int_equal(calib_predict(st, parts, NULL, &p), 0);
+	assert_int_equal(calib_predict(st, parts, 0, &p), 0);
 	assert_false(p.calibrated);
 	assert_non_null(strstr(p.note, "stack uncalibrated"));
 	analytic = p.analytic_bytes;
@@ -433,18 +432,18 @@ static void test_correction(void **state)
 				(long long)(analytic * 1.2), 3), 0);
 	assert_int_equal(record(st, "a4", "{" SHAPE ", \"bundle\": {\"jax\": \"0.4.30\"}}", "oom",
 				(long long)(analytic * 9), 4), 0);
-	assert_int_equal(calib_predict(st, parts, NULL, &p), 0);
+	assert_int_equal(calib_predict(st, parts, 0, &p), 0);
 	assert_true(p.calibrated);
 	assert_int_equal(p.samples, 3);
 	assert_true(p.correction > 1.199 && p.correction < 1.201);
 	assert_true(p.predicted_bytes > analytic * 1.199 && p.predicted_bytes < analytic * 1.201);
 	/* a new stack resets the factor and says so */
-	assert_int_equal(calib_predict(st, other, NULL, &p), 0);
+	assert_int_equal(calib_predict(st, other, 0, &p), 0);
 	assert_false(p.calibrated);
 	assert_true(p.correction == 1.0);
 	assert_non_null(strstr(p.note, "stack changed"));
 	/* NULL store: factor 1 */
-	assert_int_equal(calib_predict(NULL, parts, NULL, &p), 0);
+	assert_int_equal(calib_predict(NULL, parts, 0, &p), 0);
 	assert_true(p.correction == 1.0);
 	json_decref(parts);
 	json_decref(other);
@@ -484,10 +483,37 @@ static void seed_kind(struct calib_store *st, int i, enum kind k, double t)
 	snprintf(id, sizeof(id), "seed-%d-%d-%.0f", i, (int)k, t);
 	a = json_pack("{s:s, s:s, s:s, s:f}", "id", id, "signature_json", sig.canonical,
 		      "outcome", k == K_GOOD ? "ok" : "oom", "time", t);
-	assert_int_equal(calib_record_attempt(st, a), 0);
+	assert_int_equal(calib_record_attempt_json(st, a), 0);
 	json_decref(a);
 	calib_sig_release(&sig);
 	json_decref(parts);
+}
+
+/* calib_order over candidates [{name, parts}], its ranks as JSON [{name,
+ * place, ...}] in the order to try. */
+static int order_json(struct calib_store *st, const json_t *cands, json_t **order)
+{
+	size_t n = json_array_size(cands);
+	const json_t **parts = calloc(n + 1, sizeof(*parts));
+	struct calib_rank *ranks = calloc(n + 1, sizeof(*ranks));
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		parts[i] = json_object_get(json_array_get(cands, i), "parts");
+	rc = calib_order(st, parts, n, ranks);
+	*order = NULL;
+	if (rc == 0) {
+		*order = json_array();
+		for (size_t i = 0; i < n; i++) {
+			const json_t *c = json_array_get(cands, ranks[i].index);
+
+			json_array_append_new(*order, calib_rank_json(&ranks[i],
+				json_string_value(json_object_get(c, "name"))));
+		}
+	}
+	free(parts);
+	free(ranks);
+	return rc;
 }
 
 static void check_order(struct calib_store *st, const enum kind *kinds, int n)
@@ -502,7 +528,7 @@ static void check_order(struct calib_store *st, const enum kind *kinds, int n)
 		json_array_append_new(cands, json_pack("{s:s, s:o}", "name", name, "parts",
 						       cand_parts(i, kinds[i], "0.4.30")));
 	}
-	assert_int_equal(calib_order(st, cands, &order), 0);
+	assert_int_equal(order_json(st, cands, &order), 0);
 	assert_int_equal(json_array_size(order), n);
 	/* expected: by place, ties in profile order */
 	for (int k = K_GOOD; k <= K_BAD; k++)
@@ -576,7 +602,7 @@ static void seed_parts(struct calib_store *st, json_t *parts, const char *outcom
 	calib_signature(parts, &sig);
 	a = json_pack("{s:s, s:s, s:s, s:f}", "id", id, "signature_json", sig.canonical,
 		      "outcome", outcome, "time", t);
-	assert_int_equal(calib_record_attempt(st, a), 0);
+	assert_int_equal(calib_record_attempt_json(st, a), 0);
 	json_decref(a);
 	calib_sig_release(&sig);
 	json_decref(parts);
@@ -618,12 +644,12 @@ static void test_order_precedence(void **state)
 		calib_signature(p, &sig);
 		a = json_pack("{s:s, s:s, s:s}", "id", "old-oom", "signature_json", sig.canonical,
 			      "outcome", "oom");
-		assert_int_equal(calib_record_attempt(st, a), 0);
+		assert_int_equal(calib_record_attempt_json(st, a), 0);
 		json_decref(a);
 		calib_sig_release(&sig);
 		json_decref(p);
 	}
-	assert_int_equal(calib_order(st, cands, &order), 0);
+	assert_int_equal(order_json(st, cands, &order), 0);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 0), "name")), "a");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 1), "name")), "d");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 1), "place")), "known-good");
@@ -637,14 +663,14 @@ static void test_order_precedence(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 4), "place")), "known-bad");
 	json_decref(order);
 	/* no store: profile order, predictions only */
-	assert_int_equal(calib_order(NULL, cands, &order), 0);
+	assert_int_equal(order_json(NULL, cands, &order), 0);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 0), "name")), "a");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 4), "name")), "d");
 	json_decref(order);
 	json_decref(cands);
-	/* bad input */
-	cands = json_pack("[{s:i}]", "name", 3);
-	assert_int_equal(calib_order(st, cands, &order), XL_EX_DATAERR);
+	/* bad input: parts that are not an object */
+	cands = json_pack("[{s:s, s:i}]", "name", "x", "parts", 3);
+	assert_int_equal(order_json(st, cands, &order), XL_EX_DATAERR);
 	assert_null(order);
 	json_decref(cands);
 	calib_close(st);
@@ -684,7 +710,7 @@ static void test_many_writers(void **state)
 				json_t *a = json_pack("{s:s, s:O, s:s, s:i}", "id", id, "signature_json", p,
 						      "outcome", "ok", "rank", w);
 
-				if (calib_record_attempt(st, a)) {
+				if (calib_record_attempt_json(st, a)) {
 					fprintf(stderr, "writer %d: %s\n", w, calib_errmsg(st));
 					_exit(1);
 				}

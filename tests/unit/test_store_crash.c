@@ -40,7 +40,7 @@ static void writer(const char *path, int round, int ackfd)
 		a = json_pack("{s:s,s:O,s:s,s:s,s:i,s:I}", "id", id, "signature_json", parts, "outcome",
 			      k % 3 ? "ok" : "oom", "host", "crash-host", "rank", round,
 			      "observed_bytes", (json_int_t)(1000 + k));
-		if (calib_record_attempt(st, a) == 0) {
+		if (calib_record_attempt_json(st, a) == 0) {
 			int n = snprintf(line, sizeof(line), "%s\n", id);
 
 			if (write(ackfd, line, (size_t)n) != n)
@@ -115,7 +115,7 @@ static void test_killed_100_times(void **state)
 				      "signature_json", "model", "params", 1);
 
 		assert_int_equal(calib_open(path, 0, &st, NULL), 0);
-		assert_int_equal(calib_record_attempt(st, a), 0);
+		assert_int_equal(calib_record_attempt_json(st, a), 0);
 		calib_close(st);
 		json_decref(a);
 	}

@@ -1,0 +1,1049 @@
+/* sqlite.c - the SQLite store backend: open, schema migrations, and every
+ * read and write of the store in SQL (see calib/backend.h). */
+#include "calib/backend.h"
+
+#include <sqlite3.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUSY_TIMEOUT_MS 5000
+
+struct sq {
+	sqlite3 *db;
+	int tx_depth;   /* begin nesting: only the outermost one talks to SQLite */
+};
+
+static sqlite3 *db_of(struct calib_store *st)
+{
+	return ((struct sq *)st->impl)->db;
+}
+
+/* As calib_fail with the SQLite error message appended after "what: ". */
+static int sqlfail(struct calib_store *st, const char *what)
+{
+	int code = sqlite3_errcode(db_of(st)) & 0xff;
+
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		return calib_fail(st, XL_EX_CANTCREAT,
+				  "%s: another process has held the store locked for more than %.0f s",
+				  what, calib_wait_limit());
+	return calib_fail(st, XL_EX_CANTCREAT, "%s: %s", what, sqlite3_errmsg(db_of(st)));
+}
+
+static bool busy(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+/* Sleeps a little, longer on each try, with some jitter so that many
+ * waiting writers do not wake together. */
+static void backoff(unsigned tries)
+{
+	unsigned ms = tries < 6 ? 1u << tries : 50;
+	struct timespec ts;
+
+	ms += (unsigned)(rand() % 7);
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)ms * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+static int exec_retry(struct calib_store *st, const char *sql)
+{
+	double start = xl_mono();
+	unsigned tries = 0;
+	int rc;
+
+	for (;;) {
+		rc = sqlite3_exec(db_of(st), sql, NULL, NULL, NULL);
+		if (!busy(rc) || xl_mono() - start > calib_wait_limit())
+			return rc;
+		backoff(tries++);
+	}
+}
+
+/* Prepares sql, retrying while busy; NULL on failure (st->err set). */
+static sqlite3_stmt *prepare(struct calib_store *st, const char *sql)
+{
+	double start = xl_mono();
+	unsigned tries = 0;
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	for (;;) {
+		rc = sqlite3_prepare_v2(db_of(st), sql, -1, &stmt, NULL);
+		if (rc == SQLITE_OK)
+			return stmt;
+		if (!busy(rc) || xl_mono() - start > calib_wait_limit())
+			break;
+		backoff(tries++);
+	}
+	sqlfail(st, "cannot prepare a query");
+	return NULL;
+}
+
+/* sqlite3_step retried while busy. */
+static int step(sqlite3_stmt *stmt)
+{
+	double start = xl_mono();
+	unsigned tries = 0;
+	int rc;
+
+	for (;;) {
+		rc = sqlite3_step(stmt);
+		if (!busy(rc) || xl_mono() - start > calib_wait_limit())
+			return rc;
+		sqlite3_reset(stmt);
+		backoff(tries++);
+	}
+}
+
+/* ---- transactions ---------------------------------------------------------- */
+
+/* BEGIN IMMEDIATE and COMMIT, retried while another connection holds the
+ * write lock; nested calls join the outermost transaction. */
+static int tx_begin(struct calib_store *st)
+{
+	struct sq *q = st->impl;
+
+	if (q->tx_depth++ > 0)
+		return 0;
+	if (exec_retry(st, "BEGIN IMMEDIATE") != SQLITE_OK) {
+		q->tx_depth = 0;
+		return sqlfail(st, "cannot begin a transaction");
+	}
+	return 0;
+}
+
+static int tx_commit(struct calib_store *st)
+{
+	struct sq *q = st->impl;
+
+	if (q->tx_depth > 1) {
+		q->tx_depth--;
+		return 0;
+	}
+	q->tx_depth = 0;
+	if (exec_retry(st, "COMMIT") != SQLITE_OK)
+		return sqlfail(st, "cannot commit");
+	return 0;
+}
+
+static void tx_rollback(struct calib_store *st)
+{
+	struct sq *q = st->impl;
+
+	q->tx_depth = 0;
+	if (!sqlite3_get_autocommit(q->db))
+		sqlite3_exec(q->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- schema ------------------------------------------------------------------ */
+
+/* v0 -> v1: signatures, attempts, probe documents. */
+static const char schema_v1[] =
+	"CREATE TABLE signatures ("
+	" hash TEXT PRIMARY KEY,"
+	" shape_hash TEXT,"
+	" stack_hash TEXT,"
+	" hardware_kind TEXT,"
+	" json TEXT,"
+	" first_seen REAL NOT NULL);"
+	"CREATE TABLE attempts ("
+	" id TEXT PRIMARY KEY,"
+	" time REAL NOT NULL,"
+	" profile TEXT,"
+	" candidate TEXT,"
+	" signature TEXT NOT NULL REFERENCES signatures(hash) ON DELETE CASCADE,"
+	" host TEXT,"
+	" rank INTEGER,"
+	" outcome TEXT NOT NULL,"
+	" exit_status INTEGER,"
+	" predicted_bytes INTEGER,"
+	" observed_bytes INTEGER,"
+	" wall_s REAL,"
+	" compile_count INTEGER);"
+	"CREATE TABLE probes ("
+	" id INTEGER PRIMARY KEY,"
+	" host TEXT NOT NULL,"
+	" time REAL NOT NULL,"
+	" doc TEXT NOT NULL);";
+
+/* v1 -> v2: host peak RSS per attempt; probe backends as rows (filled from
+ * the stored documents by migrate_v2_backfill); a unique id per probe so
+ * that imports are idempotent. */
+static const char schema_v2[] =
+	"ALTER TABLE attempts ADD COLUMN host_peak_rss_bytes INTEGER;"
+	"ALTER TABLE probes ADD COLUMN uid TEXT;"
+	"CREATE TABLE probe_backends ("
+	" probe INTEGER NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
+	" name TEXT NOT NULL,"
+	" state TEXT,"
+	" kind TEXT,"
+	" count INTEGER,"
+	" memory_bytes INTEGER);";
+
+/* v2 -> v3: indexes for history, order, correction and probe queries. */
+static const char schema_v3[] =
+	"CREATE INDEX attempts_time ON attempts(time);"
+	"CREATE INDEX attempts_signature_time ON attempts(signature, time);"
+	"CREATE INDEX attempts_profile_time ON attempts(profile, time);"
+	"CREATE INDEX attempts_host_time ON attempts(host, time);"
+	"CREATE INDEX attempts_outcome_time ON attempts(outcome, time);"
+	"CREATE INDEX signatures_shape ON signatures(shape_hash);"
+	"CREATE INDEX signatures_kind_stack ON signatures(hardware_kind, stack_hash);"
+	"CREATE INDEX probes_host_time ON probes(host, time);"
+	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
+	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
+
+static char *probe_uid(const char *host, double t, const char *doc)
+{
+	char *s = xl_asprintf("%s\n%.6f\n%s", host, t, doc);
+	char hex[65];
+
+	calib_sha256_hex(s, strlen(s), hex);
+	free(s);
+	return xl_strdup(hex);
+}
+
+static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc);
+
+static int migrate_v2_backfill(struct calib_store *st)
+{
+	sqlite3_stmt *sel, *upd;
+	int rc = 0;
+
+	sel = prepare(st, "SELECT id, host, time, doc FROM probes");
+	upd = prepare(st, "UPDATE probes SET uid = ? WHERE id = ?");
+	if (!sel || !upd) {
+		sqlite3_finalize(sel);
+		sqlite3_finalize(upd);
+		return XL_EX_CANTCREAT;
+	}
+	while (rc == 0 && sqlite3_step(sel) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(sel, 0);
+		const char *host = (const char *)sqlite3_column_text(sel, 1);
+		double t = sqlite3_column_double(sel, 2);
+		const char *text = (const char *)sqlite3_column_text(sel, 3);
+		json_t *doc = json_loads(text ? text : "", 0, NULL);
+		char *uid = probe_uid(host ? host : "", t, text ? text : "");
+
+		sqlite3_bind_text(upd, 1, uid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(upd, 2, id);
+		if (sqlite3_step(upd) != SQLITE_DONE)
+			rc = sqlfail(st, "migration to schema 2");
+		sqlite3_reset(upd);
+		free(uid);
+		if (rc == 0 && doc)
+			rc = insert_backends(st, id, doc);
+		json_decref(doc);
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	return rc;
+}
+
+static int user_version(struct calib_store *st, int *v)
+{
+	sqlite3_stmt *s = prepare(st, "PRAGMA user_version");
+	int rc;
+
+	if (!s)
+		return XL_EX_CANTCREAT;
+	rc = step(s);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return sqlfail(st, "cannot read the schema version");
+	return 0;
+}
+
+static int migrate(struct calib_store *st)
+{
+	int v, rc;
+
+	if ((rc = user_version(st, &v)))
+		return rc;
+	if (v == CALIB_SCHEMA_VERSION)
+		return 0;
+	if (v > CALIB_SCHEMA_VERSION)
+		return calib_fail(st, XL_EX_CANTCREAT,
+				  "schema version %d is newer than this xlaunch knows (%d)",
+				  v, CALIB_SCHEMA_VERSION);
+	if (tx_begin(st))
+		return sqlfail(st, "cannot lock for a schema migration");
+	/* another process may have migrated while we waited for the lock */
+	if ((rc = user_version(st, &v)))
+		goto out;
+	while (v < CALIB_SCHEMA_VERSION) {
+		const char *sql = v == 0 ? schema_v1 : v == 1 ? schema_v2 : schema_v3;
+		char pragma[64];
+
+		if (sqlite3_exec(db_of(st), sql, NULL, NULL, NULL) != SQLITE_OK) {
+			char *what = xl_asprintf("migration to schema %d", v + 1);
+
+			rc = sqlfail(st, what);
+			free(what);
+			goto out;
+		}
+		if (v == 1 && (rc = migrate_v2_backfill(st)))
+			goto out;
+		v++;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v);
+		if (sqlite3_exec(db_of(st), pragma, NULL, NULL, NULL) != SQLITE_OK) {
+			rc = sqlfail(st, "cannot set the schema version");
+			goto out;
+		}
+	}
+	if (tx_commit(st))
+		rc = sqlfail(st, "cannot commit a schema migration");
+out:
+	if (rc)
+		tx_rollback(st);
+	return rc;
+}
+
+static int sq_open(struct calib_store *st, const char *path, unsigned flags)
+{
+	struct sq *q = xl_calloc(1, sizeof(*q));
+	sqlite3_stmt *s;
+	char *dir;
+	int rc, fd;
+
+	st->impl = q;
+	dir = xl_strdup(path);
+	if (strrchr(dir, '/')) {
+		char *slash = strrchr(dir, '/');
+
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (!(flags & CALIB_OPEN_NOCREATE) && xl_mkdirs(dir, 0700) < 0) {
+			rc = calib_fail(st, XL_EX_CANTCREAT, "cannot create directory '%s': %s",
+					dir, strerror(errno));
+			free(dir);
+			return rc;
+		}
+	}
+	free(dir);
+	fd = open(path, O_RDWR | O_CLOEXEC | ((flags & CALIB_OPEN_NOCREATE) ? 0 : O_CREAT), 0600);
+	if (fd < 0)
+		return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
+	{
+		struct stat sb;
+
+		if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			close(fd);
+			return calib_fail(st, XL_EX_CANTCREAT, "not a regular file");
+		}
+	}
+	close(fd);
+	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		return q->db ? sqlfail(st, "cannot open") : calib_fail(st, XL_EX_CANTCREAT, "cannot open");
+	sqlite3_busy_timeout(q->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(q->db, 1);
+	/* journal_mode=WAL is persistent; it reads the header, so a file that
+	 * is not a database fails here */
+	s = prepare(st, "PRAGMA journal_mode = WAL");
+	if (!s)
+		return XL_EX_CANTCREAT;
+	rc = step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return sqlfail(st, "cannot switch to WAL mode");
+	if (exec_retry(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL") != SQLITE_OK)
+		return sqlfail(st, "cannot set up the connection");
+	return migrate(st);
+}
+
+static void sq_close(struct calib_store *st)
+{
+	struct sq *q = st->impl;
+
+	if (!q)
+		return;
+	if (q->db)
+		sqlite3_close_v2(q->db);
+	free(q);
+	st->impl = NULL;
+}
+
+/* ---- column helpers ---------------------------------------------------------- */
+
+static char *col_dup(sqlite3_stmt *s, int col)
+{
+	const char *v = (const char *)sqlite3_column_text(s, col);
+
+	return v ? xl_strdup(v) : NULL;
+}
+
+static int64_t col_int(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? CALIB_UNSET : sqlite3_column_int64(s, col);
+}
+
+static void col_hash(sqlite3_stmt *s, int col, char hash[65])
+{
+	const char *v = (const char *)sqlite3_column_text(s, col);
+
+	snprintf(hash, 65, "%s", v ? v : "");
+}
+
+static void bind_int(sqlite3_stmt *s, int col, int64_t v)
+{
+	if (v == CALIB_UNSET)
+		sqlite3_bind_null(s, col);
+	else
+		sqlite3_bind_int64(s, col, v);
+}
+
+static const char *or_null(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* The attempt columns every full read selects, in this order. */
+#define ATTEMPT_COLS \
+	"a.id, a.time, a.profile, a.candidate, a.signature, a.host, a.rank, a.outcome," \
+	" a.exit_status, a.predicted_bytes, a.observed_bytes, a.wall_s, a.compile_count," \
+	" a.host_peak_rss_bytes"
+#define NATTEMPT_COLS 14
+
+/* Reads the ATTEMPT_COLS of a row into a (initialized; released first). */
+static void read_attempt(sqlite3_stmt *s, struct calib_attempt *a)
+{
+	enum xl_outcome o = XL_OUT_ERROR;
+
+	calib_attempt_release(a);
+	calib_attempt_init(a);
+	a->id = col_dup(s, 0);
+	a->time = sqlite3_column_double(s, 1);
+	a->profile = col_dup(s, 2);
+	a->candidate = col_dup(s, 3);
+	col_hash(s, 4, a->signature);
+	a->host = col_dup(s, 5);
+	a->rank = col_int(s, 6);
+	xl_outcome_parse((const char *)sqlite3_column_text(s, 7), &o);
+	a->outcome = o;
+	a->exit_status = col_int(s, 8);
+	a->predicted_bytes = col_int(s, 9);
+	a->observed_bytes = col_int(s, 10);
+	a->wall_s = sqlite3_column_type(s, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 11);
+	a->compile_count = col_int(s, 12);
+	a->host_peak_rss_bytes = col_int(s, 13);
+}
+
+/* ---- recording attempts --------------------------------------------------------- */
+
+static int sq_record_attempt(struct calib_store *st, const struct calib_attempt *a)
+{
+	sqlite3_stmt *s1, *s2, *s3;
+	int rc = 0;
+
+	s1 = prepare(st, "INSERT OR IGNORE INTO signatures"
+			 " (hash, shape_hash, stack_hash, hardware_kind, json, first_seen)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+	s2 = prepare(st, "UPDATE signatures SET json = ?2, shape_hash = ?3, stack_hash = ?4,"
+			 " hardware_kind = ?5 WHERE hash = ?1 AND json IS NULL AND ?2 IS NOT NULL");
+	s3 = prepare(st, "INSERT OR IGNORE INTO attempts (id, time, profile, candidate,"
+			 " signature, host, rank, outcome, exit_status, predicted_bytes,"
+			 " observed_bytes, wall_s, compile_count, host_peak_rss_bytes)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+	if (!s1 || !s2 || !s3) {
+		rc = XL_EX_CANTCREAT;
+		goto out;
+	}
+	sqlite3_bind_text(s1, 1, a->signature, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s1, 2, or_null(a->shape_hash), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s1, 3, or_null(a->stack_hash), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s1, 4, a->hardware_kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s1, 5, a->signature_json, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s1, 6, a->time);
+	sqlite3_bind_text(s2, 1, a->signature, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s2, 2, a->signature_json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s2, 3, or_null(a->shape_hash), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s2, 4, or_null(a->stack_hash), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s2, 5, a->hardware_kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s3, 1, a->id, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s3, 2, a->time);
+	sqlite3_bind_text(s3, 3, a->profile, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s3, 4, a->candidate, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s3, 5, a->signature, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s3, 6, a->host ? a->host : xl_hostname(), -1, SQLITE_STATIC);
+	bind_int(s3, 7, a->rank);
+	sqlite3_bind_text(s3, 8, xl_outcome_name(a->outcome), -1, SQLITE_STATIC);
+	bind_int(s3, 9, a->exit_status);
+	bind_int(s3, 10, a->predicted_bytes);
+	bind_int(s3, 11, a->observed_bytes);
+	if (!isnan(a->wall_s))
+		sqlite3_bind_double(s3, 12, a->wall_s);
+	bind_int(s3, 13, a->compile_count);
+	bind_int(s3, 14, a->host_peak_rss_bytes);
+	if ((rc = tx_begin(st)))
+		goto out;
+	if (step(s1) != SQLITE_DONE || step(s2) != SQLITE_DONE || step(s3) != SQLITE_DONE) {
+		rc = sqlfail(st, "cannot record an attempt");
+		tx_rollback(st);
+		goto out;
+	}
+	if ((rc = tx_commit(st)))
+		tx_rollback(st);
+out:
+	sqlite3_finalize(s1);
+	sqlite3_finalize(s2);
+	sqlite3_finalize(s3);
+	return rc;
+}
+
+/* ---- probes ---------------------------------------------------------------------- */
+
+static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc)
+{
+	sqlite3_stmt *s;
+	const json_t *b;
+	size_t i;
+	int rc = 0;
+
+	s = prepare(st, "INSERT INTO probe_backends (probe, name, state, kind, count,"
+			" memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+	if (!s)
+		return XL_EX_CANTCREAT;
+	json_array_foreach(json_object_get(doc, "backends"), i, b) {
+		const json_t *devs = json_object_get(b, "devices"), *d;
+		const char *name = json_string_value(json_object_get(b, "name"));
+		const char *kind = NULL;
+		json_int_t mem = -1;
+		size_t j, count = 0;
+
+		if (!name)
+			continue;
+		json_array_foreach(devs, j, d) {
+			const json_t *m = json_object_get(d, "memory_bytes");
+
+			if (!kind)
+				kind = json_string_value(json_object_get(d, "kind"));
+			count++;
+			if (json_is_integer(m) && (mem < 0 || json_integer_value(m) < mem))
+				mem = json_integer_value(m);
+			else if (json_is_real(m) && (mem < 0 || json_real_value(m) < (double)mem))
+				mem = (json_int_t)json_real_value(m);
+		}
+		sqlite3_bind_int64(s, 1, probe);
+		sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, json_string_value(json_object_get(b, "state")), -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 4, kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)count);
+		if (mem >= 0)
+			sqlite3_bind_int64(s, 6, mem);
+		else
+			sqlite3_bind_null(s, 6);
+		if (step(s) != SQLITE_DONE) {
+			rc = sqlfail(st, "cannot record a probe");
+			break;
+		}
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static int sq_record_probe(struct calib_store *st, const json_t *doc, const char *host, double t,
+			   const char *given_uid)
+{
+	sqlite3_stmt *s;
+	char *text, *uid;
+	int rc = 0;
+
+	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		xl_oom();
+	uid = given_uid ? xl_strdup(given_uid) : probe_uid(host, t, text);
+	s = prepare(st, "INSERT OR IGNORE INTO probes (uid, host, time, doc) VALUES (?1, ?2, ?3, ?4)");
+	if (!s) {
+		rc = XL_EX_CANTCREAT;
+		goto out;
+	}
+	sqlite3_bind_text(s, 1, uid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, host, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 3, t);
+	sqlite3_bind_text(s, 4, text, -1, SQLITE_STATIC);
+	if ((rc = tx_begin(st)))
+		goto out;
+	if (step(s) != SQLITE_DONE)
+		rc = sqlfail(st, "cannot record a probe");
+	else if (sqlite3_changes(db_of(st)) > 0)
+		rc = insert_backends(st, sqlite3_last_insert_rowid(db_of(st)), doc);
+	if (rc == 0 && (rc = tx_commit(st)) != 0)
+		sqlfail(st, "cannot commit a probe");
+	if (rc)
+		tx_rollback(st);
+out:
+	sqlite3_finalize(s);
+	free(text);
+	free(uid);
+	return rc;
+}
+
+static int sq_latest_hardware(struct calib_store *st, const char *host, struct calib_hardware *out)
+{
+	sqlite3_stmt *s;
+	int best_rank = -1, rc;
+	double best_total = -1;
+
+	s = prepare(st, "SELECT b.kind, b.count, b.memory_bytes, b.name FROM probe_backends b"
+			" WHERE b.probe = (SELECT id FROM probes WHERE host = ?1"
+			" ORDER BY time DESC, id DESC LIMIT 1)"
+			" AND b.state = 'alive' AND b.count > 0 AND b.kind IS NOT NULL");
+	if (!s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_text(s, 1, host ? host : xl_hostname(), -1, SQLITE_TRANSIENT);
+	while ((rc = step(s)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(s, 0);
+		sqlite3_int64 count = sqlite3_column_int64(s, 1);
+		sqlite3_int64 mem = sqlite3_column_int64(s, 2);
+		int rank = strcasecmp(kind, "cpu") == 0 ? 0 : 1;
+		double total = (double)count * (double)mem;
+
+		if (rank > best_rank || (rank == best_rank && total > best_total)) {
+			snprintf(out->kind, sizeof(out->kind), "%s", kind);
+			out->count = count;
+			out->memory_bytes = mem;
+			best_rank = rank;
+			best_total = total;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return sqlfail(st, "cannot read probes");
+	if (best_rank < 0)
+		return calib_fail(st, XL_EX_NOINPUT, "no probe of host '%s' found an alive device",
+				  host ? host : xl_hostname());
+	return 0;
+}
+
+/* ---- queries ---------------------------------------------------------------------- */
+
+static int sq_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
+		      void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct calib_attempt a;
+	sqlite3_stmt *s;
+	int rc, r = 0;
+
+	xl_buf_adds(&q, "SELECT " ATTEMPT_COLS " FROM attempts a WHERE 1");
+	if (f->profile)
+		xl_buf_adds(&q, " AND profile = ?1");
+	if (f->signature)
+		xl_buf_adds(&q, " AND signature = ?2");
+	if (f->outcome >= 0)
+		xl_buf_adds(&q, " AND outcome = ?3");
+	if (f->host)
+		xl_buf_adds(&q, " AND host = ?4");
+	if (!isnan(f->since))
+		xl_buf_adds(&q, " AND time >= ?5");
+	xl_buf_adds(&q, " ORDER BY time DESC, rowid DESC");
+	if (f->limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", f->limit);
+	s = prepare(st, xl_buf_str(&q));
+	xl_buf_release(&q);
+	if (!s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_text(s, 1, f->profile, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, f->signature, -1, SQLITE_STATIC);
+	if (f->outcome >= 0)
+		sqlite3_bind_text(s, 3, xl_outcome_name(f->outcome), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, f->host, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 5, isnan(f->since) ? 0 : f->since);
+	calib_attempt_init(&a);
+	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
+		read_attempt(s, &a);
+		r = fn(&a, arg);
+	}
+	calib_attempt_release(&a);
+	if (r == 0 && rc != SQLITE_DONE)
+		r = sqlfail(st, "cannot read attempts");
+	sqlite3_finalize(s);
+	return r;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int sq_stats(struct calib_store *st, const char *profile, long long limit,
+		    calib_stats_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	sqlite3_stmt *s, *r;
+	int rc, ret = 0;
+
+	xl_buf_adds(&q, "SELECT a.signature, count(*), sum(a.outcome = 'ok'), sum(a.outcome = 'oom'),"
+			" max(a.time), (SELECT profile FROM attempts b WHERE b.signature = a.signature"
+			" ORDER BY time DESC, rowid DESC LIMIT 1), (SELECT candidate FROM attempts b"
+			" WHERE b.signature = a.signature ORDER BY time DESC, rowid DESC LIMIT 1)"
+			" FROM attempts a");
+	if (profile)
+		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = ?1)");
+	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC");
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	s = prepare(st, xl_buf_str(&q));
+	xl_buf_release(&q);
+	r = prepare(st, "SELECT observed_bytes, predicted_bytes FROM attempts WHERE signature = ?1"
+			" AND outcome = 'ok' AND observed_bytes > 0 AND predicted_bytes > 0");
+	if (!s || !r) {
+		sqlite3_finalize(s);
+		sqlite3_finalize(r);
+		return XL_EX_CANTCREAT;
+	}
+	sqlite3_bind_text(s, 1, profile, -1, SQLITE_STATIC);
+	while (ret == 0 && (rc = step(s)) == SQLITE_ROW) {
+		struct calib_sig_stats ss;
+		double *ratios = NULL;
+		size_t nr = 0, cap = 0;
+
+		memset(&ss, 0, sizeof(ss));
+		col_hash(s, 0, ss.signature);
+		ss.attempts = sqlite3_column_int64(s, 1);
+		ss.ok = sqlite3_column_int64(s, 2);
+		ss.oom = sqlite3_column_int64(s, 3);
+		ss.last_seen = sqlite3_column_double(s, 4);
+		ss.profile = (const char *)sqlite3_column_text(s, 5);
+		ss.candidate = (const char *)sqlite3_column_text(s, 6);
+		ss.ratio_median = NAN;
+		sqlite3_bind_text(r, 1, ss.signature, -1, SQLITE_TRANSIENT);
+		while (step(r) == SQLITE_ROW) {
+			if (nr == cap) {
+				cap = cap ? cap * 2 : 16;
+				ratios = xl_realloc(ratios, cap * sizeof(*ratios));
+			}
+			ratios[nr++] = (double)sqlite3_column_int64(r, 0) / (double)sqlite3_column_int64(r, 1);
+		}
+		sqlite3_reset(r);
+		if (nr) {
+			qsort(ratios, nr, sizeof(*ratios), cmp_dbl);
+			ss.ratio_median = nr % 2 ? ratios[nr / 2] : (ratios[nr / 2 - 1] + ratios[nr / 2]) / 2;
+		}
+		free(ratios);
+		ret = fn(&ss, arg);
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = sqlfail(st, "cannot read attempts");
+	sqlite3_finalize(s);
+	sqlite3_finalize(r);
+	return ret;
+}
+
+static int sq_resolve_signature(struct calib_store *st, const char *prefix, char hash[65])
+{
+	sqlite3_stmt *s;
+	char *hi;
+	int n = 0, rc;
+
+	s = prepare(st, "SELECT hash FROM signatures WHERE hash >= ?1 AND hash < ?2 "
+			"ORDER BY hash LIMIT 2");
+	if (!s)
+		return XL_EX_CANTCREAT;
+	hi = xl_asprintf("%sg", prefix);
+	sqlite3_bind_text(s, 1, prefix, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, hi, -1, SQLITE_TRANSIENT);
+	while ((rc = step(s)) == SQLITE_ROW) {
+		if (n == 0)
+			col_hash(s, 0, hash);
+		n++;
+	}
+	sqlite3_finalize(s);
+	free(hi);
+	if (rc != SQLITE_DONE)
+		return sqlfail(st, "cannot look up a signature");
+	if (n == 0)
+		return calib_fail(st, XL_EX_NOINPUT, "no signature starts with '%s'", prefix);
+	if (n > 1)
+		return calib_fail(st, XL_EX_USAGE, "signature prefix '%s' is ambiguous", prefix);
+	return 0;
+}
+
+static int sq_forget(struct calib_store *st, const char *hash, int64_t *attempts)
+{
+	sqlite3_stmt *cnt, *del;
+	int rc = 0;
+
+	*attempts = 0;
+	cnt = prepare(st, "SELECT count(*) FROM attempts WHERE signature = ?1");
+	del = prepare(st, "DELETE FROM signatures WHERE hash = ?1");
+	if (!cnt || !del) {
+		rc = XL_EX_CANTCREAT;
+		goto out;
+	}
+	if ((rc = tx_begin(st)))
+		goto out;
+	sqlite3_bind_text(cnt, 1, hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(del, 1, hash, -1, SQLITE_STATIC);
+	if (step(cnt) != SQLITE_ROW) {
+		rc = sqlfail(st, "cannot forget a signature");
+		goto fail;
+	}
+	*attempts = sqlite3_column_int64(cnt, 0);
+	if (step(del) != SQLITE_DONE) {
+		rc = sqlfail(st, "cannot forget a signature");
+		goto fail;
+	}
+	if (sqlite3_changes(db_of(st)) == 0) {
+		rc = calib_fail(st, XL_EX_NOINPUT, "no signature '%s'", hash);
+		goto fail;
+	}
+	if ((rc = tx_commit(st)) == 0)
+		goto out;
+fail:
+	tx_rollback(st);
+out:
+	sqlite3_finalize(cnt);
+	sqlite3_finalize(del);
+	return rc;
+}
+
+static int sq_export(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_fn *afn, void *arg)
+{
+	struct calib_attempt a;
+	sqlite3_stmt *s;
+	int rc = SQLITE_DONE, r = 0;
+
+	/* one read transaction, so the export is one consistent snapshot */
+	sqlite3_exec(db_of(st), "BEGIN", NULL, NULL, NULL);
+	s = prepare(st, "SELECT uid, host, time, doc FROM probes ORDER BY time, uid");
+	if (!s) {
+		r = XL_EX_CANTCREAT;
+		goto out;
+	}
+	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(s, 3);
+		json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+		struct calib_probe_row p = {
+			(const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			sqlite3_column_double(s, 2), doc,
+		};
+
+		r = pfn(&p, arg);
+		json_decref(doc);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = sqlfail(st, "cannot read the store");
+	sqlite3_finalize(s);
+	if (r)
+		goto out;
+	s = prepare(st, "SELECT " ATTEMPT_COLS ", s.json, s.shape_hash, s.stack_hash, s.hardware_kind"
+			" FROM attempts a JOIN signatures s ON s.hash = a.signature"
+			" ORDER BY a.time, a.id");
+	if (!s) {
+		r = XL_EX_CANTCREAT;
+		goto out;
+	}
+	calib_attempt_init(&a);
+	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
+		read_attempt(s, &a);
+		a.signature_json = col_dup(s, NATTEMPT_COLS);
+		col_hash(s, NATTEMPT_COLS + 1, a.shape_hash);
+		col_hash(s, NATTEMPT_COLS + 2, a.stack_hash);
+		a.hardware_kind = col_dup(s, NATTEMPT_COLS + 3);
+		r = afn(&a, arg);
+	}
+	calib_attempt_release(&a);
+	if (r == 0 && rc != SQLITE_DONE)
+		r = sqlfail(st, "cannot read the store");
+	sqlite3_finalize(s);
+out:
+	sqlite3_exec(db_of(st), "COMMIT", NULL, NULL, NULL);
+	return r;
+}
+
+/* ---- what order and prediction read ------------------------------------------------ */
+
+static int sq_latest_attempt(struct calib_store *st, const char *signature,
+			     struct calib_attempt *out, bool *found)
+{
+	sqlite3_stmt *s = prepare(st, "SELECT " ATTEMPT_COLS " FROM attempts a WHERE signature = ?1"
+				      " ORDER BY time DESC, rowid DESC LIMIT 1");
+	int rc;
+
+	*found = false;
+	if (!s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_text(s, 1, signature, -1, SQLITE_STATIC);
+	rc = step(s);
+	if (rc == SQLITE_ROW) {
+		read_attempt(s, out);
+		*found = true;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sqlfail(st, "cannot read past launches");
+	return 0;
+}
+
+static int sq_latest_same_shape(struct calib_store *st, const char *shape, const char *stack,
+				const char *not_signature, struct calib_attempt *out, bool *found,
+				bool *other_stack)
+{
+	sqlite3_stmt *s = prepare(st, "SELECT " ATTEMPT_COLS ", s.stack_hash IS NOT ?2"
+				      " FROM signatures s JOIN attempts a ON a.signature = s.hash"
+				      " WHERE s.shape_hash = ?1 AND s.hash <> ?3"
+				      " ORDER BY a.time DESC, a.rowid DESC LIMIT 1");
+	int rc;
+
+	*found = *other_stack = false;
+	if (!s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_text(s, 1, shape, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, stack, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, not_signature, -1, SQLITE_STATIC);
+	rc = step(s);
+	if (rc == SQLITE_ROW) {
+		read_attempt(s, out);
+		*other_stack = sqlite3_column_int(s, NATTEMPT_COLS) != 0;
+		*found = true;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sqlfail(st, "cannot read past launches");
+	return 0;
+}
+
+/* How many signatures have this hardware kind and (same_stack) this stack
+ * or (not same_stack) another one: an index lookup that keeps the queries
+ * below from walking every attempt when nothing can match. */
+static int count_signatures(struct calib_store *st, const char *kind, const char *stack,
+			    bool same_stack, long long *n)
+{
+	sqlite3_stmt *s = prepare(st, same_stack
+		? "SELECT count(*) FROM signatures WHERE hardware_kind = ?1 AND stack_hash = ?2"
+		: "SELECT count(*) FROM signatures WHERE hardware_kind = ?1 AND stack_hash IS NOT ?2");
+	int rc;
+
+	*n = 0;
+	if (!s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, stack, -1, SQLITE_STATIC);
+	rc = step(s);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : sqlfail(st, "cannot read past launches");
+}
+
+/* Few signatures: the join is driven from them (CROSS JOIN keeps that
+ * order; index on attempts(signature, time)).  Many: newest ok attempts
+ * first, which soon finds the few it needs. */
+static const char *join_for(long long nsig)
+{
+	return nsig <= 256 ? "CROSS JOIN" : "JOIN";
+}
+
+/* Prepares fmt (its one %s is the join) with ?1 = kind and ?2 = stack
+ * bound.  *s is NULL when no signature can match (nothing to read).
+ * Returns 0 or 73. */
+static int prepare_by_stack(struct calib_store *st, const char *kind, const char *stack,
+			    bool same_stack, const char *fmt, sqlite3_stmt **s)
+{
+	long long nsig;
+	char *sql;
+	int rc;
+
+	*s = NULL;
+	if ((rc = count_signatures(st, kind, stack, same_stack, &nsig)))
+		return rc;
+	if (!nsig)
+		return 0;
+	sql = xl_asprintf(fmt, join_for(nsig));
+	*s = prepare(st, sql);
+	free(sql);
+	if (!*s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_text(*s, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(*s, 2, stack, -1, SQLITE_STATIC);
+	return 0;
+}
+
+static int sq_correction_samples(struct calib_store *st, const char *kind, const char *stack,
+				 size_t max, struct calib_sample *out, size_t *n)
+{
+	sqlite3_stmt *s;
+	char *fmt;
+	int rc;
+
+	*n = 0;
+	fmt = xl_asprintf("SELECT a.observed_bytes, a.predicted_bytes, s.json"
+			  " FROM signatures s %%s attempts a ON a.signature = s.hash"
+			  " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
+			  " AND a.observed_bytes > 0 ORDER BY a.time DESC, a.rowid DESC LIMIT %zu", max);
+	rc = prepare_by_stack(st, kind, stack, true, fmt, &s);
+	free(fmt);
+	if (rc || !s)
+		return rc;
+	while (*n < max && (rc = step(s)) == SQLITE_ROW) {
+		out[*n].observed_bytes = sqlite3_column_int64(s, 0);
+		out[*n].predicted_bytes = sqlite3_column_int64(s, 1);
+		out[*n].signature_json = col_dup(s, 2);
+		(*n)++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sqlfail(st, "cannot read past launches");
+	return 0;
+}
+
+static int sq_count_other_stacks(struct calib_store *st, const char *kind, const char *stack,
+				 unsigned *n)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*n = 0;
+	rc = prepare_by_stack(st, kind, stack, false,
+			      "SELECT count(*) FROM (SELECT 1 FROM signatures s"
+			      " %s attempts a ON a.signature = s.hash"
+			      " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
+			      " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)", &s);
+	if (rc || !s)
+		return rc;
+	rc = step(s);
+	if (rc == SQLITE_ROW)
+		*n = (unsigned)sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : sqlfail(st, "cannot read past launches");
+}
+
+const struct calib_backend calib_sqlite_backend = {
+	.name = "sqlite",
+	.open = sq_open,
+	.close = sq_close,
+	.begin = tx_begin,
+	.commit = tx_commit,
+	.rollback = tx_rollback,
+	.record_attempt = sq_record_attempt,
+	.record_probe = sq_record_probe,
+	.history = sq_history,
+	.stats = sq_stats,
+	.resolve_signature = sq_resolve_signature,
+	.forget = sq_forget,
+	.export = sq_export,
+	.latest_hardware = sq_latest_hardware,
+	.latest_attempt = sq_latest_attempt,
+	.latest_same_shape = sq_latest_same_shape,
+	.correction_samples = sq_correction_samples,
+	.count_other_stacks = sq_count_other_stacks,
+};

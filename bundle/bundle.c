@@ -532,7 +532,7 @@ json_t *xl_bundle_show_json(const struct xl_pyenv *env, const struct xl_bundle_h
 	if (with_plugins) {
 		struct xl_strv paths = XL_STRV_INIT;
 
-		xl_pjrt_find_plugins(env->python, &paths);
+		xl_pjrt_find_plugins(&env->libdirs, &paths);
 		for (size_t i = 0; i < paths.n; i++) {
 			int maj = 0, min = 0;
 			char *err = NULL;
@@ -1098,15 +1098,17 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 
 /* ---- services for the launcher ---------------------------------------------------- */
 
-int xl_bundle_gate(const char *python, const struct xl_strv *names, char **why)
+int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **known_bad,
+		   char **why)
 {
 	struct xl_pyenv env;
 	struct xl_bundle_host host;
-	json_t *matrix = NULL, *rep, *b;
+	json_t *matrix = NULL, *rep, *b, *matched, *f;
 	int r, vexit;
-	size_t i;
+	size_t i, j;
 
 	*why = NULL;
+	*known_bad = NULL;
 	if ((r = xl_bundle_matrix_load(NULL, &matrix))) {
 		*why = xl_strdup("the bundle matrix cannot be read");
 		return r;
@@ -1123,7 +1125,7 @@ int xl_bundle_gate(const char *python, const struct xl_strv *names, char **why)
 			return XL_EX_DATAERR;
 		}
 	}
-	if ((r = xl_pyenv_open(python, &env))) {
+	if ((r = xl_pyenv_open(python, 0, &env))) {
 		*why = xl_strdup("no Python environment to check");
 		json_decref(matrix);
 		return r;
@@ -1154,44 +1156,28 @@ int xl_bundle_gate(const char *python, const struct xl_strv *names, char **why)
 		for (size_t k = 0; k < names->n; k++)
 			xl_buf_addf(&m, "%s %s", k ? "," : "", names->v[k]);
 		json_array_foreach(json_object_get(rep, "reasons"), i, x)
-			if (strcmp(json_string_value(json_object_get(x, "severity")), "error") == 0)
+			if (strcmp(json_string_value(json_object_get(x, "severity")),
+				   xl_severity_name(XL_SEV_ERROR)) == 0)
 				xl_buf_addf(&m, "; %s: %s", json_string_value(json_object_get(x, "rule")),
 					    json_string_value(json_object_get(x, "message")));
 		*why = xl_buf_detach(&m);
+	} else {
+		/* the flags recorded as bad on the bundles it matches */
+		*known_bad = json_array();
+		matched = matched_bundles(&env, matrix);
+		json_array_foreach(matched, i, b) {
+			json_array_foreach(json_object_get(b, "known_bad"), j, f) {
+				json_t *o = json_deep_copy(f);
+
+				json_object_set(o, "bundle", json_object_get(b, "name"));
+				json_array_append_new(*known_bad, o);
+			}
+		}
+		json_decref(matched);
 	}
 	json_decref(rep);
 	json_decref(matrix);
 	xl_bundle_host_release(&host);
 	xl_pyenv_release(&env);
 	return r;
-}
-
-int xl_bundle_known_bad_flags(const char *python, json_t **out)
-{
-	struct xl_pyenv env;
-	json_t *matrix = NULL, *matched, *b, *f;
-	size_t i, j;
-	int r;
-
-	*out = NULL;
-	if ((r = xl_bundle_matrix_load(NULL, &matrix)))
-		return r;
-	if ((r = xl_pyenv_open(python, &env))) {
-		json_decref(matrix);
-		return r;
-	}
-	*out = json_array();
-	matched = matched_bundles(&env, matrix);
-	json_array_foreach(matched, i, b) {
-		json_array_foreach(json_object_get(b, "known_bad"), j, f) {
-			json_t *o = json_deep_copy(f);
-
-			json_object_set(o, "bundle", json_object_get(b, "name"));
-			json_array_append_new(*out, o);
-		}
-	}
-	json_decref(matched);
-	json_decref(matrix);
-	xl_pyenv_release(&env);
-	return 0;
 }

@@ -170,18 +170,31 @@ struct xl_pyenv {
 	bool venv;                  /* prefix has pyvenv.cfg */
 	bool system_site;           /* pyvenv.cfg include-system-site-packages */
 	struct xl_strv sitedirs;    /* searched in order; the first hit of a name wins */
+	struct xl_strv libdirs;     /* purelib and platlib: where pip installs, and
+				     * where PJRT plugins are looked for */
 	struct xl_dist *dists;
 	size_t ndists;
 	struct xl_strv broken;      /* "path: what" for unreadable metadata */
 };
 
-/* Finds the interpreter (python, else $VIRTUAL_ENV/bin/python, else python3
- * on PATH), asks it once for its paths and platform facts (stdlib sys,
- * sysconfig, site and platform only, site processing off) and reads every
- * *.dist-info/METADATA and *.egg-info/PKG-INFO on its path without importing
- * anything.  Prints its own errors; returns 0, 66 (no interpreter) or 69
- * (the interpreter failed).  Release with xl_pyenv_release(). */
-int xl_pyenv_open(const char *python, struct xl_pyenv *env);
+/* The interpreter whose bundle is read, the one place it is looked for:
+ * python when given (a path, or a name found on PATH), else
+ * $VIRTUAL_ENV/bin/python, else python3 on PATH.  Returns 0 with *path
+ * (caller frees) and *source ("--python", "VIRTUAL_ENV" or "PATH"), or 66
+ * with *why (caller frees).  Prints nothing. */
+int xl_python_find(const char *python, char **path, const char **source, char **why);
+
+enum {
+	XL_PYENV_QUIET = 1 << 0,    /* print nothing; the return value says it */
+	XL_PYENV_PATHS = 1 << 1,    /* paths and platform facts only: read no METADATA */
+};
+/* Finds the interpreter (xl_python_find), asks it once for its paths and
+ * platform facts (stdlib sys, sysconfig, site and platform only, site
+ * processing off) and reads every *.dist-info/METADATA and
+ * *.egg-info/PKG-INFO on its path without importing anything.  Prints its
+ * own errors; returns 0, 66 (no interpreter) or 69 (the interpreter
+ * failed).  Release with xl_pyenv_release() either way. */
+int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env);
 void xl_pyenv_release(struct xl_pyenv *env);
 /* Reads the distributions in the given directories only (tests). */
 void xl_pyenv_scan_dirs(struct xl_pyenv *env, const struct xl_strv *dirs);
@@ -228,21 +241,18 @@ void xl_bundle_host_release(struct xl_bundle_host *h);
 json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 			const struct xl_bundle_host *host, int *verdict_exit);
 
-/* The bundle gate of a profile's policy.bundle.  python: the interpreter
- * (NULL: discovery as in `bundle show`); names: bundle names from the
- * matrix.  Returns 0 when the installed bundle matches one of the named
- * bundles and none of its packages break a rule, 77 with *why (caller
- * frees) when it does not, or 65/66/69 when the matrix or the environment
- * cannot be read (*why set too). */
-int xl_bundle_gate(const char *python, const struct xl_strv *names, char **why);
-
-/* The known-bad flags of the bundle installed for python (NULL: discovery):
- * *out is a JSON array (new reference) of {"bundle","var","flag","value",
- * "reason"} where var is the composite variable (LIBTPU_INIT_ARGS,
- * XLA_FLAGS) and value is null when any value is bad.  Returns 0 (an empty
- * array when no bundle of the matrix matches), or 65/66/69 with a message
- * printed. */
-int xl_bundle_known_bad_flags(const char *python, json_t **out);
+/* The bundle gate of a profile's policy.bundle: the matrix and the
+ * installed bundle are read once.  python: the interpreter (NULL: discovery
+ * as in `bundle show`); names: bundle names from the matrix.  Returns 0 when
+ * the installed bundle matches one of the named bundles and none of its
+ * packages break a rule, with *known_bad (new reference) the flags the
+ * matrix records as bad on the bundles it matches: an array of {"bundle",
+ * "var", "flag", "value", "reason"}, var the composite variable
+ * (LIBTPU_INIT_ARGS, XLA_FLAGS), value null when any value is bad.  Returns
+ * 77 when it does not match, or 65/66/69 when the matrix or the environment
+ * cannot be read, with *why (caller frees) and *known_bad NULL. */
+int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **known_bad,
+		   char **why);
 
 /* Fuzz entry points: parse len arbitrary bytes, return 0 (abort on an
  * internal inconsistency). */

@@ -80,6 +80,41 @@ static char *find_on_path(const char *name)
 	return found;
 }
 
+int xl_python_find(const char *python, char **path, const char **source, char **why)
+{
+	const char *venv = getenv("VIRTUAL_ENV");
+
+	*path = NULL;
+	*why = NULL;
+	if (python && *python) {
+		*source = "--python";
+		*path = strchr(python, '/') ? xl_strdup(python) : find_on_path(python);
+		if (!*path || access(*path, X_OK) != 0) {
+			free(*path);
+			*path = NULL;
+			*why = xl_asprintf("python '%s': not found or not executable", python);
+			return XL_EX_NOINPUT;
+		}
+	} else if (venv && *venv) {
+		*source = "VIRTUAL_ENV";
+		*path = xl_asprintf("%s/bin/python", venv);
+		if (access(*path, X_OK) != 0) {
+			free(*path);
+			*path = NULL;
+			*why = xl_asprintf("VIRTUAL_ENV '%s': no bin/python in it", venv);
+			return XL_EX_NOINPUT;
+		}
+	} else {
+		*source = "PATH";
+		*path = find_on_path("python3");
+		if (!*path) {
+			*why = xl_strdup("python3: not found on PATH (use --python)");
+			return XL_EX_NOINPUT;
+		}
+	}
+	return 0;
+}
+
 /* Runs python -S -c script; returns its stdout (caller frees) or NULL. */
 static char *ask_python(const char *python, size_t *len, char **why)
 {
@@ -163,6 +198,7 @@ void xl_pyenv_release(struct xl_pyenv *env)
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		free(*fields[i]);
 	xl_strv_release(&env->sitedirs);
+	xl_strv_release(&env->libdirs);
 	for (size_t i = 0; i < env->ndists; i++)
 		xl_dist_release(&env->dists[i]);
 	free(env->dists);
@@ -297,43 +333,27 @@ static bool is_dir(const char *p)
 	return *p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int xl_pyenv_open(const char *python, struct xl_pyenv *env)
+int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env)
 {
-	const char *venv = getenv("VIRTUAL_ENV");
 	struct xl_strv dirs = XL_STRV_INIT, base = XL_STRV_INIT;
+	const char *source;
 	char *why = NULL, *out;
 	size_t len = 0;
 	char *usersite = NULL;
+	int rc;
 
 	memset(env, 0, sizeof(*env));
-	if (python && *python) {
-		env->source = xl_strdup("--python");
-		env->python = strchr(python, '/') ? xl_strdup(python) : find_on_path(python);
-		if (!env->python || access(env->python, X_OK) != 0) {
-			xl_error("python '%s': not found or not executable", python);
-			xl_pyenv_release(env);
-			return XL_EX_NOINPUT;
-		}
-	} else if (venv && *venv) {
-		env->source = xl_strdup("VIRTUAL_ENV");
-		env->python = xl_asprintf("%s/bin/python", venv);
-		if (access(env->python, X_OK) != 0) {
-			xl_error("VIRTUAL_ENV '%s': no bin/python in it", venv);
-			xl_pyenv_release(env);
-			return XL_EX_NOINPUT;
-		}
-	} else {
-		env->source = xl_strdup("PATH");
-		env->python = find_on_path("python3");
-		if (!env->python) {
-			xl_error("python3: not found on PATH (use --python)");
-			xl_pyenv_release(env);
-			return XL_EX_NOINPUT;
-		}
+	if ((rc = xl_python_find(python, &env->python, &source, &why))) {
+		if (!(flags & XL_PYENV_QUIET))
+			xl_error("%s", why);
+		free(why);
+		return rc;
 	}
+	env->source = xl_strdup(source);
 	out = ask_python(env->python, &len, &why);
 	if (!out) {
-		xl_error("python '%s': %s", env->python, why);
+		if (!(flags & XL_PYENV_QUIET))
+			xl_error("python '%s': %s", env->python, why);
 		free(why);
 		xl_pyenv_release(env);
 		return XL_EX_UNAVAILABLE;
@@ -371,6 +391,10 @@ int xl_pyenv_open(const char *python, struct xl_pyenv *env)
 				    strncmp(p, "platlib=", 8) == 0 || strncmp(p, "site=", 5) == 0) {
 					if (is_dir(v))
 						xl_strv_push(&dirs, v);
+					if (strncmp(p, "purelib=", 8) == 0 || strncmp(p, "platlib=", 8) == 0) {
+						if (!xl_strv_contains(&env->libdirs, v))
+							xl_strv_push(&env->libdirs, v);
+					}
 				} else if (strncmp(p, "basesite=", 9) == 0) {
 					if (is_dir(v))
 						xl_strv_push(&base, v);
@@ -384,7 +408,8 @@ int xl_pyenv_open(const char *python, struct xl_pyenv *env)
 	}
 	free(out);
 	if (!env->version || !env->prefix) {
-		xl_error("python '%s': did not report its version and prefix", env->python);
+		if (!(flags & XL_PYENV_QUIET))
+			xl_error("python '%s': did not report its version and prefix", env->python);
 		xl_strv_release(&dirs);
 		xl_strv_release(&base);
 		free(usersite);
@@ -406,7 +431,13 @@ int xl_pyenv_open(const char *python, struct xl_pyenv *env)
 	if (env->venv && env->system_site)
 		for (size_t i = 0; i < base.n; i++)
 			xl_strv_push(&dirs, base.v[i]);
-	xl_pyenv_scan_dirs(env, &dirs);
+	if (flags & XL_PYENV_PATHS) {
+		for (size_t i = 0; i < dirs.n; i++)
+			if (!xl_strv_contains(&env->sitedirs, dirs.v[i]))
+				xl_strv_push(&env->sitedirs, dirs.v[i]);
+	} else {
+		xl_pyenv_scan_dirs(env, &dirs);
+	}
 	xl_strv_release(&dirs);
 	xl_strv_release(&base);
 	free(usersite);

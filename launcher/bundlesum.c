@@ -16,33 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The interpreter bundle discovery would use: $VIRTUAL_ENV/bin/python,
- * else python3 on PATH.  Caller frees; NULL when there is none. */
+/* The interpreter bundle discovery uses ($VIRTUAL_ENV/bin/python, else
+ * python3 on PATH); caller frees; NULL when there is none. */
 static char *find_python(void)
 {
-	const char *venv = getenv("VIRTUAL_ENV");
-	const char *path = getenv("PATH");
-	struct xl_strv dirs = XL_STRV_INIT;
-	char *found = NULL;
+	const char *source;
+	char *path, *why;
 
-	if (venv && *venv) {
-		char *p = xl_asprintf("%s/bin/python", venv);
-
-		if (access(p, X_OK) == 0)
-			return p;
-		free(p);
+	if (xl_python_find(NULL, &path, &source, &why) != 0) {
+		free(why);
+		return NULL;
 	}
-	xl_strv_split(&dirs, path ? path : "/usr/bin:/bin", ":");
-	for (size_t i = 0; i < dirs.n && !found; i++) {
-		char *p = xl_asprintf("%s/python3", dirs.v[i]);
-
-		if (access(p, X_OK) == 0)
-			found = p;
-		else
-			free(p);
-	}
-	xl_strv_release(&dirs);
-	return found;
+	return path;
 }
 
 static json_t *mtime_of(const char *path)
@@ -101,7 +86,6 @@ static json_t *bundle_summary(void)
 	char *cpath = xl_asprintf("%s/bundle-cache.json", state);
 	json_t *cache, *summary = NULL;
 	struct xl_pyenv env;
-	int q = xl_verbosity;
 
 	if (!python) {
 		free(state);
@@ -119,9 +103,7 @@ static json_t *bundle_summary(void)
 	}
 	json_decref(cache);
 	/* the bundle is part of the signature, not a reason to fail a launch */
-	xl_verbosity = -1;
-	memset(&env, 0, sizeof(env));
-	if (xl_pyenv_open(python, &env) == 0) {
+	if (xl_pyenv_open(python, XL_PYENV_QUIET, &env) == 0) {
 		json_t *pkgs = json_object(), *dirs = json_object();
 
 		for (size_t i = 0; i < env.ndists; i++)
@@ -135,9 +117,8 @@ static json_t *bundle_summary(void)
 		if (xl_mkdirs(state, 0700) == 0)
 			xl_write_json_atomic(cpath, cache, false);
 		json_decref(cache);
-		xl_pyenv_release(&env);
 	}
-	xl_verbosity = q;
+	xl_pyenv_release(&env);
 	free(python);
 	free(state);
 	free(cpath);

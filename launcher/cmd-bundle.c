@@ -110,7 +110,7 @@ static enum xl_exit sub_show(struct xl_ctx *ctx, const struct xl_call *call)
 	size_t i;
 	int r;
 
-	if ((r = xl_pyenv_open(o->python, &env)))
+	if ((r = xl_pyenv_open(o->python, 0, &env)))
 		return r;
 	xl_bundle_host_read(&host);
 	doc = xl_bundle_show_json(&env, &host, true);
@@ -167,7 +167,7 @@ static enum xl_exit sub_check(struct xl_ctx *ctx, const struct xl_call *call)
 
 	if ((r = xl_bundle_matrix_load(o->matrix, &matrix)))
 		return r;
-	if ((r = xl_pyenv_open(o->python, &env))) {
+	if ((r = xl_pyenv_open(o->python, 0, &env))) {
 		json_decref(matrix);
 		return r;
 	}

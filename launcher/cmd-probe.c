@@ -3,6 +3,7 @@
  * [--no-record]`: runs the backend probe, prints a table for people or the
  * JSON document, and records it in the calibration store.
  */
+#include "bundle/bundle.h"
 #include "calib/calib.h"
 #include "probe/probe.h"
 
@@ -150,6 +151,15 @@ static enum xl_exit cmd_probe(struct xl_ctx *ctx, const struct xl_call *call)
 		free(err);
 		xl_probe_opts_release(&po);
 		return XL_EX_SOFTWARE;
+	}
+	if (xl_probe_wants_plugin_search(&po)) {
+		/* PJRT plugins are looked for where the job's interpreter installs */
+		struct xl_pyenv env;
+
+		if (xl_pyenv_open(NULL, XL_PYENV_QUIET | XL_PYENV_PATHS, &env) == 0)
+			for (size_t i = 0; i < env.libdirs.n; i++)
+				xl_strv_push(&po.sitedirs, env.libdirs.v[i]);
+		xl_pyenv_release(&env);
 	}
 	po.timeout_s = o->timeout_s;
 	po.record = !o->no_record;

@@ -7,7 +7,6 @@
 #include "launcher/launcher.h"
 #include "launcher/catalog.h"
 #include "bundle/bundle.h"
-#include "probe/probe.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +22,13 @@ int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
 	(void)ctx;
 	if (!p->policy.bundle.n)
 		return 0;
-	rc = xl_bundle_gate(NULL, &p->policy.bundle, &why);
+	rc = xl_bundle_gate(NULL, &p->policy.bundle, &bad, &why);
 	if (rc) {
 		xl_error("profile '%s': %s:%u:%u: policy 'bundle' refuses the launch: %s", p->name,
 			 src->file, src->line, src->col, why ? why : "the installed bundle does not match");
 		free(why);
 		return rc;
 	}
-	free(why);
-	rc = xl_bundle_known_bad_flags(NULL, &bad);
-	if (rc)
-		return rc;
 	json_array_foreach(bad, i, o) {
 		struct xl_known_bad kb;
 		const char *var = json_string_value(json_object_get(o, "var"));

@@ -44,8 +44,9 @@ struct xl_probe_opts {
 	double timeout_s;        /* wall-clock limit per backend */
 	bool record;             /* false after --no-record */
 	bool progress;           /* show progress on stderr while backends run */
-	char *python;            /* interpreter whose site-packages hold PJRT
-				  * plugins; NULL: $VIRTUAL_ENV, else python3 */
+	struct xl_strv sitedirs; /* site-packages directories (purelib, platlib)
+				  * of the Python environment, where PJRT plugins
+				  * are looked for; the caller finds them */
 };
 #define XL_PROBE_DEFAULT_TIMEOUT 10.0
 void xl_probe_opts_init(struct xl_probe_opts *o);
@@ -53,6 +54,9 @@ void xl_probe_opts_release(struct xl_probe_opts *o);
 /* Checks a --backend LIST (comma-separated) and appends its items to o.
  * Returns false with *err (caller frees) on an unknown name. */
 bool xl_probe_parse_backends(struct xl_probe_opts *o, const char *list, char **err);
+/* Whether the selected backends include every PJRT plugin found ("pjrt",
+ * or all backends): only then are o->sitedirs read. */
+bool xl_probe_wants_plugin_search(const struct xl_probe_opts *o);
 
 /*
  * Runs every selected backend, each in its own forked child under the
@@ -114,10 +118,10 @@ int xl_pjrt_plugin_api_version(const char *path, int *major, int *minor, char **
 /* cuDriverGetVersion through dlopen("libcuda.so.1"): 0 and *version (e.g.
  * 12040), or -1 when no driver library can be loaded or it fails. */
 int xl_cuda_driver_version(int *version);
-/* Appends the paths of the PJRT plugins found: the site-packages (purelib and
- * platlib) of python (NULL: $VIRTUAL_ENV/bin/python, else python3 on PATH),
- * then $PJRT_PLUGIN_LIBRARY_PATH (colon-separated files or directories), then
+/* Appends the paths of the PJRT plugins found: in the site-packages
+ * directories sitedirs (jax_plugins/, libtpu/, ...), then
+ * $PJRT_PLUGIN_LIBRARY_PATH (colon-separated files or directories), then
  * $TPU_LIBRARY_PATH.  Each real file once. */
-void xl_pjrt_find_plugins(const char *python, struct xl_strv *paths);
+void xl_pjrt_find_plugins(const struct xl_strv *sitedirs, struct xl_strv *paths);
 
 #endif

@@ -124,84 +124,12 @@ static void scan_site(struct xl_strv *paths, const char *site)
 	xl_strv_release(&pkgs);
 }
 
-/* Asks the interpreter once for its purelib and platlib directories. */
-static void python_sites(const char *python, struct xl_strv *sites)
+void xl_pjrt_find_plugins(const struct xl_strv *sitedirs, struct xl_strv *paths)
 {
-	static const char code[] =
-		"import sysconfig\n"
-		"p = sysconfig.get_paths()\n"
-		"print(p['purelib'])\n"
-		"print(p['platlib'])\n";
-	struct xl_buf out = XL_BUF_INIT;
-	int pfd[2], status;
-	pid_t pid;
-	char buf[1024];
-	ssize_t n;
-
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return;
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		dup2(pfd[1], 1);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 2);
-		}
-		execlp(python, python, "-I", "-c", code, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		xl_buf_add(&out, buf, (size_t)n);
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		struct xl_strv lines = XL_STRV_INIT;
-
-		xl_strv_split(&lines, xl_buf_str(&out), "\n");
-		for (size_t i = 0; i < lines.n; i++)
-			if (!xl_strv_contains(sites, lines.v[i]))
-				xl_strv_push(sites, lines.v[i]);
-		xl_strv_release(&lines);
-	}
-	xl_buf_release(&out);
-}
-
-void xl_pjrt_find_plugins(const char *python, struct xl_strv *paths)
-{
-	struct xl_strv sites = XL_STRV_INIT;
-	char *venv_py = NULL;
 	const char *env;
 
-	if (!python) {
-		env = getenv("VIRTUAL_ENV");
-		if (env && *env) {
-			venv_py = xl_asprintf("%s/bin/python", env);
-			if (access(venv_py, X_OK) == 0)
-				python = venv_py;
-		}
-	}
-	python_sites(python ? python : "python3", &sites);
-	for (size_t i = 0; i < sites.n; i++)
-		scan_site(paths, sites.v[i]);
-	xl_strv_release(&sites);
-	free(venv_py);
+	for (size_t i = 0; sitedirs && i < sitedirs->n; i++)
+		scan_site(paths, sitedirs->v[i]);
 
 	env = getenv("PJRT_PLUGIN_LIBRARY_PATH");
 	if (env && *env) {

@@ -29,8 +29,12 @@ void xl_probe_opts_init(struct xl_probe_opts *o)
 void xl_probe_opts_release(struct xl_probe_opts *o)
 {
 	xl_strv_release(&o->backends);
-	free(o->python);
-	o->python = NULL;
+	xl_strv_release(&o->sitedirs);
+}
+
+bool xl_probe_wants_plugin_search(const struct xl_probe_opts *o)
+{
+	return !o->backends.n || xl_strv_contains(&o->backends, "pjrt");
 }
 
 bool xl_probe_parse_backends(struct xl_probe_opts *o, const char *list, char **err)
@@ -452,7 +456,7 @@ json_t *xl_probe_run(const struct xl_ctx *ctx, const struct xl_probe_opts *opts,
 		} else if (strcmp(b, "pjrt") == 0) {
 			struct xl_strv found = XL_STRV_INIT;
 
-			xl_pjrt_find_plugins(opts->python, &found);
+			xl_pjrt_find_plugins(&opts->sitedirs, &found);
 			if (!found.n)
 				plan_add(&plan, &nplan, "pjrt", NULL, NULL,
 					 xl_strdup("no PJRT plugin found in the Python environment's "

@@ -638,7 +638,7 @@ static void test_gate(void **state)
 	int r;
 
 	(void)state;
-	if (xl_pyenv_open(NULL, &host_py) != 0) {
+	if (xl_pyenv_open(NULL, 0, &host_py) != 0) {
 		skip();
 		return;
 	}
@@ -674,28 +674,30 @@ static void test_gate(void **state)
 		free(dd);
 	}
 	xl_strv_push(&names, "t-jax");
-	r = xl_bundle_gate(py, &names, &why);
+	r = xl_bundle_gate(py, &names, &bad, &why);
 	if (r != 0)
 		fail_msg("gate t-jax: %d %s", r, why ? why : "");
-	free(why);
-	xl_strv_release(&names);
-	xl_strv_push(&names, "t-torch");
-	assert_int_equal(xl_bundle_gate(py, &names, &why), XL_EX_NOPERM);
-	assert_non_null(why);
-	assert_non_null(strstr(why, "is not one of t-torch"));
-	free(why);
-	xl_strv_push(&names, "t-nope");
-	assert_int_equal(xl_bundle_gate(py, &names, &why), XL_EX_DATAERR);
-	assert_non_null(strstr(why, "'t-nope' is not in the bundle matrix"));
-	free(why);
-	xl_strv_release(&names);
-	assert_int_equal(xl_bundle_known_bad_flags(py, &bad), 0);
+	assert_null(why);
+	/* the flags the matrix records as bad on the matched bundle */
 	assert_int_equal(json_array_size(bad), 2);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(bad, 0), "flag")),
 			    "xla_tpu_enable_async_collective_fusion");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(bad, 0), "bundle")), "t-jax");
 	assert_true(json_is_null(json_object_get(json_array_get(bad, 1), "value")));
 	json_decref(bad);
+	xl_strv_release(&names);
+	xl_strv_push(&names, "t-torch");
+	assert_int_equal(xl_bundle_gate(py, &names, &bad, &why), XL_EX_NOPERM);
+	assert_null(bad);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "is not one of t-torch"));
+	free(why);
+	xl_strv_push(&names, "t-nope");
+	assert_int_equal(xl_bundle_gate(py, &names, &bad, &why), XL_EX_DATAERR);
+	assert_null(bad);
+	assert_non_null(strstr(why, "'t-nope' is not in the bundle matrix"));
+	free(why);
+	xl_strv_release(&names);
 	unsetenv("XLAUNCH_DATADIR");
 	xl_pyenv_release(&host_py);
 	free(venv);

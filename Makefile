@@ -88,9 +88,21 @@ $(BUILD)/libxlaunch.a: $(LIBOBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxlaunch.a
+# Unit tests: each test_NAME.c with the shared fixtures and main
+# (tests/unit/unit.c) and the fuzz targets some of them replay.
+TEST_OBJS = $(BUILD)/tests/obj/unit.o $(BUILD)/tests/obj/targets.o
+
+$(BUILD)/tests/obj/unit.o: tests/unit/unit.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlaunch.a \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/obj/targets.o: tests/fuzz/targets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_OBJS) $(BUILD)/libxlaunch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS) $(BUILD)/libxlaunch.a \
 		$(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null) $(LDLIBS)
 
 # The man page is assembled from one part per command family.
@@ -135,7 +147,7 @@ FUZZ_BUILD = build/fuzz
 FUZZ_FLAGS = -g -O1 -std=c11 -D_GNU_SOURCE -I. -DXL_DATADIR='"$(DATADIR)"' \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out launcher/main.c,$(SRCS))) \
-	$(FUZZ_BUILD)/obj/catalog_table.o
+	$(FUZZ_BUILD)/obj/catalog_table.o $(FUZZ_BUILD)/obj/tests/fuzz/targets.o
 FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
 
@@ -163,4 +175,4 @@ fuzz-smoke: deps
 clean:
 	rm -rf build xlaunch
 
--include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

@@ -254,11 +254,4 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **known_bad,
 		   char **why);
 
-/* Fuzz entry points: parse len arbitrary bytes, return 0 (abort on an
- * internal inconsistency). */
-int xl_fuzz_version(const uint8_t *data, size_t len);
-int xl_fuzz_specifier(const uint8_t *data, size_t len);
-int xl_fuzz_marker(const uint8_t *data, size_t len);
-int xl_fuzz_metadata(const uint8_t *data, size_t len);
-
 #endif

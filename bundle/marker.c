@@ -419,21 +419,3 @@ void xl_marker_env_host(struct xl_marker_env *env, const char *py)
 	env->implementation_version = py;
 	env->os_name = "posix";
 }
-
-int xl_fuzz_marker(const uint8_t *data, size_t len)
-{
-	struct xl_marker *m;
-	struct xl_marker_env env;
-	char *err = NULL;
-
-	if (xl_marker_parse((const char *)data, len, &m, &err) < 0) {
-		free(err);
-		return 0;
-	}
-	xl_marker_env_host(&env, "3.13.1");
-	(void)xl_marker_eval(m, &env, "tpu", &err);
-	free(err);
-	(void)xl_marker_uses_extra(m);
-	xl_marker_free(m);
-	return 0;
-}

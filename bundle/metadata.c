@@ -338,12 +338,3 @@ int xl_metadata_parse(const char *data, size_t len, struct xl_dist *d)
 	}
 	return 0;
 }
-
-int xl_fuzz_metadata(const uint8_t *data, size_t len)
-{
-	struct xl_dist d;
-
-	(void)xl_metadata_parse((const char *)data, len, &d);
-	xl_dist_release(&d);
-	return 0;
-}

@@ -716,39 +716,3 @@ char *xl_specset_str(const struct xl_specset *ss)
 	}
 	return xl_buf_detach(&b);
 }
-
-int xl_fuzz_version(const uint8_t *data, size_t len)
-{
-	struct xl_version v, w;
-
-	if (xl_version_parse((const char *)data, len, &v) < 0)
-		return 0;
-	/* the normal form parses back to an equal version with the same form */
-	if (xl_version_parse(v.norm, strlen(v.norm), &w) < 0 || xl_version_cmp(&v, &w) != 0 ||
-	    strcmp(v.norm, w.norm) != 0)
-		abort();
-	xl_version_release(&w);
-	xl_version_release(&v);
-	return 0;
-}
-
-int xl_fuzz_specifier(const uint8_t *data, size_t len)
-{
-	struct xl_specset ss;
-	struct xl_version v;
-	char *err = NULL;
-	static const char *const probes[] = { "0", "1.0", "1.0a1", "1.0.post1", "1!2.0+loc.7" };
-
-	if (xl_specset_parse((const char *)data, len, &ss, &err) < 0) {
-		free(err);
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		must_parse(probes[i], &v);
-		(void)xl_specset_contains(&ss, &v, probes[i]);
-		xl_version_release(&v);
-	}
-	free(xl_specset_str(&ss));
-	xl_specset_release(&ss);
-	return 0;
-}

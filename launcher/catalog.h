@@ -111,10 +111,6 @@ enum {
  * catalog entry.  Appends to out; release with xl_lint_release. */
 void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_lint *out);
 void xl_lint_release(struct xl_lint *l);
-/* Lints arbitrary bytes (fuzzing entry point): the first byte picks the
- * variable, the rest is the value (up to the first NUL).  Returns the
- * number of reports. */
-int xl_lint_bytes(const uint8_t *data, size_t len);
 
 /* ---- policy ------------------------------------------------------------------ */
 

@@ -140,10 +140,6 @@ enum {
 int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *cand,
 		       unsigned flags, struct xl_profile **out);
 void xl_profile_free(struct xl_profile *p);
-/* Fuzz entry point: resolves bytes as one profile file without following
- * extends (no files are read), with each candidate, and renders it.
- * Returns 0, or -1 when the bytes are refused. */
-int xl_profile_fuzz(const uint8_t *data, size_t size);
 /* Index of the candidate called name, or -1. */
 int xl_profile_find_candidate(const struct xl_profile *p, const char *name);
 /* Looks up a managed variable. */

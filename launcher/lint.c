@@ -287,23 +287,3 @@ next:;
 	free(seen);
 	xl_tokens_release(&toks);
 }
-
-int xl_lint_bytes(const uint8_t *data, size_t len)
-{
-	static const char *const vars[] = { "XLA_FLAGS", "LIBTPU_INIT_ARGS", "TF_XLA_FLAGS",
-					    "XLA_PYTHON_CLIENT_PREALLOCATE", "JAX_ENABLE_X64",
-					    "PJRT_DEVICE" };
-	struct xl_lint l = { 0 };
-	char *s;
-	int n;
-
-	if (len == 0)
-		return 0;
-	s = xl_strndup((const char *)data + 1, len - 1);
-	xl_lint_string(vars[data[0] % (sizeof(vars) / sizeof(vars[0]))], s,
-		       data[0] & 0x80 ? XL_LINT_TIMING : 0, &l);
-	n = (int)l.n;
-	xl_lint_release(&l);
-	free(s);
-	return n;
-}

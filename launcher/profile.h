@@ -28,6 +28,11 @@ int layer_load_file(const char *path, struct layer **out);
 int layer_from_bytes(const char *name, const char *path, const char *data, size_t len,
 		     struct layer **out);
 void layer_free(struct layer *l);
+/* Resolves bytes as the one profile file NAME (path for messages) with
+ * candidate cand, without following extends: no file is read (tests and
+ * fuzzing).  Returns 0 or an exit code after printing the error. */
+int xl_profile_resolve_bytes(const char *name, const char *path, const char *data, size_t len,
+			     const char *cand, unsigned flags, struct xl_profile **out);
 /* Every profile name on the path (first match wins), sorted; files gets the
  * matching paths when non-NULL. */
 void xl_profile_names(const struct xl_ctx *ctx, struct xl_strv *names, struct xl_strv *files);

@@ -801,34 +801,16 @@ int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *c
 	return resolve_top(ctx, top, dir, cand, flags, false, out);
 }
 
-int xl_profile_fuzz(const uint8_t *data, size_t size)
+int xl_profile_resolve_bytes(const char *name, const char *path, const char *data, size_t len,
+			     const char *cand, unsigned flags, struct xl_profile **out)
 {
 	struct layer *top;
-	struct xl_profile *p;
-	char *envin[] = { "PATH=/bin", "XLA_FLAGS=--xla_a=1", NULL };
+	int rc;
 
-	if (layer_from_bytes("fuzz", "fuzz.yaml", (const char *)data, size, &top))
-		return -1;
-	if (resolve_top(NULL, top, NULL, NULL, XL_RESOLVE_NO_AMBIENT, true, &p))
-		return -1;
-	for (size_t i = 0; i <= p->ncands; i++) {
-		struct xl_profile *pc = NULL;
-		struct layer *again;
-
-		if (layer_from_bytes("fuzz", "fuzz.yaml", (const char *)data, size, &again))
-			break;
-		if (resolve_top(NULL, again, NULL, i < p->ncands ? p->cands[i].name : NULL, 0, true,
-				&pc) == 0) {
-			json_t *j = xl_profile_to_json(pc);
-			char **env = xl_profile_build_env(pc, envin);
-
-			json_decref(j);
-			xl_env_free(env);
-			xl_profile_free(pc);
-		}
-	}
-	xl_profile_free(p);
-	return 0;
+	*out = NULL;
+	if ((rc = layer_from_bytes(name, path, data, len, &top)))
+		return rc;
+	return resolve_top(NULL, top, NULL, cand, flags, true, out);
 }
 
 void xl_profile_free(struct xl_profile *p)

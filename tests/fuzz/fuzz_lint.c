@@ -2,12 +2,11 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "launcher/launcher.h"
-#include "launcher/catalog.h"
+#include "tests/fuzz/targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	xl_verbosity = -2;
-	xl_lint_bytes(data, size);
+	xl_fuzz_lint(data, size);
 	return 0;
 }

@@ -2,11 +2,11 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "launcher/launcher.h"
+#include "tests/fuzz/targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	xl_verbosity = -2;
-	xl_profile_fuzz(data, size);
+	xl_fuzz_profile(data, size);
 	return 0;
 }

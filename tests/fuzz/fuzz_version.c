@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "bundle/bundle.h"
+#include "tests/fuzz/targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,10 +1,6 @@
 /* test_bundle.c - markers, METADATA, requirements, the bundle matrix and the
  * bundle rules over synthetic site-packages trees. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +9,7 @@
 #include <unistd.h>
 
 #include "bundle/bundle.h"
+#include "tests/fuzz/targets.h"
 
 static const char *src_path(const char *rel)
 {
@@ -709,7 +706,7 @@ static void test_gate(void **state)
 	tree_free(&t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_markers),
@@ -724,5 +721,5 @@ int main(void)
 		cmocka_unit_test(test_gate),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return XL_TEST_RUN(tests, NULL, NULL);
 }

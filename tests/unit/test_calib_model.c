@@ -1,9 +1,5 @@
 /* test_calib_model.c - SHA-256, canonical signatures and the memory model. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "calib/calib.h"
 
@@ -269,7 +265,7 @@ static void test_builtin_matches_yaml(void **state)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sha256_vectors),
@@ -280,7 +276,5 @@ int main(void)
 		cmocka_unit_test(test_builtin_matches_yaml),
 	};
 
-	if (!getenv("XLAUNCH_DATADIR"))
-		setenv("XLAUNCH_DATADIR", ".", 1);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return XL_TEST_RUN(tests, NULL, NULL);
 }

@@ -1,10 +1,6 @@
 /* test_calib_store.c - the SQLite store: creation, migrations, corrupt
  * files, recording, correction, retry order, concurrency and crashes. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "calib/calib.h"
 
@@ -16,29 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/calib-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(tmpdir));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char *cmd = xl_asprintf("rm -rf '%s'", tmpdir);
-
-	(void)state;
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
-	return 0;
-}
-
 static char *path_of(const char *name)
 {
-	return xl_asprintf("%s/%s", tmpdir, name);
+	return xl_test_path(name);
 }
 
 static struct calib_store *open_ok(const char *path)
@@ -797,7 +773,7 @@ static void test_killed_writer(void **state)
 	free(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_creates_private_store),
@@ -813,7 +789,5 @@ int main(void)
 		cmocka_unit_test(test_killed_writer),
 	};
 
-	if (!getenv("XLAUNCH_DATADIR"))
-		setenv("XLAUNCH_DATADIR", ".", 1);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return XL_TEST_RUN(tests, xl_test_dir_setup, xl_test_dir_teardown);
 }

@@ -1,11 +1,7 @@
 /* test_flags_catalog.c - sanity of the compiled flag catalogs: sorted, no
  * duplicates within a family, valid types and tags, enums with values,
  * every family with a source; lookups and type checks. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <string.h>
 
@@ -176,7 +172,7 @@ static void test_bool_parsers(void **state)
 	assert_true(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sorted_unique),
@@ -188,5 +184,5 @@ int main(void)
 		cmocka_unit_test(test_bool_parsers),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return XL_TEST_RUN(tests, NULL, NULL);
 }

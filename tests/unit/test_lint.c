@@ -1,15 +1,12 @@
 /* test_lint.c - the composite-flag linter on real published flag strings
  * and on each failure mode; the fuzz entry point on hostile bytes. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "launcher/catalog.h"
+#include "tests/fuzz/targets.h"
 
 /* The report with code, or NULL. */
 static const struct xl_lint_report *find(const struct xl_lint *l, const char *code)
@@ -217,9 +214,9 @@ static void test_fuzz_entry(void **state)
 	int total = 0;
 
 	(void)state;
-	assert_int_equal(xl_lint_bytes(NULL, 0), 0);
+	assert_int_equal(xl_fuzz_lint(NULL, 0), 0);
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
-		total += xl_lint_bytes((const uint8_t *)seeds[i], strlen(seeds[i] + 1) + 1);
+		total += xl_fuzz_lint((const uint8_t *)seeds[i], strlen(seeds[i] + 1) + 1);
 	for (int round = 0; round < 2000; round++) {
 		size_t len = 1 + (x % (sizeof(buf) - 1));
 
@@ -230,12 +227,12 @@ static void test_fuzz_entry(void **state)
 			buf[k] = (x >> 16) & 1 ? (uint8_t)alphabet[(x >> 8) % (sizeof(alphabet) - 1)]
 					       : (uint8_t)(x >> 8);
 		}
-		total += xl_lint_bytes(buf, len);
+		total += xl_fuzz_lint(buf, len);
 	}
 	assert_true(total > 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_maxtext_duplicate),
@@ -248,5 +245,5 @@ int main(void)
 		cmocka_unit_test(test_fuzz_entry),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return XL_TEST_RUN(tests, NULL, NULL);
 }

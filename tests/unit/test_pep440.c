@@ -1,14 +1,11 @@
 /* test_pep440.c - PEP 440 parsing, normalization, order and specifiers. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "bundle/bundle.h"
+#include "tests/fuzz/targets.h"
 
 static void parse_ok(const char *in, const char *norm)
 {
@@ -195,7 +192,7 @@ static void test_fuzz_entries(void **state)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_normalize),
@@ -206,5 +203,5 @@ int main(void)
 		cmocka_unit_test(test_fuzz_entries),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return XL_TEST_RUN(tests, NULL, NULL);
 }

@@ -1,11 +1,7 @@
 /* test_policy.c - xl_profile_check on real profile files: unknown and
  * mistyped XLA flags (65), cache: local, timing: true and consumer-safe
  * booleans (77), normalization, known-bad flags, runtime defaults. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,24 +11,10 @@
 
 #include "launcher/catalog.h"
 
-static char tmpdir[256];
-
 static int setup_dir(void **state)
 {
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/xlaunch-policy.XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
 	xl_verbosity = -1;
-	return 0;
-}
-
-static int teardown_dir(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return xl_test_dir_setup(state);
 }
 
 /* Writes NAME.yaml, resolves it without the launching environment, and
@@ -45,13 +27,13 @@ static int check_text(const char *name, const char *text, struct xl_profile **ou
 	FILE *f;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/%s.yaml", tmpdir, name);
+	snprintf(path, sizeof(path), "%s/%s.yaml", xl_test_dir, name);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.profile_path = tmpdir;
+	ctx.profile_path = xl_test_dir;
 	rc = xl_profile_resolve(&ctx, path, NULL, XL_RESOLVE_FILE | XL_RESOLVE_NO_AMBIENT, &p);
 	assert_int_equal(rc, 0);
 	rc = xl_profile_check(&ctx, p);
@@ -103,13 +85,13 @@ static void test_cache_local(void **state)
 	assert_int_equal(check_text("gcs-any",
 		"env:\n  XLA_PERSISTENT_CACHE_PATH: gs://bucket/cache\n", NULL), 0);
 	/* a local absolute directory is created */
-	snprintf(dir, sizeof(dir), "%s/cache/torch_xla", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/cache/torch_xla", xl_test_dir);
 	snprintf(text, sizeof(text), "policy: {cache: local}\nenv:\n  XLA_PERSISTENT_CACHE_PATH: %s\n", dir);
 	assert_int_equal(check_text("local", text, NULL), 0);
 	assert_int_equal(stat(dir, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	/* a file in the way is refused */
-	snprintf(dir, sizeof(dir), "%s/afile", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/afile", xl_test_dir);
 	fclose(fopen(dir, "w"));
 	snprintf(text, sizeof(text), "policy: {cache: local}\nenv:\n  JAX_COMPILATION_CACHE_DIR: %s\n", dir);
 	assert_int_equal(check_text("notdir", text, NULL), 77);
@@ -209,7 +191,7 @@ static void test_runtime_defaults(void **state)
 	xl_profile_free(p);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clean_profile),
@@ -221,5 +203,5 @@ int main(void)
 		cmocka_unit_test(test_runtime_defaults),
 	};
 
-	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+	return XL_TEST_RUN(tests, setup_dir, xl_test_dir_teardown);
 }

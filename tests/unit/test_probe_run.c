@@ -1,8 +1,5 @@
 /* test_probe_run.c - the probe's ladder, isolation and cpu backend. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "probe/probe.h"
 
@@ -216,7 +213,7 @@ static void test_cpu_in_process(void **state)
 	xl_probe_rep_release(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
@@ -230,5 +227,5 @@ int main(void)
 		cmocka_unit_test(test_cpu_in_process),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return XL_TEST_RUN(tests, NULL, NULL);
 }

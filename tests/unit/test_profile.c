@@ -1,9 +1,5 @@
 /* test_profile.c - tokenizer, flag maps, expansion, quoting, resolution. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +10,12 @@
 #include "launcher/launcher.h"
 #include "launcher/envfmt.h"
 
-static char tmpdir[256];
-
 static void write_profile(const char *name, const char *text)
 {
 	char path[512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s.yaml", tmpdir, name);
+	snprintf(path, sizeof(path), "%s/%s.yaml", xl_test_dir, name);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);
@@ -30,20 +24,8 @@ static void write_profile(const char *name, const char *text)
 
 static int setup_dir(void **state)
 {
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/xlaunch-unit.XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
 	xl_verbosity = -1; /* errors still print; warnings do not */
-	return 0;
-}
-
-static int teardown_dir(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return xl_test_dir_setup(state);
 }
 
 static struct xl_ctx ctx_for_tmp(void)
@@ -51,7 +33,7 @@ static struct xl_ctx ctx_for_tmp(void)
 	struct xl_ctx c;
 
 	memset(&c, 0, sizeof(c));
-	c.profile_path = tmpdir;
+	c.profile_path = xl_test_dir;
 	return c;
 }
 
@@ -320,7 +302,7 @@ static void test_alias_bomb(void **state)
 	assert_int_equal(xl_profile_resolve(&c, "bomb", NULL, 0, &p), XL_EX_DATAERR);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tokenize_basic),
@@ -337,5 +319,5 @@ int main(void)
 		cmocka_unit_test(test_alias_bomb),
 	};
 
-	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+	return XL_TEST_RUN(tests, setup_dir, xl_test_dir_teardown);
 }

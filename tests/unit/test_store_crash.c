@@ -1,11 +1,7 @@
 /* test_store_crash.c - a store writer killed with SIGKILL at random points,
  * 100 times: the store stays consistent and every record whose write was
  * acknowledged is there. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -133,13 +129,11 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_killed_100_times),
 	};
 
-	if (!getenv("XLAUNCH_DATADIR"))
-		setenv("XLAUNCH_DATADIR", ".", 1);
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return XL_TEST_RUN(tests, NULL, teardown);
 }

@@ -1,0 +1,117 @@
+/* targets.c - the fuzz targets (targets.h), on the modules' own interfaces. */
+#include "tests/fuzz/targets.h"
+#include "bundle/bundle.h"
+#include "launcher/catalog.h"
+#include "launcher/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int xl_fuzz_version(const uint8_t *data, size_t len)
+{
+	struct xl_version v, w;
+
+	if (xl_version_parse((const char *)data, len, &v) < 0)
+		return 0;
+	/* the normal form parses back to an equal version with the same form */
+	if (xl_version_parse(v.norm, strlen(v.norm), &w) < 0 || xl_version_cmp(&v, &w) != 0 ||
+	    strcmp(v.norm, w.norm) != 0)
+		abort();
+	xl_version_release(&w);
+	xl_version_release(&v);
+	return 0;
+}
+
+int xl_fuzz_specifier(const uint8_t *data, size_t len)
+{
+	struct xl_specset ss;
+	struct xl_version v;
+	char *err = NULL;
+	static const char *const probes[] = { "0", "1.0", "1.0a1", "1.0.post1", "1!2.0+loc.7" };
+
+	if (xl_specset_parse((const char *)data, len, &ss, &err) < 0) {
+		free(err);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if (xl_version_parse(probes[i], strlen(probes[i]), &v) < 0)
+			abort();
+		(void)xl_specset_contains(&ss, &v, probes[i]);
+		xl_version_release(&v);
+	}
+	free(xl_specset_str(&ss));
+	xl_specset_release(&ss);
+	return 0;
+}
+
+int xl_fuzz_marker(const uint8_t *data, size_t len)
+{
+	struct xl_marker *m;
+	struct xl_marker_env env;
+	char *err = NULL;
+
+	if (xl_marker_parse((const char *)data, len, &m, &err) < 0) {
+		free(err);
+		return 0;
+	}
+	xl_marker_env_host(&env, "3.13.1");
+	(void)xl_marker_eval(m, &env, "tpu", &err);
+	free(err);
+	(void)xl_marker_uses_extra(m);
+	xl_marker_free(m);
+	return 0;
+}
+
+int xl_fuzz_metadata(const uint8_t *data, size_t len)
+{
+	struct xl_dist d;
+
+	(void)xl_metadata_parse((const char *)data, len, &d);
+	xl_dist_release(&d);
+	return 0;
+}
+
+int xl_fuzz_lint(const uint8_t *data, size_t len)
+{
+	static const char *const vars[] = { "XLA_FLAGS", "LIBTPU_INIT_ARGS", "TF_XLA_FLAGS",
+					    "XLA_PYTHON_CLIENT_PREALLOCATE", "JAX_ENABLE_X64",
+					    "PJRT_DEVICE" };
+	struct xl_lint l = { 0 };
+	char *s;
+	int n;
+
+	if (len == 0)
+		return 0;
+	s = xl_strndup((const char *)data + 1, len - 1);
+	xl_lint_string(vars[data[0] % (sizeof(vars) / sizeof(vars[0]))], s,
+		       data[0] & 0x80 ? XL_LINT_TIMING : 0, &l);
+	n = (int)l.n;
+	xl_lint_release(&l);
+	free(s);
+	return n;
+}
+
+int xl_fuzz_profile(const uint8_t *data, size_t size)
+{
+	struct xl_profile *p;
+	char *envin[] = { "PATH=/bin", "XLA_FLAGS=--xla_a=1", NULL };
+
+	if (xl_profile_resolve_bytes("fuzz", "fuzz.yaml", (const char *)data, size, NULL,
+				     XL_RESOLVE_NO_AMBIENT, &p))
+		return -1;
+	for (size_t i = 0; i <= p->ncands; i++) {
+		struct xl_profile *pc = NULL;
+
+		if (xl_profile_resolve_bytes("fuzz", "fuzz.yaml", (const char *)data, size,
+					     i < p->ncands ? p->cands[i].name : NULL, 0, &pc) == 0) {
+			json_t *j = xl_profile_to_json(pc);
+			char **env = xl_profile_build_env(pc, envin);
+
+			json_decref(j);
+			xl_env_free(env);
+			xl_profile_free(pc);
+		}
+	}
+	xl_profile_free(p);
+	return 0;
+}

@@ -1,0 +1,29 @@
+/*
+ * targets.h - the fuzz targets: each takes arbitrary bytes, runs one parser
+ * (and what consumes its result) over them, and returns normally or aborts
+ * on an internal inconsistency.  The libFuzzer harnesses (fuzz_NAME.c) and
+ * the unit tests that replay known inputs both call them; they are test
+ * code, not part of any module's interface.
+ */
+#ifndef XLAUNCH_TESTS_FUZZ_TARGETS_H
+#define XLAUNCH_TESTS_FUZZ_TARGETS_H
+
+#include "common/common.h"
+
+/* A PEP 440 version: the normal form parses back to an equal version. */
+int xl_fuzz_version(const uint8_t *data, size_t len);
+/* A specifier set, tried against a few versions and printed back. */
+int xl_fuzz_specifier(const uint8_t *data, size_t len);
+/* A marker expression, evaluated on this host with extra "tpu". */
+int xl_fuzz_marker(const uint8_t *data, size_t len);
+/* A METADATA / PKG-INFO document. */
+int xl_fuzz_metadata(const uint8_t *data, size_t len);
+/* A flag string: the first byte picks the variable and --timing, the rest
+ * (up to the first NUL) is the value.  Returns the number of reports. */
+int xl_fuzz_lint(const uint8_t *data, size_t len);
+/* One profile file, without following extends (no files are read), with
+ * each of its candidates, rendered as JSON and as an environment.  Returns
+ * 0, or -1 when the bytes are refused. */
+int xl_fuzz_profile(const uint8_t *data, size_t len);
+
+#endif

@@ -63,7 +63,7 @@ endif
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit integration demo install clean fuzz fuzz-build fuzz-smoke bench man
+.PHONY: all deps test unit integration demo install clean fuzz fuzz-build fuzz-smoke bench man check-deps
 all: $(BIN) $(BUILD)/xlaunch.1
 
 $(BIN): $(OBJS)
@@ -116,7 +116,12 @@ man: $(BUILD)/xlaunch.1
 deps:
 	@tools/deps.sh
 
-test: deps
+# The module arrows (launcher -> calib, probe, bundle -> common), checked on
+# every #include.
+check-deps:
+	@tools/check-deps.sh .
+
+test: deps check-deps
 	$(MAKE) all $(UNIT_BINS)
 	tools/run-tests.sh $(BUILD) $(BIN)
 

@@ -167,7 +167,8 @@ static char *synopsis(const struct xl_cmd *cmd)
 		xl_buf_adds(&b, "SUBCOMMAND ...");
 		return xl_buf_detach(&b);
 	}
-	if (cmd->operands)
+	/* operands first, unless options must come before them */
+	if (cmd->operands && !(cmd->flags & XL_CMD_OPERANDS_FROM_UNKNOWN))
 		xl_buf_adds(&b, cmd->operands);
 	for (size_t i = 0; cmd->options && cmd->options[i].name; i++) {
 		if (b.len)
@@ -176,6 +177,8 @@ static char *synopsis(const struct xl_cmd *cmd)
 	}
 	if (cmd->json)
 		xl_buf_adds(&b, b.len ? " [--json]" : "[--json]");
+	if (cmd->operands && (cmd->flags & XL_CMD_OPERANDS_FROM_UNKNOWN))
+		xl_buf_addf(&b, "%s%s", b.len ? " " : "", cmd->operands);
 	if (cmd->rest)
 		xl_buf_addf(&b, "%s-- %s", b.len ? " " : "", cmd->rest);
 	return xl_buf_detach(&b);
@@ -257,20 +260,35 @@ void xl_cmd_usage(const struct xl_cmd *cmd, const char *path, FILE *f)
 	}
 }
 
-/* Prints text (lines separated by '\n') starting at column col, the
- * continuation lines indented to indent. */
+/* Prints text with the cursor at column indent, word-wrapped at WRAP
+ * columns (a newline in text is a space: tables may break their strings
+ * anywhere), every line after the first indented to indent. */
 static void print_indented(FILE *f, const char *text, size_t indent)
 {
-	for (const char *p = text; *p;) {
-		size_t len = strcspn(p, "\n");
+	size_t col = indent;
+	bool first_word = true;
 
-		fprintf(f, "%.*s\n", (int)len, p);
-		p += len;
-		if (*p == '\n' && p[1])
-			fprintf(f, "%*s", (int)indent, "");
-		if (*p)
+	for (const char *p = text; *p;) {
+		size_t len;
+
+		if (*p == ' ' || *p == '\n') {
 			p++;
+			continue;
+		}
+		len = strcspn(p, " \n");
+		if (!first_word && col + 1 + len > WRAP) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (!first_word) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)len, p);
+		col += len;
+		first_word = false;
+		p += len;
 	}
+	fputc('\n', f);
 }
 
 static char *opt_left(const struct xl_opt *o)
@@ -337,8 +355,10 @@ void xl_cmd_help(const struct xl_cmd *cmd, const char *path, FILE *f)
 				w = strlen(cmd->subs[i]->name);
 		fprintf(f, "\n%s (any unique prefix; 'xlaunch help %s%sNAME' for details):\n",
 			*path ? "Subcommands" : "Commands", path, *path ? " " : "");
-		for (size_t i = 0; cmd->subs[i]; i++)
-			fprintf(f, "  %-*s  %s\n", (int)w, cmd->subs[i]->name, cmd->subs[i]->summary);
+		for (size_t i = 0; cmd->subs[i]; i++) {
+			fprintf(f, "  %-*s  ", (int)w, cmd->subs[i]->name);
+			print_indented(f, cmd->subs[i]->summary, w + 4);
+		}
 	}
 	if (cmd->epilog && *cmd->epilog)
 		fprintf(f, "\n%s", cmd->epilog);

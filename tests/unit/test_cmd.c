@@ -448,8 +448,8 @@ static void test_help(void **state)
 	assert_non_null(strstr(out, "\nA description.\n"));
 	assert_non_null(strstr(out, "\n  -f, --flag "));
 	assert_non_null(strstr(out, "\n  --mode[=MODE] "));
-	assert_non_null(strstr(out, "a mode\n"));
-	assert_non_null(strstr(out, "over two lines\n"));
+	/* a table's line breaks are spaces: the help is wrapped to fit */
+	assert_non_null(strstr(out, "a mode over two lines\n"));
 	assert_non_null(strstr(out, "\n  --json "));
 	assert_non_null(strstr(out, "Exit status: 0, or 1 with two operands."));
 	assert_non_null(strstr(out, "Common options:"));

@@ -46,7 +46,7 @@ static void test_strv_and_map(void **state)
 {
 	struct xl_strv sv = XL_STRV_INIT;
 	struct xl_strmap m = XL_STRMAP_INIT;
-	char keys[300][8];
+	char keys[300][16];
 	size_t v;
 
 	(void)state;

@@ -14,7 +14,9 @@
 
 #define XLAUNCH_VERSION "0.1.0"
 
-/* Exit codes (sysexits).  A child's own status passes through unchanged. */
+/* Exit codes (sysexits); every command returns one.  run and exec return
+ * their child's own status (0-255, 128+N for signal N) through this type
+ * unchanged. */
 enum xl_exit {
 	XL_EX_OK = 0,
 	XL_EX_FAIL = 1,          /* a check ran and said no (bundle match/check) */

@@ -1,6 +1,6 @@
 /*
- * launcher.h - named profiles, composite flag variables, policy, and the
- * commands that launch (env, exec, run, profile, flags).
+ * launcher.h - named profiles, composite flag variables and policy: what
+ * the commands in launcher/cmd-*.c are built on (and the unit tests).
  *
  * Ownership: an xl_profile owns everything it points to; free it with
  * xl_profile_free().  Provenance file names point into the profile's own

@@ -115,3 +115,69 @@ int xl_fuzz_profile(const uint8_t *data, size_t size)
 	xl_profile_free(p);
 	return 0;
 }
+
+extern const struct xl_cmd xl_cmd_env, xl_cmd_exec, xl_cmd_run, xl_cmd_profile, xl_cmd_flags,
+	xl_cmd_probe, xl_cmd_calib, xl_cmd_bundle;
+
+/* Parses argv for cmd, then for the subcommand it names; runs nothing. */
+static void parse_level(const struct xl_cmd *cmd, const char *path, int argc, char **argv)
+{
+	struct xl_ctx ctx;
+	struct xl_call call;
+	void *opts = xl_calloc(1, cmd->opts_size ? cmd->opts_size : 1);
+	int verbosity = xl_verbosity;
+
+	if (cmd->opts_init)
+		memcpy(opts, cmd->opts_init, cmd->opts_size);
+	memset(&ctx, 0, sizeof(ctx));
+	if (xl_cmd_parse(cmd, path, &ctx, argc, argv, opts, &call) < 0) {
+		/* what the parser hands a command holds together */
+		if (call.argc > argc || call.restc > argc || (call.restc && call.restv[call.restc]))
+			abort();
+		for (int i = 0; i < call.argc; i++)
+			if (!call.argv[i])
+				abort();
+		if (cmd->subs && call.argc) {
+			const struct xl_cmd *sub = xl_cmd_find(cmd, path, call.argv[0]);
+
+			if (sub) {
+				char *subpath = xl_asprintf("%s %s", path, sub->name);
+
+				parse_level(sub, subpath, call.argc, call.argv);
+				free(subpath);
+			}
+		}
+		xl_call_release(&call);
+	}
+	xl_verbosity = verbosity;
+	free(opts);
+}
+
+int xl_fuzz_args(const uint8_t *data, size_t len)
+{
+	static const struct xl_cmd *const cmds[] = {
+		&xl_cmd_env, &xl_cmd_exec, &xl_cmd_run, &xl_cmd_profile, &xl_cmd_flags,
+		&xl_cmd_probe, &xl_cmd_calib, &xl_cmd_bundle,
+	};
+	const struct xl_cmd *cmd;
+	char *words, *argv[65];
+	int argc = 0;
+
+	if (!len)
+		return 0;
+	cmd = cmds[data[0] % (sizeof(cmds) / sizeof(cmds[0]))];
+	words = xl_calloc(1, len);
+	memcpy(words, data + 1, len - 1);
+	argv[argc++] = (char *)cmd->name;
+	for (char *w = words; argc < 64 && w < words + len - 1;) {
+		size_t n = strcspn(w, "\n");
+
+		w[n] = '\0';
+		argv[argc++] = w;
+		w += n + 1;
+	}
+	argv[argc] = NULL;
+	parse_level(cmd, cmd->name, argc, argv);
+	free(words);
+	return 0;
+}

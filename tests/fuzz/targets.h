@@ -26,4 +26,9 @@ int xl_fuzz_lint(const uint8_t *data, size_t len);
  * 0, or -1 when the bytes are refused. */
 int xl_fuzz_profile(const uint8_t *data, size_t len);
 
+/* A command line: the first byte picks a command (env, exec, run, profile,
+ * flags, probe, calib, bundle), the rest are its words, one per line.
+ * Parsed level by level, subcommands found by prefix; nothing is run. */
+int xl_fuzz_args(const uint8_t *data, size_t len);
+
 #endif

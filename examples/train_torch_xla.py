@@ -7,7 +7,7 @@ step prints "step N batch B loss X"; the end prints what torch_xla's own
 metrics counted (compilations, persistent-cache hits, misses and failed
 loads) and reports them, with each step, through xlaunch_report.
 
-    python examples/train_torch_xla.py [STEPS] [--batch N]
+    python examples/train_torch_xla.py [STEPS] [--batch N] [--metrics]
                                        [--shape-change-at K | --shape-every-step]
 
 --shape-change-at K   from step K on, the batch has one row more: one new
@@ -62,6 +62,8 @@ def main():
     ap.add_argument("steps", nargs="?", type=positive_int, default=10,
                     help="training steps (default 10)")
     ap.add_argument("--batch", type=positive_int, default=32, help="rows per step (default 32)")
+    ap.add_argument("--metrics", action="store_true",
+                    help="print torch_xla's short metrics report at the end")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--shape-change-at", type=int, metavar="K",
                       help="one more row from step K on: one late recompilation")
@@ -111,6 +113,8 @@ def main():
           % (compiles, hits, counter("PersistentCacheMiss"),
              counter("PersistentCacheDeserializeFailure")), flush=True)
     xr.report_compiles(compiles, hits)
+    if args.metrics:
+        print(met.short_metrics_report(), end="", flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 # what they print in tests/data/runtime-output/, one file per scenario.  The
 # first line of each file names the exact command (run from the source tree,
 # in an otherwise empty environment), the versions and the date.
-#   tools/runtime-output.sh [jax] [torch_xla] [torch_compile]   (default: all three)
+#   tools/runtime-output.sh [jax] [torch_xla] [torch_compile] [dynamo]   (default: all)
 # Needs .venv (tools/venv.sh demo) and build/venv-torch (tools/venv.sh torch).
 # The caches live under $TMPDIR/xlaunch-runtime-output and are emptied first,
 # so "cold" means cold.
@@ -72,12 +72,20 @@ torch_compile_outputs() {
 	done
 }
 
-[ $# -eq 0 ] && set -- jax torch_xla torch_compile
+# Dynamo's INFO log: a "Step 2: calling compiler function" line per graph
+# handed to the backend, so per compilation, the first one included.
+dynamo_outputs() {
+	v="torch $($TORCHPY -c 'import torch; print(torch.__version__)'), $(platform $TORCHPY), $(g++ --version | head -1)"
+	capture torch-compile-drift-static-dynamo.txt "$v" TORCH_LOGS=dynamo TORCHINDUCTOR_CACHE_DIR=$W/inductor-dynamo TRITON_CACHE_DIR=$W/triton-dynamo $TORCHPY examples/train_torch_compile.py --mode drift-static
+}
+
+[ $# -eq 0 ] && set -- jax torch_xla torch_compile dynamo
 for what in "$@"; do
 	case "$what" in
 	jax) jax_outputs ;;
 	torch_xla) torch_xla_outputs ;;
 	torch_compile) torch_compile_outputs ;;
-	*) echo "usage: tools/runtime-output.sh [jax] [torch_xla] [torch_compile]" >&2; exit 64 ;;
+	dynamo) dynamo_outputs ;;
+	*) echo "usage: tools/runtime-output.sh [jax] [torch_xla] [torch_compile] [dynamo]" >&2; exit 64 ;;
 	esac
 done

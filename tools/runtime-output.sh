@@ -43,6 +43,8 @@ jax_outputs() {
 		capture jax-steady-warm.txt "$v" $base $cache JAX_COMPILATION_CACHE_DIR=$W/jax-steady $JAXPY examples/jax_shape_drift.py 40 --steady
 		capture jax-drift-cold.txt "$v" $base $cache JAX_COMPILATION_CACHE_DIR=$W/jax-drift $JAXPY examples/jax_shape_drift.py 40
 		capture jax-drift-warm.txt "$v" $base $cache JAX_COMPILATION_CACHE_DIR=$W/jax-drift $JAXPY examples/jax_shape_drift.py 40
+		# JAX's default minimum compile time (1 s): nothing this small is written
+		capture jax-steady-not-written.txt "$v" $base JAX_EXPLAIN_CACHE_MISSES=1 JAX_COMPILATION_CACHE_DIR=$W/jax-default $JAXPY examples/jax_shape_drift.py 5 --steady
 	}
 }
 

@@ -26,7 +26,7 @@ job_count() { sed -n 's/^compiles: \([0-9]*\),.*/\1/p' "$D/$1"; }
 lines() { grep -cF -- "$2" "$D/$1" || true; }
 
 for f in jax-drift-nocache.txt jax-steady-cold.txt jax-steady-warm.txt jax-drift-cold.txt \
-	jax-drift-warm.txt ptxla-debug1-steady.txt ptxla-debug1-late-recompile.txt \
+	jax-drift-warm.txt jax-steady-not-written.txt ptxla-debug1-steady.txt ptxla-debug1-late-recompile.txt \
 	ptxla-debug2-late-recompile.txt ptxla-debug1-storm.txt ptxla-cache-third-launch-debug1.txt; do
 	[ -f "$D/$f" ] || fail "missing capture $f"
 	want=$(job_count "$f")
@@ -39,6 +39,7 @@ done
 expect_eq "$(job_count jax-drift-cold.txt)" 42 "JAX drift: 40 step programs and 2 helpers compiled"
 expect_eq "$(job_count jax-drift-warm.txt)" 0 "JAX drift, warm cache: nothing compiled"
 expect_eq "$(lines jax-drift-warm.txt 'Persistent compilation cache hit for')" 42 "JAX drift, warm cache: 42 hits"
+expect_eq "$(lines jax-steady-not-written.txt "Not writing persistent cache entry for ")" 3 "JAX says why nothing was written (1 s minimum compile time)"
 expect_eq "$(job_count ptxla-debug1-late-recompile.txt)" 2 "torch_xla: one late recompilation"
 expect_eq "$(job_count ptxla-debug1-storm.txt)" 20 "torch_xla: a compilation every step"
 n=$(lines ptxla-debug1-storm.txt 'Compilation Analysis:')
@@ -60,6 +61,8 @@ expect_eq "$(lines torch-compile-drift-static.txt "last reason: 0/7: tensor 'x' 
 expect_eq "$(lines torch-compile-drift-static.txt '[__recompiles]')" 0 "no recompile lines without TORCH_LOGS"
 expect_eq "$(lines torch-compile-drift-static-logs.txt '[__recompiles] Recompiling function forward in')" 8 "TORCH_LOGS=recompiles: 8 recompile lines (7 compiled, the 8th hits the limit)"
 expect_eq "$(lines torch-compile-drift-static-logs.txt 'compiled graphs: 8, graph breaks: 0')" 1 "Dynamo compiled 8 graphs"
+expect_eq "$(lines torch-compile-drift-static-dynamo.txt '] Step 2: calling compiler function inductor')" 8 "TORCH_LOGS=dynamo: one line per compilation, the first included"
+expect_eq "$(lines torch-compile-drift-static-dynamo.txt "WON'T CONVERT forward ")" 1 "TORCH_LOGS=dynamo: the function left uncompiled"
 expect_eq "$(lines torch-compile-dynamic-logs.txt '[__recompiles] Recompiling function forward in')" 1 "automatic dynamic: one recompilation"
 expect_eq "$(lines torch-compile-dynamic.txt 'recompile_limit')" 0 "automatic dynamic: no limit"
 expect_eq "$(lines torch-compile-graph-break.txt 'Graph break from `Tensor.item()`, consider setting:')" 1 "graph break warned about by default"

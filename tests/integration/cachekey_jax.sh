@@ -112,4 +112,5 @@ cd "$SRC"
 job "$T/c2" JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none
 cp -R "$T/c2" "$T/c2copy"
 warm "a copy, with JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none" "$T/c2copy" JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none
+cold "the setting itself back to its default" "$T/c2copy"
 done_ok

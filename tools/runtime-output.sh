@@ -78,6 +78,7 @@ torch_compile_outputs() {
 # handed to the backend, so per compilation, the first one included.
 dynamo_outputs() {
 	v="torch $($TORCHPY -c 'import torch; print(torch.__version__)'), $(platform $TORCHPY), $(g++ --version | head -1)"
+	# shellcheck disable=SC2086
 	capture torch-compile-drift-static-dynamo.txt "$v" TORCH_LOGS=dynamo TORCHINDUCTOR_CACHE_DIR=$W/inductor-dynamo TRITON_CACHE_DIR=$W/triton-dynamo $TORCHPY examples/train_torch_compile.py --mode drift-static
 }
 

@@ -1,9 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages that building and testing xlaunch need, when
-# any is missing.  Uses sudo when not run as root.
+# any is missing.  Uses sudo when not run as root.  python3-dev: Inductor
+# (torch.compile on the CPU) builds each kernel module with g++ against
+# Python.h of the interpreter the torch venv was made from.
 set -e
 PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
-clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip
+clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-dev
 ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux"
 missing=""
 for p in $PKGS; do

@@ -4,16 +4,21 @@
 #   tools/venv.sh tpu    -> build/venv-tpu    jax[tpu]: jax, jaxlib and libtpu (probe and bundle tests)
 #   tools/venv.sh pjrt   -> build/venv-pjrt   an XLA CPU PJRT plugin (lammps-jax-pjrt-cpu, without
 #                                             its jax requirement): a real plugin the probe can run
+#   tools/venv.sh torch  -> build/venv-torch  torch and torch_xla (the PyTorch/XLA and torch.compile
+#                                             jobs); the Linux wheels bring the CUDA libraries along
+#                                             (about 4 GB to download; see tests/bench/TORCH-NOTES.md)
 # Prints the venv's directory on success; exits 77 with a reason when PyPI
 # cannot be reached, so tests can say they were skipped and why.
 set -e
 PYTHON=${PYTHON:-python3}
 JAX_VERSION=0.10.2
+TORCH_VERSION=2.9.0
 case "$1" in
 demo) dir=.venv; pkgs="jax==$JAX_VERSION jaxlib==$JAX_VERSION" ;;
 tpu) dir=build/venv-tpu; pkgs="jax[tpu]==$JAX_VERSION" ;;
 pjrt) dir=build/venv-pjrt; pkgs="--no-deps lammps-jax-pjrt-cpu==0.11.2" ;;
-*) echo "usage: tools/venv.sh demo|tpu|pjrt" >&2; exit 64 ;;
+torch) dir=build/venv-torch; pkgs="torch==$TORCH_VERSION torch_xla==$TORCH_VERSION" ;;
+*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch" >&2; exit 64 ;;
 esac
 stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__' | tr -d '-' )"
 if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then

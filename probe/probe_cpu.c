@@ -238,8 +238,8 @@ static void *worker(void *p)
 		 * they sit on its memory node */
 		for (size_t i = j->lo; i < j->hi; i++) {
 			j->a[i] = NAN;
-			j->b[i] = (double)(i % 1000) * 0.25;
-			j->c[i] = (double)(i % 37) - 18.0;
+			j->b[i] = (double)(i & 1023) * 0.25;
+			j->c[i] = (double)(i & 63) - 31.0;
 		}
 		break;
 	case JOB_TRIAD:
@@ -248,7 +248,7 @@ static void *worker(void *p)
 	case JOB_CHECK:
 		j->bad = SIZE_MAX;
 		for (size_t i = j->lo; i < j->hi; i++) {
-			double want = (double)(i % 1000) * 0.25 + j->s * ((double)(i % 37) - 18.0);
+			double want = (double)(i & 1023) * 0.25 + j->s * ((double)(i & 63) - 31.0);
 
 			if (!(fabs(j->a[i] - want) <= 1e-12 * fabs(want))) {
 				j->bad = i;

@@ -10,29 +10,8 @@ CC=${CC:-cc}
 command -v "$CC" >/dev/null || skip "no C compiler ($CC) to build the reference triad"
 $CC -O2 -pthread -o "$T/triad_ref" "$SRC/tests/bench/triad_ref.c" || fail "cannot build the reference triad"
 
-# the last-level cache as sysfs describes it: the highest data or unified
-# level, each instance (shared_cpu_list) once, over the CPUs we may use
-llc=$(python3 - <<'PY'
-import glob, os
-cpus = os.sched_getaffinity(0)
-best, seen = 0, {}
-for d in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*"):
-    cpu = int(d.split("/")[5][3:])
-    if cpu not in cpus:
-        continue
-    rd = lambda n: open(os.path.join(d, n)).read().strip() if os.path.exists(os.path.join(d, n)) else ""
-    if rd("type") == "Instruction" or not rd("level") or not rd("size"):
-        continue
-    lv, size = int(rd("level")), rd("size")
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1], 1)
-    b = int(size.rstrip("KMG")) * mult
-    if lv > best:
-        best, seen = lv, {}
-    if lv == best:
-        seen[rd("shared_cpu_list") or str(cpu)] = b
-print(sum(seen.values()))
-PY
-)
+# the last-level cache as sysfs describes it, read on our own
+llc=$(python3 "$SRC/tests/integration/host_llc.py")
 [ "$llc" -gt 0 ] || skip "sysfs describes no cache on this machine"
 
 round=0

@@ -79,6 +79,8 @@ static void device_label(struct xl_buf *b, const json_t *d, size_t count)
 	if (json_is_integer(mem) && json_integer_value(mem) > 0)
 		snprintf(tail, sizeof(tail), " (%s)",
 			 xl_fmt_bytes((uint64_t)json_integer_value(mem), mb, sizeof(mb)));
+	else if (json_object_get(d, "memory_unknown"))
+		snprintf(tail, sizeof(tail), " (memory unknown)");
 	if (!kind)
 		kind = "?";
 	room = DEV_COL > strlen(head) + strlen(tail) ? DEV_COL - strlen(head) - strlen(tail) : 4;

@@ -468,8 +468,9 @@ static bool dev_run(struct cl *c, struct xl_probe_rep *r, struct cldev *d, doubl
 			goto out;
 		}
 	}
-	RUN_CHECK(c->EnqueueUnmapMemObject(d->q, d->mc, hc, 0, NULL, NULL),
-		  "clEnqueueUnmapMemObject");
+	e = c->EnqueueUnmapMemObject(d->q, d->mc, hc, 0, NULL, NULL);
+	hc = NULL;
+	RUN_CHECK(e, "clEnqueueUnmapMemObject");
 	RUN_CHECK(c->Finish(d->q), "clFinish");
 	for (cl_uint i = 0; i < m; i += 17)
 		for (cl_uint j = 0; j < m; j += 13) {
@@ -483,7 +484,6 @@ static bool dev_run(struct cl *c, struct xl_probe_rep *r, struct cldev *d, doubl
 				goto out;
 			}
 		}
-	hc = NULL;
 
 	/* as many triad runs as the budget holds, by the first run's time */
 	runs = first > 0 ? (int)(budget / first) : MIN_RUNS;

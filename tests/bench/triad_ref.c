@@ -32,10 +32,12 @@ static void *thread(void *p)
 {
 	int id = (int)(long)p;
 	size_t lo = n * (size_t)id / (size_t)nthreads, hi = n * (size_t)(id + 1) / (size_t)nthreads;
+	double *restrict x = a;
+	const double *restrict y = b, *restrict z = c;
 
 	/* first touch by the thread that will use the pages */
 	for (size_t i = lo; i < hi; i++) {
-		a[i] = 0.0;
+		x[i] = 0.0;
 		b[i] = 1.0 + (double)(i & 1023);
 		c[i] = 2.0 - (double)(i & 511);
 	}
@@ -46,7 +48,7 @@ static void *thread(void *p)
 		if (id == 0)
 			t0 = now();
 		for (size_t i = lo; i < hi; i++)
-			a[i] = b[i] + 3.0 * c[i];
+			x[i] = y[i] + 3.0 * z[i];
 		pthread_barrier_wait(&bar);
 		if (id == 0)
 			times[k] = now() - t0;

@@ -74,7 +74,7 @@ static int teardown(void **state)
 static void two_sockets(void)
 {
 	for (int cpu = 0; cpu < 4; cpu++) {
-		char own[8];
+		char own[16];
 
 		snprintf(own, sizeof(own), "%d", cpu);
 		put_cache(cpu, 0, "1", "Data", "48K", own);

@@ -20,7 +20,7 @@
 
 #define SGEMM_N 256
 #define MAX_THREADS 256
-#define MIN_PASSES 3        /* timed triad passes, at least... */
+#define MIN_PASSES 3        /* timed triad passes, at least (time allowing)... */
 #define MAX_PASSES 20       /* ...and at most */
 #define MEASURE_S 0.5       /* seconds the timed passes may take, at most */
 #define MIB (1024ull * 1024)
@@ -468,6 +468,10 @@ void xl_probe_cpu(struct xl_probe_rep *r, const char *arg)
 			best = t;
 		passes++;
 		if (passes >= MIN_PASSES && xl_mono() - t0 > budget)
+			break;
+		/* a slow host (or one under a memory checker): no pass that
+		 * would take more than half of the time left */
+		if (t > 0 && 2 * t > xl_probe_time_left(r))
 			break;
 	}
 	if (best > 0)

@@ -491,6 +491,11 @@ static bool dev_run(struct cl *c, struct xl_probe_rep *r, struct cldev *d, doubl
 		runs = MIN_RUNS;
 	if (runs > MAX_RUNS)
 		runs = MAX_RUNS;
+	/* a slow device: no more runs than half of the time left holds */
+	if (first > 0 && runs * first > xl_probe_time_left(r) / 2)
+		runs = (int)(xl_probe_time_left(r) / 2 / first);
+	if (runs < 1)
+		runs = 1;
 	if (!timed_runs(c, r, d, d->ktriad, 1, &gt, runs, &best, &wall))
 		goto out;
 	d->gbs = round(3.0 * n * sizeof(float) / best / 1e7) / 100;

@@ -626,6 +626,11 @@ void xl_probe_pjrt(struct xl_probe_rep *r, const char *path)
 					execs = MIN_EXECS;
 				if (execs > MAX_EXECS)
 					execs = MAX_EXECS;
+				/* a slow device: no more than half of the time left */
+				if (per > 0 && execs * per > xl_probe_time_left(r) / 2)
+					execs = (int)(xl_probe_time_left(r) / 2 / per);
+				if (execs < 1)
+					execs = 1;
 				PJ_CHECK(timed_batch(api, exec, ba, bb, execs, &t),
 					 "PJRT_LoadedExecutable_Execute");
 				used += t;

@@ -41,24 +41,86 @@ static void print_figures(struct xl_buf *b, const json_t *o)
 		xl_buf_adds(b, "-");
 }
 
-static void print_devices(struct xl_buf *b, const json_t *o)
-{
-	json_t *devs = json_object_get(o, "devices");
-	size_t n = json_array_size(devs);
-	const char *kind;
-	json_t *mem;
-	char mb[32];
+#define DEV_COL 44
 
-	if (!n) {
-		xl_buf_adds(b, "-");
-		return;
-	}
-	kind = json_string_value(json_object_get(json_array_get(devs, 0), "kind"));
-	mem = json_object_get(json_array_get(devs, 0), "memory_bytes");
-	xl_buf_addf(b, "%zu x %.40s", n, kind ? kind : "?");
+/* "[N x ][type: ]kind (memory)" in at most DEV_COL columns: the kind is
+ * shortened, never the count or the memory. */
+static void device_label(struct xl_buf *b, const json_t *d, size_t count)
+{
+	const char *kind = json_string_value(json_object_get(d, "kind"));
+	const char *type = json_string_value(json_object_get(d, "type"));
+	json_t *mem = json_object_get(d, "memory_bytes");
+	char mb[32], head[64] = "", tail[48] = "";
+	size_t room;
+
+	if (count > 1)
+		snprintf(head, sizeof(head), "%zu x ", count);
+	if (type)
+		snprintf(head + strlen(head), sizeof(head) - strlen(head), "%.12s: ", type);
 	if (json_is_integer(mem) && json_integer_value(mem) > 0)
-		xl_buf_addf(b, " (%s)",
-			    xl_fmt_bytes((uint64_t)json_integer_value(mem), mb, sizeof(mb)));
+		snprintf(tail, sizeof(tail), " (%s)",
+			 xl_fmt_bytes((uint64_t)json_integer_value(mem), mb, sizeof(mb)));
+	else if (json_object_get(d, "memory_unknown"))
+		snprintf(tail, sizeof(tail), " (memory unknown)");
+	if (!kind)
+		kind = "?";
+	room = DEV_COL > strlen(head) + strlen(tail) ? DEV_COL - strlen(head) - strlen(tail) : 4;
+	if (strlen(kind) > room && room > 3)
+		xl_buf_addf(b, "%s%.*s...%s", head, (int)(room - 3), kind, tail);
+	else
+		xl_buf_addf(b, "%s%s%s", head, kind, tail);
+}
+
+static bool same_device(const json_t *a, const json_t *b)
+{
+	return json_equal(json_object_get(a, "kind"), json_object_get(b, "kind")) &&
+	       json_equal(json_object_get(a, "memory_bytes"), json_object_get(b, "memory_bytes"));
+}
+
+/* The DEVICES and MEASURED columns of a backend, one line each.  A backend
+ * that measures its devices one by one gets a line per device with that
+ * device's figures; otherwise equal devices share a line ("4 x cpu") and the
+ * backend's figures stand on the first. */
+static void device_lines(const json_t *o, struct xl_strv *devs, struct xl_strv *figs)
+{
+	json_t *arr = json_object_get(o, "devices"), *d;
+	bool own = false;
+	size_t i, n = json_array_size(arr);
+
+	json_array_foreach(arr, i, d)
+		if (json_object_get(d, "bandwidth_gbs") || json_object_get(d, "stage"))
+			own = true;
+	for (i = 0; i < n; i++) {
+		struct xl_buf dv = XL_BUF_INIT, fg = XL_BUF_INIT;
+		size_t count = 1;
+
+		d = json_array_get(arr, i);
+		if (own) {
+			print_figures(&fg, d);
+		} else {
+			bool done = false;
+
+			for (size_t k = 0; k < i && !done; k++)
+				done = same_device(json_array_get(arr, k), d);
+			if (done)
+				continue;
+			for (size_t k = i + 1; k < n; k++)
+				count += same_device(json_array_get(arr, k), d);
+			if (!devs->n)
+				print_figures(&fg, o);
+		}
+		device_label(&dv, d, count);
+		xl_strv_push_owned(devs, xl_buf_detach(&dv));
+		xl_strv_push_owned(figs, xl_buf_detach(&fg));
+		xl_buf_release(&fg);
+	}
+	if (!devs->n) {
+		struct xl_buf fg = XL_BUF_INIT;
+
+		print_figures(&fg, o);
+		xl_strv_push(devs, "-");
+		xl_strv_push_owned(figs, xl_buf_detach(&fg));
+	}
 }
 
 static void print_table(const json_t *doc)
@@ -74,27 +136,29 @@ static void print_table(const json_t *doc)
 	}
 	if (w > 40)
 		w = 40;
-	printf("%-*s  %-9s  %-11s  %-44s  %-26s  %s\n", (int)w, "BACKEND", "STATE", "STAGE",
-	       "DEVICES", "MEASURED", "TIME");
+	printf("%-*s  %-9s  %-11s  %-*s  %-26s  %s\n", (int)w, "BACKEND", "STATE", "STAGE",
+	       DEV_COL, "DEVICES", "MEASURED", "TIME");
 	json_array_foreach(arr, i, o) {
-		struct xl_buf dv = XL_BUF_INIT, fg = XL_BUF_INIT;
+		struct xl_strv dv = XL_STRV_INIT, fg = XL_STRV_INIT;
 		const char *err = json_string_value(json_object_get(o, "error"));
 		const char *ver = json_string_value(json_object_get(o, "version"));
 
-		print_devices(&dv, o);
-		print_figures(&fg, o);
-		printf("%-*.*s  %-9s  %-11s  %-44s  %-26s  %.2fs\n", (int)w, (int)w,
+		device_lines(o, &dv, &fg);
+		printf("%-*.*s  %-9s  %-11s  %-*s  %-26s  %.2fs\n", (int)w, (int)w,
 		       json_string_value(json_object_get(o, "name")),
 		       json_string_value(json_object_get(o, "state")),
 		       json_string_value(json_object_get(o, "stage")),
-		       xl_buf_str(&dv), xl_buf_str(&fg),
+		       DEV_COL, dv.v[0], fg.v[0],
 		       json_number_value(json_object_get(o, "elapsed_s")));
+		for (size_t k = 1; k < dv.n; k++)
+			printf("%-*s  %-9s  %-11s  %-*s  %s\n", (int)w, "", "", "", DEV_COL, dv.v[k],
+			       fg.v[k]);
 		if (ver && xl_verbosity >= 0)
 			printf("%*s  version: %s\n", (int)w, "", ver);
 		if (err)
 			printf("%*s  %s\n", (int)w, "", err);
-		xl_buf_release(&dv);
-		xl_buf_release(&fg);
+		xl_strv_release(&dv);
+		xl_strv_release(&fg);
 	}
 }
 

@@ -171,6 +171,13 @@ struct xpj_desc_kind_args {
 	const char *kind;        /* out */
 	size_t kind_size;        /* out */
 };
+struct xpj_desc_attributes_args {
+	size_t struct_size;
+	void *ext;
+	xpj_devdesc *desc;
+	size_t num_attributes;                    /* out */
+	const struct xpj_named_value *attributes; /* out, owned by the device */
+};
 struct xpj_memory_stats_args {
 	size_t struct_size;
 	void *ext;
@@ -285,7 +292,7 @@ struct xpj_api {
 
 	void *desc_id;
 	void *desc_process_index;
-	void *desc_attributes;
+	xpj_error *(*desc_attributes)(struct xpj_desc_attributes_args *);
 	xpj_error *(*desc_kind)(struct xpj_desc_kind_args *);
 	void *desc_debug_string;
 	void *desc_to_string;

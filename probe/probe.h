@@ -9,6 +9,7 @@
 #include "common/common.h"
 
 #include <jansson.h>
+#include <sched.h>
 
 /*
  * Every backend climbs the same ladder; the stage is the last rung reached.
@@ -77,6 +78,8 @@ struct xl_probe_rep {
 	enum xl_probe_stage stage; /* last stage reached */
 	json_t *doc;               /* version, devices, bandwidth_gbs, gflops,
 				    * error, details; owned */
+	double deadline;           /* xl_mono() time of the wall-clock limit;
+				    * 0: none (run in process) */
 };
 typedef void xl_probe_backend_fn(struct xl_probe_rep *r, const char *arg);
 
@@ -89,6 +92,9 @@ void xl_probe_error(struct xl_probe_rep *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Writes s and a newline to the report pipe fd, whole (retries on EINTR). */
 void xl_probe_send_line(int fd, const char *s);
+/* Seconds left before r->deadline (XL_PROBE_DEFAULT_TIMEOUT when there is
+ * none): what a backend may spend on its figures. */
+double xl_probe_time_left(const struct xl_probe_rep *r);
 
 /* The backends.  arg is the plugin path for pjrt, else NULL. */
 void xl_probe_cpu(struct xl_probe_rep *r, const char *arg);
@@ -108,6 +114,33 @@ json_t *xl_probe_isolated(const char *name, xl_probe_backend_fn *fn, const char 
 			  double timeout_s,
 			  void (*on_stage)(const char *name, enum xl_probe_stage st, void *u),
 			  void *u);
+
+/* ---- sizing a bandwidth figure (probe/probe_cpu.c) ------------------------ */
+
+/* The host's last-level cache, as a memory bandwidth must step over it. */
+struct xl_host_cache {
+	uint64_t llc_bytes;        /* every instance the CPUs asked about reach;
+				    * 0: unknown */
+	uint64_t instance_bytes;   /* one instance */
+	int level;                 /* 3 for an L3; 0: unknown */
+	int instances;
+	const char *source;        /* "sysfs", "sysconf" or "unknown" (static) */
+};
+/* Reads root/cpuN/cache/indexM/{level,type,size,shared_cpu_list} (root NULL:
+ * /sys/devices/system/cpu, with sysconf's _SC_LEVELn_CACHE_SIZE as the
+ * fallback) for the CPUs in only (NULL: every cpuN under root): the highest
+ * data or unified level, each instance counted once. */
+void xl_host_cache_read(const char *root, const cpu_set_t *only, struct xl_host_cache *c);
+/* The working set, in bytes, of a memory bandwidth figure on this host:
+ * four times the last-level cache (STREAM's rule), at least 64 MiB, 1 GiB
+ * when the cache is unknown, at most a quarter of avail_bytes (0: no cap).
+ * *rule (static text) says which of these decided. */
+uint64_t xl_host_working_set(const struct xl_host_cache *c, uint64_t avail_bytes,
+			     const char **rule);
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+uint64_t xl_host_mem_available(void);
+/* The CPUs this process may run on, and their number (at least 1). */
+int xl_host_cpus(cpu_set_t *set);
 
 /* ---- small pieces the bundle check uses -------------------------------- */
 

@@ -45,6 +45,7 @@ void xl_probe_rep_init(struct xl_probe_rep *r, int fd)
 	r->fd = fd;
 	r->stage = XL_STAGE_ABSENT;
 	r->doc = json_object();
+	r->deadline = 0;
 }
 
 void xl_probe_rep_release(struct xl_probe_rep *r)

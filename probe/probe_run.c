@@ -82,7 +82,18 @@ bool xl_probe_parse_backends(struct xl_probe_opts *o, const char *list, char **e
 	return ok;
 }
 
-static void child_main(int fd, int outfd, xl_probe_backend_fn *fn, const char *arg)
+double xl_probe_time_left(const struct xl_probe_rep *r)
+{
+	double left;
+
+	if (r->deadline <= 0)
+		return XL_PROBE_DEFAULT_TIMEOUT;
+	left = r->deadline - xl_mono();
+	return left > 0 ? left : 0;
+}
+
+static void child_main(int fd, int outfd, xl_probe_backend_fn *fn, const char *arg,
+		       double deadline)
 {
 	struct xl_probe_rep r;
 	json_t *msg;
@@ -107,6 +118,7 @@ static void child_main(int fd, int outfd, xl_probe_backend_fn *fn, const char *a
 	signal(SIGFPE, SIG_DFL);
 	signal(SIGABRT, SIG_DFL);
 	xl_probe_rep_init(&r, fd);
+	r.deadline = deadline;
 	fn(&r, arg);
 	msg = json_pack("{s:s, s:O}", "stage", xl_probe_stage_name(r.stage), "result", r.doc);
 	s = msg ? json_dumps(msg, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
@@ -294,7 +306,7 @@ json_t *xl_probe_isolated(const char *name, xl_probe_backend_fn *fn, const char 
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		child_main(pfd[1], out ? fileno(out) : -1, fn, arg);
+		child_main(pfd[1], out ? fileno(out) : -1, fn, arg, deadline);
 	}
 	setpgid(pid, pid); /* also done by the child: whichever runs first */
 	close(pfd[1]);

@@ -4,6 +4,11 @@
  *   -DFAKE_HANG_CREATE    PJRT_Client_Create never returns
  *   -DFAKE_FAIL_COMPILE   everything up to compile works; compile fails
  *   -DFAKE_API_MAJOR=N    announces PJRT C API major version N
+ *   -DFAKE_REFUSE_OPTIONS PJRT_Client_Create refuses the option
+ *                         memory_fraction, as a plugin older than it would
+ *                         (build it with "gpu" in the file name: the probe
+ *                         gives allocator options to GPU plugins only)
+ * Compilation always fails: nothing here runs a kernel.
  */
 #include "probe/pjrt_abi.h"
 
@@ -17,6 +22,7 @@
 
 struct xpj_error { const char *msg; };
 static struct xpj_error compile_error = { "fake_pjrt: compilation refused (injected fault)" };
+static struct xpj_error option_error = { "fake_pjrt: unknown option memory_fraction (injected fault)" };
 static int the_device, the_client, the_desc;
 
 static void error_destroy(struct xpj_error_destroy_args *a) { (void)a; }
@@ -31,6 +37,12 @@ static xpj_error *client_create(struct xpj_client_create_args *a)
 #ifdef FAKE_HANG_CREATE
 	for (;;)
 		pause();
+#endif
+#ifdef FAKE_REFUSE_OPTIONS
+	for (size_t i = 0; i < a->num_options; i++)
+		if (a->options[i].name_size == strlen("memory_fraction") &&
+		    memcmp(a->options[i].name, "memory_fraction", a->options[i].name_size) == 0)
+			return &option_error;
 #endif
 	a->client = (xpj_client *)&the_client;
 	return NULL;

@@ -77,6 +77,16 @@ expect_rc 69 "pjrt compile failure"
 expect_eq "$(field 'b["state"]+"/"+b["stage"]')" "installed/devices" "compile failure stops at devices"
 expect_out "PJRT_Client_Compile: fake_pjrt: compilation refused" "plugin's own message"
 expect_eq "$(field 'b["devices"][0]["memory_bytes"]')" "1073741824" "memory from PJRT_Device_MemoryStats"
+expect_eq "$(field 'b["devices"][0]["memory_source"]')" "PJRT_Device_MemoryStats bytes_limit" "memory source named"
+
+# a GPU plugin older than the allocator options the probe gives: the client
+# is made again with the platform allocator, and the refusal is kept
+build_pjrt gpu_options FAKE_REFUSE_OPTIONS
+XLAUNCH_DATADIR="$SRC" run "$XL" probe --backend "pjrt:$T/fake_pjrt_gpu_options.so" --json --no-record
+expect_rc 69 "pjrt options refused, then compile failure"
+expect_eq "$(field 'b["state"]+"/"+b["stage"]')" "installed/devices" "client made the second time"
+expect_eq "$(field 'b["details"]["allocator"]')" "platform" "platform allocator after the refusal"
+expect_eq "$(field 'b["details"]["client_options_refused"]')" "fake_pjrt: unknown option memory_fraction (injected fault)" "refusal recorded"
 
 run "$XL" probe --backend "pjrt:$T/fake_pjrt_major.so" --json --no-record
 expect_rc 69 "unsupported API major"

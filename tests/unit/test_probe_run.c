@@ -210,6 +210,19 @@ static void test_cpu_in_process(void **state)
 	v = json_object_get(json_object_get(r.doc, "details"), "cores");
 	assert_true(json_integer_value(v) >= 1);
 	assert_int_equal(json_array_size(json_object_get(r.doc, "devices")), 1);
+	/* a memory bandwidth: four times the last-level cache, or a quarter
+	 * of the available memory when that is less */
+	{
+		json_t *d = json_object_get(r.doc, "details");
+		json_int_t ws = json_integer_value(json_object_get(d, "working_set_bytes"));
+		json_int_t llc = json_integer_value(json_object_get(d, "llc_bytes"));
+
+		assert_true(llc > 0);
+		assert_true(ws >= 4 * llc ||
+			    strstr(sget(d, "working_set_rule"), "available memory") != NULL);
+		assert_true(json_integer_value(json_object_get(d, "threads")) >= 1);
+		assert_true(json_integer_value(json_object_get(d, "triad_passes")) >= 3);
+	}
 	xl_probe_rep_release(&r);
 }
 

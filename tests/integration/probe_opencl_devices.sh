@@ -1,0 +1,45 @@
+# probe_opencl_devices.sh - every OpenCL device is reported on its own.  PoCL
+# with two of its device drivers (POCL_DEVICES="basic pthread": a one-thread
+# and a multi-threaded CPU device) gives two devices, each with its own kind,
+# memory, stage and figures, timed by its profiling events over a working
+# set of at least four times the host's last-level cache; the backend's
+# figures are those of the device it names; the table shows one line per
+# device, each with that device's figures.
+. "$(dirname "$0")/lib.sh"
+[ -e /etc/OpenCL/vendors/pocl.icd ] || skip "PoCL is not installed (tools/deps.sh installs it)"
+llc=$(python3 "$SRC/tests/integration/host_llc.py")
+export POCL_DEVICES="basic pthread"
+
+run "$XL" probe --backend opencl --json --no-record
+expect_rc 0 "two PoCL devices alive"
+python3 - "$T/out" "$llc" <<'PY' || fail "per-device probe document"
+import json, os, sys
+b = json.load(open(sys.argv[1]))["backends"][0]
+llc = int(sys.argv[2])
+assert b["name"] == "opencl" and b["state"] == "alive" and b["stage"] == "verified", b
+devs = b["devices"]
+assert len(devs) == 2, devs
+assert [x["kind"].split("-")[0] for x in devs] == ["basic", "pthread"], [x["kind"] for x in devs]
+assert devs[0]["compute_units"] == 1, devs[0]
+for x in devs:
+    assert x["stage"] == "verified" and "error" not in x, x
+    assert x["type"] == "cpu" and x["memory_bytes"] > 0, x
+    assert x["bandwidth_gbs"] > 0 and x["gflops"] > 0, x
+    assert x["timing"] == "device events", x
+    assert x["triad_runs"] >= 3, x
+    if llc:
+        assert x["working_set_bytes"] >= 4 * llc, (x["working_set_bytes"], llc)
+m = b["details"]["measured_device"]
+assert b["details"]["device_count"] == 2
+assert (b["bandwidth_gbs"], b["gflops"]) == (devs[m]["bandwidth_gbs"], devs[m]["gflops"]), b
+PY
+ok "each device with its own stage, working set and figures"
+
+run "$XL" probe --backend opencl --no-record
+expect_rc 0 "table"
+[ "$(grep -c 'cpu: basic-.*GB/s, .*GFLOP/s' "$T/out")" -eq 1 ] || { cat "$T/out"; fail "no line of its own for the basic device"; }
+[ "$(grep -c 'cpu: pthread-.*GB/s, .*GFLOP/s' "$T/out")" -eq 1 ] || { cat "$T/out"; fail "no line of its own for the pthread device"; }
+[ "$(grep -c '^opencl ' "$T/out")" -eq 1 ] || fail "one backend line for opencl"
+grep -q ' x .*skylake\| x pthread\| x basic' "$T/out" && fail "two devices shown as one"
+ok "one line per device"
+done_ok

@@ -258,6 +258,8 @@ static int lint_opt(int c, const char *arg, void *st)
 }
 
 static const char *const sev_names[] = { "note", "warning", "error" };
+/* enum xl_xla_verdict */
+static const char *const verdict_names[] = { "accepts", "parse-fails", "unknown-flags", "no-file" };
 
 /* Index of the first word of STRING: the first word that is not one of
  * lint's own or the common options (or the word after "--"). */
@@ -322,15 +324,29 @@ static int flags_lint(struct xl_ctx *ctx, int argc, char **argv)
 		for (size_t i = 0; i < l.n; i++) {
 			const struct xl_lint_report *r = &l.v[i];
 
-			json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:o}",
+			json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:o,s:b}",
 				"severity", sev_names[r->sev], "code", r->code, "token", r->token,
 				"offset", (json_int_t)r->offset, "column", (json_int_t)r->offset + 1,
 				"message", r->message,
-				"suggestion", r->suggestion ? json_string(r->suggestion) : json_null()));
+				"suggestion", r->suggestion ? json_string(r->suggestion) : json_null(),
+				"aborts", r->aborts);
+
+			if (r->file) {
+				json_object_set_new(o, "file", json_string(r->file));
+				json_object_set_new(o, "line", json_integer(r->line));
+				json_object_set_new(o, "column", json_integer(r->col));
+			}
+			json_array_append_new(arr, o);
 		}
-		rc = dump_json(json_pack("{s:s,s:s,s:I,s:I,s:o}", "variable", lo.var,
-					 "value", xl_buf_str(&s), "errors", (json_int_t)l.errors,
-					 "warnings", (json_int_t)l.warnings, "reports", arr));
+		json_t *doc = json_pack("{s:s,s:s,s:I,s:I,s:o}", "variable", lo.var,
+					"value", xl_buf_str(&s), "errors", (json_int_t)l.errors,
+					"warnings", (json_int_t)l.warnings, "reports", arr);
+
+		if (l.judged)
+			json_object_set_new(doc, "xla", json_pack("{s:s,s:o}",
+				"verdict", verdict_names[l.verdict],
+				"detail", l.verdict_detail ? json_string(l.verdict_detail) : json_null()));
+		rc = dump_json(doc);
 	} else {
 		for (size_t i = 0; i < l.n; i++) {
 			const struct xl_lint_report *r = &l.v[i];
@@ -339,7 +355,10 @@ static int flags_lint(struct xl_ctx *ctx, int argc, char **argv)
 
 			if (xl_startswith(msg, lo.var) && msg[strlen(lo.var)] == ':')
 				msg += strlen(lo.var) + 2;
-			printf("%s:%zu: %s: %s", lo.var, r->offset + 1, sev_names[r->sev], msg);
+			if (r->file)
+				printf("%s:%u:%u: %s: %s", r->file, r->line, r->col, sev_names[r->sev], msg);
+			else
+				printf("%s:%zu: %s: %s", lo.var, r->offset + 1, sev_names[r->sev], msg);
 			if (r->suggestion)
 				printf("; %s", r->suggestion);
 			printf(" [%s]\n", r->code);

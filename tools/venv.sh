@@ -4,6 +4,8 @@
 #   tools/venv.sh tpu    -> build/venv-tpu    jax[tpu]: jax, jaxlib and libtpu (probe and bundle tests)
 #   tools/venv.sh pjrt   -> build/venv-pjrt   an XLA CPU PJRT plugin (lammps-jax-pjrt-cpu, without
 #                                             its jax requirement): a real plugin the probe can run
+#   tools/venv.sh ref    -> build/venv-ref    packaging, the reference the marker and PEP 440
+#                                             differential tests compare with
 # Prints the venv's directory on success; exits 77 with a reason when PyPI
 # cannot be reached, so tests can say they were skipped and why.
 set -e
@@ -13,7 +15,8 @@ case "$1" in
 demo) dir=.venv; pkgs="jax==$JAX_VERSION jaxlib==$JAX_VERSION" ;;
 tpu) dir=build/venv-tpu; pkgs="jax[tpu]==$JAX_VERSION" ;;
 pjrt) dir=build/venv-pjrt; pkgs="--no-deps lammps-jax-pjrt-cpu==0.11.2" ;;
-*) echo "usage: tools/venv.sh demo|tpu|pjrt" >&2; exit 64 ;;
+ref) dir=build/venv-ref; pkgs="packaging==26.3" ;;
+*) echo "usage: tools/venv.sh demo|tpu|pjrt|ref" >&2; exit 64 ;;
 esac
 stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__' | tr -d '-' )"
 if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then

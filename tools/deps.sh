@@ -3,7 +3,7 @@
 # any is missing.  Uses sudo when not run as root.
 set -e
 PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
-clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip
+clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-yaml
 ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux"
 missing=""
 for p in $PKGS; do

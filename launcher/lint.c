@@ -20,6 +20,7 @@ static void add(struct xl_lint *l, int sev, const char *code, const char *token,
 		l->v = xl_realloc(l->v, l->cap * sizeof(*l->v));
 	}
 	r = &l->v[l->n++];
+	memset(r, 0, sizeof(*r));
 	r->sev = sev;
 	r->code = code;
 	r->token = xl_strdup(token ? token : "");

@@ -186,7 +186,9 @@ char *xl_flagmap_format(const struct xl_flagmap *m)
 		xl_buf_addf(&b, "--%s", f->name);
 		if (!f->value)
 			continue;
-		if (needs_quotes(f->value)) {
+		/* XLA reads a quoted value only after a name of [-_A-Za-z0-9] */
+		if (needs_quotes(f->value) && !f->name[strspn(f->name,
+				"-_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")]) {
 			/* in double quotes XLA takes the byte after a backslash as is */
 			xl_buf_adds(&b, "=\"");
 			for (const char *v = f->value; *v; v++) {

@@ -27,11 +27,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (xl_flagmap_parse(&m, s, src, &err)) {
 		char *f = xl_flagmap_format(&m), *f2;
 
-		/* a value holding both a quote and whitespace cannot round-trip;
-		 * everything else must */
+		/* a value holding both a quote and whitespace cannot round-trip,
+		 * nor a backslash after a name XLA's quote rule does not apply to
+		 * (a byte outside [-_A-Za-z0-9]); everything else must */
 		if (xl_flagmap_parse(&m2, f, src, &err)) {
 			f2 = xl_flagmap_format(&m2);
-			if (strcmp(f, f2) != 0 && !strpbrk(s, "\"'"))
+			if (strcmp(f, f2) != 0 && !strpbrk(s, "\"'\\"))
 				abort();
 			free(f2);
 		}

@@ -31,6 +31,8 @@ enum xl_bool_parser {
 	XL_BP_INT,       /* integer switch (NCCL, CUDA): strtol, 0 or 1 */
 	XL_BP_PREALLOC,  /* jaxlib XLA_PYTHON_CLIENT_PREALLOCATE: false, False, 0 are false, all else true */
 	XL_BP_PYINT,     /* Python bool(int(v)): an integer, else raises */
+	XL_BP_ONE,       /* Python v == '1': exactly "1" is true, any other value false */
+	XL_BP_NONEMPTY,  /* set or not: any non-empty value is true, "0" and "false" included */
 };
 
 struct xl_family {

@@ -87,7 +87,7 @@ static void check_value(struct xl_lint *l, const char *var, const struct xl_flag
 		    misread ? xl_asprintf("%s: %s%s='%s' looks boolean but %s reads it differently",
 					  var, dash, d->name, value, xl_families[d->family].name)
 			    : xl_asprintf("%s: %s%s='%s' is not a boolean", var, dash, d->name, value),
-		    xl_asprintf("write %s or %s", t, f));
+		    xl_asprintf("write %s or %s", t, f ? f : "leave it unset"));
 		return;
 	}
 	if (d->type == XL_FT_ENUM) {

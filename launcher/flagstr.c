@@ -103,17 +103,43 @@ static struct xl_flag *find(const struct xl_flagmap *m, const char *name)
 	return NULL;
 }
 
+/* Removes the entries called name after f. */
+static void drop_after(struct xl_flagmap *m, struct xl_flag *f, const char *name)
+{
+	for (size_t i = (size_t)(f - m->v) + 1; i < m->n;) {
+		if (strcmp(m->v[i].name, name) != 0) {
+			i++;
+			continue;
+		}
+		free(m->v[i].name);
+		free(m->v[i].value);
+		memmove(&m->v[i], &m->v[i + 1], (m->n - i - 1) * sizeof(*m->v));
+		m->n--;
+	}
+}
+
 void xl_flagmap_set(struct xl_flagmap *m, const char *name, const char *value,
 		    struct xl_prov src)
 {
 	struct xl_flag *f = find(m, name);
 
 	if (f) {
+		/* a list built up from repeated tokens is replaced whole */
+		drop_after(m, f, f->name);
 		free(f->value);
 		f->value = value ? xl_strdup(value) : NULL;
 		f->src = src;
+		memset(&f->prev, 0, sizeof(f->prev));
 		return;
 	}
+	xl_flagmap_add(m, name, value, src);
+}
+
+void xl_flagmap_add(struct xl_flagmap *m, const char *name, const char *value,
+		    struct xl_prov src)
+{
+	struct xl_flag *f;
+
 	if (m->n == m->cap) {
 		m->cap = m->cap ? m->cap * 2 : 8;
 		m->v = xl_realloc(m->v, m->cap * sizeof(*m->v));
@@ -122,6 +148,7 @@ void xl_flagmap_set(struct xl_flagmap *m, const char *name, const char *value,
 	f->name = xl_strdup(name);
 	f->value = value ? xl_strdup(value) : NULL;
 	f->src = src;
+	memset(&f->prev, 0, sizeof(f->prev));
 }
 
 bool xl_flagmap_del(struct xl_flagmap *m, const char *name)
@@ -130,6 +157,7 @@ bool xl_flagmap_del(struct xl_flagmap *m, const char *name)
 
 	if (!f)
 		return false;
+	drop_after(m, f, f->name);
 	free(f->name);
 	free(f->value);
 	memmove(f, f + 1, (size_t)(&m->v[m->n] - (f + 1)) * sizeof(*f));

@@ -594,6 +594,17 @@ enum xl_xla_combine xl_xla_combine(const struct xl_flagdef *d, const char *value
 	return XL_XLA_REPLACE;
 }
 
+bool xl_xla_list_valued(const struct xl_flagdef *d)
+{
+	struct spec sp;
+
+	if (!d || !d->reader)
+		return false;
+	read_spec(d->reader, &sp);
+	return strcmp(sp.check, "append") == 0 || strcmp(sp.check, "int-ranges") == 0 ||
+	       strcmp(sp.check, "map") == 0 || strcmp(sp.check, "repeated-enum") == 0;
+}
+
 enum xl_xla_match xl_xla_match(const char *var, const char *word, const struct xl_flagdef **dp,
 			       const char **why)
 {

@@ -69,6 +69,9 @@ enum xl_xla_combine {
 };
 
 enum xl_xla_combine xl_xla_combine(const struct xl_flagdef *d, const char *value);
+/* Whether d holds a list, map or set that repeated tokens build up (so two
+ * settings of it combine instead of the last one winning). */
+bool xl_xla_list_valued(const struct xl_flagdef *d);
 
 /* The reader's verdict on a whole value of XLA_FLAGS. */
 enum xl_xla_verdict {

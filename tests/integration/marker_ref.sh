@@ -1,6 +1,8 @@
 #!/bin/sh
 # Requires-Dist markers against packaging, the library pip evaluates them
 # with: generated markers and environments, compared one for one.
+# make test runs 5000 cases (about a second); MARKER_CASES=N runs more (the
+# large run is in tests/bench/RESULTS.md, "Differential tests").
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 
 tool="$(dirname "$XL")/tests/test_marker_ref"

@@ -428,8 +428,7 @@ HAND = {
                                tags=["debug"]),
     "XLA_DUMP_POST_OPTIMIZATIONS": dict(
         d="Save the optimized HLO instead of the input (with XLA_SAVE_TENSORS_FMT=hlo)", tags=["debug"]),
-    "XLA_DYNAMO_DEBUG": dict(type="bool", parser="pyint",
-                             d="Print the torch.compile bridge's decisions (1; read with int())",
+    "XLA_DYNAMO_DEBUG": dict(d="1 prints the torch.compile bridge's decisions (read with int(), compared with 1)",
                              tags=["debug"]),
     "XLA_DYNAMO_INPUT_SHARDING_CHECK_THRESHOLD": dict(
         d="Calls the torch.compile bridge skips between checks of its inputs' shardings"),
@@ -490,8 +489,7 @@ HAND = {
     "XLA_USE_BF16": dict(
         d="Keep float32 tensors as bfloat16 on the device (deprecated; Pallas kernels see it only as exactly 1)",
         tags=["perf-risk", "deprecated"]),
-    "XLA_USE_DUMMY_STORE": dict(type="bool", parser="pyint",
-                                d="With TORCH_DIST_INIT_BARRIER=0, give rendezvous a dummy store instead of a TCP store (1)"),
+    "XLA_USE_DUMMY_STORE": dict(d="1, with TORCH_DIST_INIT_BARRIER=0, gives rendezvous a dummy store instead of a TCP store (compared with 1)"),
     "XLA_USE_EAGER_DEBUG_MODE": dict(
         type="bool", parser="one", default="0",
         d="Run every op eagerly, compiling op by op (exactly 1; true is off)", tags=["debug", "perf-risk"]),

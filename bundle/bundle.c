@@ -625,7 +625,9 @@ static json_t *pkgs2(const struct xl_dist *a, const struct xl_dist *b, const cha
 
 static bool dist_matches(const struct xl_dist *d, const struct xl_specset *ss)
 {
-	return d->version_ok && xl_specset_contains(ss, &d->v, d->version);
+	/* pip check holds the parsed version against the specifier: '==='
+	 * compares its normalized text (str(Version)), not the raw one */
+	return d->version_ok && xl_specset_contains(ss, &d->v, NULL);
 }
 
 /* One requirement of d, applicable under extra (NULL none). */

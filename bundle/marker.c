@@ -7,9 +7,16 @@
  *   value   = variable | 'string' | "string"
  *   op      = "<=" | "<" | "!=" | "===" | "==" | ">=" | ">" | "~=" | "in" | "not in"
  *
- * A comparison whose right side makes a valid version specifier with the
- * operator is a PEP 440 comparison (pre-releases admitted, an unparsable
- * left side is false); otherwise it compares strings.  `extra` values are
+ * Evaluation follows packaging 26.3 (markers.py _evaluate_markers,
+ * _eval_op), which pip uses: the variable of a comparison is its left side
+ * when that is a variable, else its right side (a variable on the right of
+ * a variable stands for its own name).  For python_version,
+ * python_full_version, implementation_version and platform_release, when
+ * OP followed by the right side is a valid specifier, the left side must
+ * be contained in it (pre-releases admitted; an unparsable left side is
+ * false).  Otherwise strings are compared: 'in' and 'not in' as
+ * substrings, == and != as equality, <= and >= as equality too, < and >
+ * are false, and ~= and === are undefined (an error).  `extra` values are
  * compared as normalized names.
  */
 #include "bundle/bundle.h"
@@ -35,7 +42,9 @@ static const char *const op_text[] = {
 	[MO_GE] = ">=", [MO_GT] = ">", [MO_COMPAT] = "~=", [MO_IN] = "in", [MO_NOTIN] = "not in",
 };
 
-/* Variable names, with the legacy dotted spellings mapped to the new ones. */
+/* Variable names as packaging 26.3 reads them (_tokenizer.py VARIABLE,
+ * _parser.py process_env_var): the dotted spellings are the underscored
+ * ones, python_implementation is platform_python_implementation. */
 static const struct { const char *name, *canon; } vars[] = {
 	{ "python_version", "python_version" },
 	{ "python_full_version", "python_full_version" },
@@ -266,10 +275,14 @@ int xl_marker_parse(const char *s, size_t len, struct xl_marker **out, char **er
 	return 0;
 }
 
+/* The environment's value of var, or NULL when the environment has none
+ * (the dotted spellings). */
 static const char *env_value(const struct xl_marker_env *env, const char *var, const char *extra)
 {
 	const char *v = NULL;
 
+	if (strchr(var, '.'))
+		return NULL;
 	if (strcmp(var, "extra") == 0)
 		v = extra;
 	else if (strcmp(var, "python_version") == 0)
@@ -297,19 +310,52 @@ static const char *env_value(const struct xl_marker_env *env, const char *var, c
 	return v ? v : "";
 }
 
+static bool version_key(const char *key)
+{
+	return strcmp(key, "python_version") == 0 || strcmp(key, "python_full_version") == 0 ||
+	       strcmp(key, "implementation_version") == 0 || strcmp(key, "platform_release") == 0;
+}
+
 static int eval_cmp(const struct xl_marker *m, const struct xl_marker_env *env, const char *extra,
 		    char **err)
 {
-	const char *l = m->lvar ? env_value(env, m->lhs, extra) : m->lhs;
-	const char *r = m->rvar ? env_value(env, m->rhs, extra) : m->rhs;
+	const char *key, *l, *r;
 	char *ln = NULL, *rn = NULL;
 	int res = -1;
 
-	if ((m->lvar && strcmp(m->lhs, "extra") == 0) || (m->rvar && strcmp(m->rhs, "extra") == 0)) {
+	if (m->lvar) {
+		key = m->lhs;
+		l = env_value(env, m->lhs, extra);
+		r = m->rhs;                 /* a variable here stands for its name */
+		if (!l) {
+			*err = xl_asprintf("undefined marker variable '%s'", m->lhs);
+			return -1;
+		}
+	} else if (m->rvar) {
+		key = m->rhs;
+		l = m->lhs;
+		r = env_value(env, m->rhs, extra);
+		if (!r) {
+			*err = xl_asprintf("undefined marker variable '%s'", m->rhs);
+			return -1;
+		}
+	} else {
+		*err = xl_asprintf("'%s' %s '%s' compares no variable", m->lhs, op_text[m->op], m->rhs);
+		return -1;
+	}
+	if (strcmp(key, "extra") == 0) {
 		l = ln = xl_pkg_key(l);
 		r = rn = xl_pkg_key(r);
+	} else if (strcmp(key, "python_full_version") == 0) {
+		/* _repair_python_full_version: an untagged build's "3.11.7+"
+		 * is read as "3.11.7+local" */
+		const char **side = m->lvar ? &l : &r;
+		size_t n = strlen(*side);
+
+		if (n && (*side)[n - 1] == '+')
+			*side = (m->lvar ? (ln = xl_asprintf("%slocal", *side)) : (rn = xl_asprintf("%slocal", *side)));
 	}
-	if (m->op != MO_IN && m->op != MO_NOTIN) {
+	if (version_key(key) && m->op != MO_IN && m->op != MO_NOTIN) {
 		char *spec = xl_asprintf("%s%s", op_text[m->op], r), *e = NULL;
 		struct xl_specset ss;
 
@@ -337,12 +383,9 @@ static int eval_cmp(const struct xl_marker *m, const struct xl_marker_env *env, 
 	switch (m->op) {
 	case MO_IN: res = strstr(r, l) != NULL; break;
 	case MO_NOTIN: res = strstr(r, l) == NULL; break;
-	case MO_EQ: res = strcmp(l, r) == 0; break;
+	case MO_EQ: case MO_LE: case MO_GE: res = strcmp(l, r) == 0; break;
 	case MO_NE: res = strcmp(l, r) != 0; break;
-	case MO_LT: res = strcmp(l, r) < 0; break;
-	case MO_LE: res = strcmp(l, r) <= 0; break;
-	case MO_GT: res = strcmp(l, r) > 0; break;
-	case MO_GE: res = strcmp(l, r) >= 0; break;
+	case MO_LT: case MO_GT: res = 0; break;
 	default:
 		*err = xl_asprintf("'%s' %s '%s' is undefined: not a version comparison", l,
 				   op_text[m->op], r);
@@ -362,15 +405,25 @@ int xl_marker_eval(const struct xl_marker *m, const struct xl_marker_env *env,
 	*err = NULL;
 	switch (m->kind) {
 	case MK_OR:
+	case MK_AND: {
+		/* packaging evaluates every comparison, then combines: an
+		 * undefined one anywhere is an error, whatever the others say */
+		char *e2 = NULL;
+		int b;
+
 		a = xl_marker_eval(m->a, env, extra, err);
-		if (a != 0)
-			return a;
-		return xl_marker_eval(m->b, env, extra, err);
-	case MK_AND:
-		a = xl_marker_eval(m->a, env, extra, err);
-		if (a != 1)
-			return a;
-		return xl_marker_eval(m->b, env, extra, err);
+		b = xl_marker_eval(m->b, env, extra, &e2);
+		if (a < 0 || b < 0) {
+			if (!*err) {
+				*err = e2;
+				e2 = NULL;
+			}
+			free(e2);
+			return -1;
+		}
+		free(e2);
+		return m->kind == MK_OR ? (a || b) : (a && b);
+	}
 	case MK_CMP:
 		return eval_cmp(m, env, extra ? extra : "", err);
 	}

@@ -243,6 +243,20 @@ const char *xl_bool_normalize(int parser, const char *v, bool *misread)
 		if (is_int(v))
 			return atoll(v) != 0 ? "1" : "0";
 		return NULL;              /* int() raises */
+	case XL_BP_ONE:
+		if (strcmp(v, "1") == 0)
+			return "1";
+		if (truth == 0)
+			return "0";       /* "0", "false", "no": false, as meant */
+		if (truth == 1)
+			*misread = true;  /* "true", "yes", "on": not "1", so false */
+		return NULL;
+	case XL_BP_NONEMPTY:
+		if (!*v || truth == 0) {
+			*misread = true;  /* "0", "false": set, so true; "": unset to some readers only */
+			return NULL;
+		}
+		return strcmp(v, "true") == 0 ? "true" : "1";
 	default:
 		return truth < 0 ? NULL : truth ? "true" : "false";
 	}

@@ -31,6 +31,8 @@ enum xl_bool_parser {
 	XL_BP_INT,       /* integer switch (NCCL, CUDA): strtol, 0 or 1 */
 	XL_BP_PREALLOC,  /* jaxlib XLA_PYTHON_CLIENT_PREALLOCATE: false, False, 0 are false, all else true */
 	XL_BP_PYINT,     /* Python bool(int(v)): an integer, else raises */
+	XL_BP_ONE,       /* Python v == '1': exactly "1" is true, any other value false */
+	XL_BP_NONEMPTY,  /* set or not: any non-empty value is true, "0" and "false" included */
 };
 
 struct xl_family {
@@ -53,6 +55,10 @@ struct xl_flagdef {
 	const char *const *values; /* NULL-terminated, or NULL */
 	const char *def;         /* default or NULL */
 	const char *desc;
+	const char *reader;      /* xla family: how XLA's reader takes the value
+				  * ("int32", "string enum-upper", ...; see
+				  * xlareader.h), NULL elsewhere */
+	int order;               /* registration order upstream, -1 unknown */
 };
 
 /* The generated table (build/.../catalog_table.c): sorted by name, then family. */
@@ -94,12 +100,20 @@ struct xl_lint_report {
 	size_t offset;           /* byte offset of the token */
 	char *message;
 	char *suggestion;        /* "did you mean" or a fix, or NULL */
+	bool aborts;             /* the consumer refuses the whole value for this */
+	char *file;              /* the flags file the token is in, or NULL */
+	unsigned line, col;      /* its position there (1-based) */
 };
 
 struct xl_lint {
 	struct xl_lint_report *v;
 	size_t n, cap;
 	size_t errors, warnings;
+	/* XLA_FLAGS: what XLA's reader does with the whole value (enum
+	 * xl_xla_verdict, launcher/xlareader.h), and why */
+	bool judged;
+	int verdict;
+	char *verdict_detail;
 };
 
 enum {

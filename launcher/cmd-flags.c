@@ -193,6 +193,9 @@ struct lint_opts {
 	bool timing;
 };
 
+/* enum xl_xla_verdict */
+static const char *const verdict_names[] = { "accepts", "parse-fails", "unknown-flags", "no-file" };
+
 static enum xl_exit flags_lint(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct lint_opts lo = *(const struct lint_opts *)call->opts;
@@ -212,15 +215,29 @@ static enum xl_exit flags_lint(struct xl_ctx *ctx, const struct xl_call *call)
 		for (size_t i = 0; i < l.n; i++) {
 			const struct xl_lint_report *r = &l.v[i];
 
-			json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:o}",
+			json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:o,s:b}",
 				"severity", xl_severity_name(r->sev), "code", r->code, "token", r->token,
 				"offset", (json_int_t)r->offset, "column", (json_int_t)r->offset + 1,
 				"message", r->message,
-				"suggestion", r->suggestion ? json_string(r->suggestion) : json_null()));
+				"suggestion", r->suggestion ? json_string(r->suggestion) : json_null(),
+				"aborts", r->aborts);
+
+			if (r->file) {
+				json_object_set_new(o, "file", json_string(r->file));
+				json_object_set_new(o, "line", json_integer(r->line));
+				json_object_set_new(o, "column", json_integer(r->col));
+			}
+			json_array_append_new(arr, o);
 		}
-		rc = dump_json(json_pack("{s:s,s:s,s:I,s:I,s:o}", "variable", lo.var,
-					 "value", xl_buf_str(&s), "errors", (json_int_t)l.errors,
-					 "warnings", (json_int_t)l.warnings, "reports", arr));
+		json_t *doc = json_pack("{s:s,s:s,s:I,s:I,s:o}", "variable", lo.var,
+					"value", xl_buf_str(&s), "errors", (json_int_t)l.errors,
+					"warnings", (json_int_t)l.warnings, "reports", arr);
+
+		if (l.judged)
+			json_object_set_new(doc, "xla", json_pack("{s:s,s:o}",
+				"verdict", verdict_names[l.verdict],
+				"detail", l.verdict_detail ? json_string(l.verdict_detail) : json_null()));
+		rc = dump_json(doc);
 	} else {
 		for (size_t i = 0; i < l.n; i++) {
 			const struct xl_lint_report *r = &l.v[i];
@@ -229,7 +246,10 @@ static enum xl_exit flags_lint(struct xl_ctx *ctx, const struct xl_call *call)
 
 			if (xl_startswith(msg, lo.var) && msg[strlen(lo.var)] == ':')
 				msg += strlen(lo.var) + 2;
-			printf("%s:%zu: %s: %s", lo.var, r->offset + 1, xl_severity_name(r->sev), msg);
+			if (r->file)
+				printf("%s:%u:%u: %s: %s", r->file, r->line, r->col, xl_severity_name(r->sev), msg);
+			else
+				printf("%s:%zu: %s: %s", lo.var, r->offset + 1, xl_severity_name(r->sev), msg);
 			if (r->suggestion)
 				printf("; %s", r->suggestion);
 			printf(" [%s]\n", r->code);

@@ -122,9 +122,23 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 		printf("  %s:\n", v->name);
 		for (size_t k = 0; k < v->flags.n; k++) {
 			const struct xl_flag *f = &v->flags.v[k];
+			char prev[1024];
+			const struct xl_flag *first = NULL;
 
-			printf("    --%s%s%s    # %s\n", f->name, f->value ? "=" : "",
+			for (size_t j = 0; j < k && !first; j++)
+				if (strcmp(v->flags.v[j].name, f->name) == 0)
+					first = &v->flags.v[j];
+			printf("    --%s%s%s    # %s", f->name, f->value ? "=" : "",
 			       f->value ? f->value : "", prov_str(f->src, where, sizeof(where)));
+			/* a list-valued flag: repeated in one value it builds up;
+			 * set by several layers, the last layer's value is used */
+			if (first)
+				printf("; XLA adds it to the list of %s",
+				       prov_str(first->src, prev, sizeof(prev)));
+			else if (f->prev.file)
+				printf("; replaces the list set at %s (the last layer's value is used)",
+				       prov_str(f->prev, prev, sizeof(prev)));
+			printf("\n");
 		}
 	}
 	printf("\npolicy:      timing=%s cache=%s ambient=%s",
@@ -259,7 +273,15 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 			if (va->composite && va->value && vb->value) {
 				for (size_t k = 0; k < va->flags.n; k++) {
 					const struct xl_flag *fa = &va->flags.v[k];
-					const struct xl_flag *fb = xl_flagmap_get(&vb->flags, fa->name);
+					const struct xl_flag *fb = NULL;
+					size_t nth = 0, seen = 0;
+
+					/* a repeated list flag: its n-th token against B's n-th */
+					for (size_t j = 0; j < k; j++)
+						nth += strcmp(va->flags.v[j].name, fa->name) == 0;
+					for (size_t j = 0; j < vb->flags.n && !fb; j++)
+						if (strcmp(vb->flags.v[j].name, fa->name) == 0 && seen++ == nth)
+							fb = &vb->flags.v[j];
 
 					if (!fb)
 						diff_line(changes, '-', name, fa->name, fa->value ? fa->value : "true", NULL);
@@ -267,10 +289,17 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 						diff_line(changes, '~', name, fa->name, fa->value ? fa->value : "true",
 							  fb->value ? fb->value : "true");
 				}
-				for (size_t k = 0; k < vb->flags.n; k++)
-					if (!xl_flagmap_get(&va->flags, vb->flags.v[k].name))
+				for (size_t k = 0; k < vb->flags.n; k++) {
+					size_t nth = 0, seen = 0;
+
+					for (size_t j = 0; j < k; j++)
+						nth += strcmp(vb->flags.v[j].name, vb->flags.v[k].name) == 0;
+					for (size_t j = 0; j < va->flags.n; j++)
+						seen += strcmp(va->flags.v[j].name, vb->flags.v[k].name) == 0;
+					if (seen <= nth)
 						diff_line(changes, '+', name, vb->flags.v[k].name, NULL,
 							  vb->flags.v[k].value ? vb->flags.v[k].value : "true");
+				}
 				continue;
 			}
 			if (!xl_streq(va->value, vb->value))

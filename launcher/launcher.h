@@ -52,16 +52,24 @@ struct xl_flag {
 	char *name;       /* without dashes */
 	char *value;      /* NULL: bare --name, a true boolean */
 	struct xl_prov src;
+	struct xl_prov prev; /* a list-valued flag: where the value this one
+			      * replaced was set (file NULL: it replaced none) */
 };
 
 /* An ordered map of flags; setting an existing name replaces its value in
- * place (its first position is kept). */
+ * place (its first position is kept).  A list-valued XLA flag repeated
+ * within one value keeps every token (XLA builds the list up from them):
+ * such a name may appear more than once, and setting or deleting it acts
+ * on all its entries. */
 struct xl_flagmap {
 	struct xl_flag *v;
 	size_t n, cap;
 };
 
 void xl_flagmap_set(struct xl_flagmap *m, const char *name, const char *value,
+		    struct xl_prov src);
+/* Appends name even when it is there already (a repeated list-valued flag). */
+void xl_flagmap_add(struct xl_flagmap *m, const char *name, const char *value,
 		    struct xl_prov src);
 bool xl_flagmap_del(struct xl_flagmap *m, const char *name);
 const struct xl_flag *xl_flagmap_get(const struct xl_flagmap *m, const char *name);

@@ -121,10 +121,12 @@ static void check_one(const struct xl_profile *p, struct verdict *vd, const char
 
 		if (!norm && misread) {
 			bool m;
+			const char *off = xl_bool_normalize(parser, "0", &m);
 
+			/* a set-or-not variable has no spelling for false */
 			report(p, src, "policy 'boolean' refuses %s='%s': %s would read it differently than it looks; write %s or %s",
 			       label, value, xl_families[d->family].name,
-			       xl_bool_normalize(parser, "1", &m), xl_bool_normalize(parser, "0", &m));
+			       xl_bool_normalize(parser, "1", &m), off ? off : "leave it unset");
 			vd->policy = true;
 			return;
 		}
@@ -290,7 +292,7 @@ int xl_policy_check_known_bad(const struct xl_profile *p, const struct xl_known_
 
 /* ---- what PyTorch/XLA adds at start ------------------------------------------------- */
 
-/* torch_xla/__init__.py (pytorch/xla 41398bf): _setup_xla_flags always,
+/* torch_xla/__init__.py (pytorch/xla v2.9.0, 5fab705): _setup_xla_flags always,
  * _setup_libtpu_flags and _setup_default_env's TPU part when TPU chips are
  * present; each only when the name is not already there. */
 static const struct {

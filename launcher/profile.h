@@ -37,4 +37,24 @@ int xl_profile_resolve_bytes(const char *name, const char *path, const char *dat
  * matching paths when non-NULL. */
 void xl_profile_names(const struct xl_ctx *ctx, struct xl_strv *names, struct xl_strv *files);
 
+/* ---- flagfile.c ---------------------------------------------------------------- */
+
+/* Merges one value of composite variable var into m as XLA reads it: a
+ * value that does not start with '-' names a flags file, which is read
+ * (its path kept in paths, which the tokens' provenance points into; with
+ * paths NULL no file is read and such a value is an error) and its tokens
+ * get their line and column there; inline tokens get src.  A list-valued
+ * flag repeated within the value keeps every token; the value's flags
+ * replace what m held for them (see xl_flagmap_set_layer).  Returns false
+ * with *err set (caller frees) and *at_err where it failed (src, or the
+ * place in the flags file): a file that cannot be read, a word that is not
+ * a --flag. */
+bool xl_flagmap_read(struct xl_flagmap *m, const char *var, const char *value,
+		     struct xl_prov src, struct xl_strv *paths, struct xl_prov *at_err,
+		     char **err);
+/* Sets name in m, replacing what an earlier layer set; a list-valued flag
+ * so replaced remembers where (xl_flag.prev). */
+void xl_flagmap_set_layer(struct xl_flagmap *m, const char *var, const char *name,
+			  const char *value, struct xl_prov src);
+
 #endif

@@ -18,6 +18,8 @@ struct priv {
 	size_t n;
 	struct xl_strmap index;   /* variable name -> index in p->vars */
 	size_t cap;
+	struct xl_strv flagfiles; /* flags files read; tokens' provenance points here */
+	bool nofiles;             /* the fuzz entry point: no flags file is read */
 };
 
 static struct xl_var *get_var(struct xl_profile *p, const char *name, bool create)
@@ -171,11 +173,24 @@ static int apply_env(struct xl_profile *p, const struct layer *l, const struct x
 		free(var->value);
 		var->value = NULL;
 		if (var->composite) {
-			/* a whole flag string merges token by token */
+			/* a whole flag string merges token by token; a flags
+			 * file is read and its tokens merge the same way */
+			struct priv *pv = p->priv;
+			struct xl_prov at = var->src;
 			char *err = NULL, *x = xl_expand_vars(v->str, &err);
 
-			if (!x || !xl_flagmap_parse(&var->flags, x, var->src, &err)) {
-				prov_error(p, var->src, k->str, err);
+			if (x && !xl_flagmap_read(&var->flags, k->str, x, var->src,
+						  pv->nofiles ? NULL : &pv->flagfiles, &at, &err) &&
+			    at.file != var->src.file) {
+				/* the place in the flags file, then where it is named */
+				char *m = xl_asprintf("%s; the file is named at %s:%u:%u", err,
+						      var->src.file, var->src.line, var->src.col);
+
+				free(err);
+				err = m;
+			}
+			if (err) {
+				prov_error(p, at, k->str, err);
 				free(err);
 				free(x);
 				return XL_EX_DATAERR;
@@ -236,7 +251,7 @@ static int apply_flags(struct xl_profile *p, const struct layer *l, const struct
 				free(err);
 				return XL_EX_DATAERR;
 			}
-			xl_flagmap_set(&var->flags, k->str, x, prov_of(l, v));
+			xl_flagmap_set_layer(&var->flags, var->name, k->str, x, prov_of(l, v));
 			free(x);
 		}
 		var->src = prov_of(l, f->items[i]);
@@ -543,7 +558,7 @@ static int apply_ambient(struct xl_profile *p)
 		const char *shell = getenv(name);
 		struct xl_var *v = get_var(p, name, false);
 		struct xl_flagmap merged = { NULL, 0, 0 };
-		struct xl_prov env_src = { AMBIENT_FILE, 0, 0 };
+		struct xl_prov env_src = { AMBIENT_FILE, 0, 0 }, at;
 		char *err = NULL;
 
 		if (!shell || !*shell)
@@ -562,8 +577,14 @@ static int apply_ambient(struct xl_profile *p)
 								   name, shell));
 			continue;
 		}
-		if (!xl_flagmap_parse(&merged, shell, env_src, &err)) {
-			xl_error("profile '%s': %s in the launching environment: %s", p->name, name, err);
+		if (!xl_flagmap_read(&merged, name, shell, env_src,
+				     ((struct priv *)p->priv)->nofiles ? NULL : &((struct priv *)p->priv)->flagfiles,
+				     &at, &err)) {
+			if (at.file != env_src.file)
+				xl_error("profile '%s': %s:%u:%u: %s in the launching environment: %s",
+					 p->name, at.file, at.line, at.col, name, err);
+			else
+				xl_error("profile '%s': %s in the launching environment: %s", p->name, name, err);
 			free(err);
 			xl_flagmap_release(&merged);
 			return XL_EX_DATAERR;
@@ -572,9 +593,27 @@ static int apply_ambient(struct xl_profile *p)
 			xl_warn("profile '%s': %s from the launching environment is merged under the profile's flags: %s",
 				p->name, name, shell);
 		if (v) {
-			for (size_t k = 0; k < v->flags.n; k++)
-				xl_flagmap_set(&merged, v->flags.v[k].name, v->flags.v[k].value,
-					       v->flags.v[k].src);
+			/* the profile's flags over the shell's, a repeated list
+			 * flag kept whole, and where a list was replaced */
+			struct xl_strv done = XL_STRV_INIT;
+
+			for (size_t k = 0; k < v->flags.n; k++) {
+				const struct xl_flag *f = &v->flags.v[k];
+
+				if (xl_strv_contains(&done, f->name)) {
+					xl_flagmap_add(&merged, f->name, f->value, f->src);
+					continue;
+				}
+				xl_flagmap_set_layer(&merged, name, f->name, f->value, f->src);
+				xl_strv_push(&done, f->name);
+				if (f->prev.file)
+					for (size_t j = 0; j < merged.n; j++)
+						if (strcmp(merged.v[j].name, f->name) == 0) {
+							merged.v[j].prev = f->prev;
+							break;
+						}
+			}
+			xl_strv_release(&done);
 			xl_flagmap_release(&v->flags);
 		} else {
 			v = get_var(p, name, true);
@@ -669,6 +708,7 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 	int rc = 0;
 
 	p->priv = pv;
+	pv->nofiles = nofollow;
 	p->cand = -1;
 	p->limits.address_space = p->limits.open_files = p->limits.core = p->limits.cpu_time = -1;
 	p->signature = json_object();
@@ -826,6 +866,9 @@ void xl_profile_free(struct xl_profile *p)
 		free(pv->layers);
 		xl_strmap_release(&pv->index);
 	}
+	/* flags' provenance points into flagfiles: free it with the profile */
+	if (pv)
+		xl_strv_release(&pv->flagfiles);
 	free(pv);
 	for (size_t i = 0; i < p->nvars; i++) {
 		free(p->vars[i].name);
@@ -885,10 +928,16 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 		if (v->composite && v->value) {
 			json_t *arr = json_array();
 
-			for (size_t k = 0; k < v->flags.n; k++)
-				json_array_append_new(arr, json_pack("{s:s,s:o,s:o}", "name", v->flags.v[k].name,
-								     "value", v->flags.v[k].value ? json_string(v->flags.v[k].value) : json_true(),
-								     "source", prov_json(v->flags.v[k].src)));
+			for (size_t k = 0; k < v->flags.n; k++) {
+				json_t *o = json_pack("{s:s,s:o,s:o}", "name", v->flags.v[k].name,
+						      "value", v->flags.v[k].value ? json_string(v->flags.v[k].value) : json_true(),
+						      "source", prov_json(v->flags.v[k].src));
+
+				/* a list-valued flag that replaced an earlier layer's list */
+				if (v->flags.v[k].prev.file)
+					json_object_set_new(o, "replaces", prov_json(v->flags.v[k].prev));
+				json_array_append_new(arr, o);
+			}
 			json_object_set_new(flags, v->name, arr);
 		}
 	}

@@ -5,7 +5,7 @@
 # Python.h of the interpreter the torch venv was made from.
 set -e
 PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
-clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-dev
+clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-dev python3-yaml
 ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux"
 missing=""
 for p in $PKGS; do

@@ -15,7 +15,8 @@
 #include <string.h>
 
 struct ent {
-	const char *name, *type, *def, *desc, *parser;
+	const char *name, *type, *def, *desc, *parser, *reader;
+	int order;
 	unsigned tags;
 	bool icase;
 	struct xl_ynode *values;
@@ -31,12 +32,33 @@ struct fam {
 
 static const char *const types[] = { "bool", "int", "float", "string", "enum", "list", NULL };
 static const char *const tagnames[] = { "debug", "cache", "perf-risk", "deprecated", NULL };
-static const char *const parsers[] = { "none", "tsl", "python", "atoi", "int", "prealloc", "pyint", NULL };
+static const char *const parsers[] = { "none", "tsl", "python", "atoi", "int", "prealloc", "pyint", "one", "nonempty", NULL };
 static const char *const famkeys[] = { "family", "kind", "variables", "complete", "bool_parser",
 				       "source", "flags", NULL };
 static const char *const srckeys[] = { "repository", "path", "commit", "release", "also", NULL };
 static const char *const entkeys[] = { "name", "type", "values", "case", "default", "tags",
-				       "description", "parser", NULL };
+				       "description", "parser", "reader", "order", NULL };
+/* A reader spec: "TYPE [CHECK [ARG]]" (launcher/xlareader.c). */
+static const char *const reader_types[] = { "bool", "int32", "int64", "float", "string", NULL };
+static const char *const reader_checks[] = { "enum", "enum-upper", "enum-lower", "enum-prefix",
+					     "repeated-enum", "collectives", "duration", "fuel",
+					     "int-ranges", "append", "map", "min=1", "needs-nvptx", NULL };
+
+static int index_of(const char *s, const char *const *list);
+
+static bool valid_reader(const char *spec)
+{
+	char buf[128], *save = NULL, *t, *c;
+
+	if (strlen(spec) >= sizeof(buf))
+		return false;
+	strcpy(buf, spec);
+	t = strtok_r(buf, " ", &save);
+	c = strtok_r(NULL, " ", &save);
+	if (!t || index_of(t, reader_types) < 0)
+		return false;
+	return !c || index_of(c, reader_checks) >= 0;
+}
 
 static int failures;
 
@@ -198,6 +220,9 @@ int main(int argc, char **argv)
 			en.def = scalar(file, xl_ymap_get(e, "default"), "default");
 			en.desc = scalar(file, xl_ymap_get(e, "description"), "description");
 			en.parser = scalar(file, xl_ymap_get(e, "parser"), "parser");
+			en.reader = scalar(file, xl_ymap_get(e, "reader"), "reader");
+			s = scalar(file, xl_ymap_get(e, "order"), "order");
+			en.order = s ? atoi(s) : -1;
 			en.values = xl_ymap_get(e, "values");
 			s = scalar(file, xl_ymap_get(e, "case"), "case");
 			en.icase = s && strcmp(s, "insensitive") == 0;
@@ -209,6 +234,8 @@ int main(int argc, char **argv)
 				bad(file, e, "'%s': type must be bool, int, float, string, enum or list", en.name);
 			if (!en.desc || !*en.desc)
 				bad(file, e, "'%s': no description", en.name);
+			if (en.reader && !valid_reader(en.reader))
+				bad(file, e, "'%s': unknown reader", en.name);
 			if (en.parser && index_of(en.parser, parsers) < 0)
 				bad(file, e, "'%s': unknown parser", en.name);
 			if (en.values && (en.values->kind != XL_Y_SEQ ||
@@ -308,7 +335,9 @@ int main(int argc, char **argv)
 		else
 			fputs("NULL, ", out);
 		cstr(out, e->def); fputs(", ", out);
-		cstr(out, e->desc); fputs(" },\n", out);
+		cstr(out, e->desc); fputs(", ", out);
+		cstr(out, e->reader);
+		fprintf(out, ", %d },\n", e->order);
 	}
 	fprintf(out, "};\nconst size_t xl_nflagdefs = %zu;\n", nents);
 	if (fclose(out) != 0) {

@@ -1,26 +1,40 @@
 #!/usr/bin/env python3
-"""Writes etc/flags/jax.yaml from JAX's configuration options.
+"""Writes etc/flags/jax.yaml from a jax-ml/jax checkout.
 
-    tools/gen-jax-catalog.py --config JAX_SRC_CONFIG_PY --commit SHA \
+    tools/gen-jax-catalog.py --root JAX_CHECKOUT --tag jax-v0.10.2 --commit SHA \
         > etc/flags/jax.yaml
 
-JAX_SRC_CONFIG_PY is jax/_src/config.py of a jax-ml/jax checkout at SHA; it is
-read in place and not kept here.  Every option defined with one of the
-*_state() helpers is read from the environment variable of its name in upper
-case; *_flag() options are read from the environment only when their default
-is taken from bool_env/int_env/os.getenv, and then under that variable's
-name.  The XLA_PYTHON_CLIENT_* variables (read by jaxlib's xla_client.py, not
-config.py) are listed by hand at the end, with the way each one is parsed.
-Descriptions are this project's own words (derived from the option name
-unless written in HAND).  Standard library only.
+The checkout is read in place (jax/, jaxlib/ and jax_plugins/; tests and the
+test helpers left out) and nothing of it is kept here.  With the ast module
+it finds:
+
+- every configuration option defined with one of jax/_src/config.py's
+  helpers, wherever it is defined.  A *_state() option is read at import from
+  the environment variable of its name in upper case; a *_flag() option only
+  when its default is taken from bool_env/int_env/os.getenv, and then under
+  that variable's name.  The helper gives the type and the parsing:
+  bool_state is bool_env (y/yes/t/true/on/1 and n/no/f/false/off/0 in any
+  case, anything else raises), enum_state takes exactly one of its values,
+  enum_class_state the values of its enum class (and whatever that class's
+  _missing_ accepts), int_state int(), float_state float();
+- the other variables JAX and its plugins read with os.environ / os.getenv
+  whose names start with JAX_, XLA_ or PJRT_ (jaxlib's GPU client settings,
+  the distributed-runtime variables), typed by hand in DIRECT from the code
+  that reads them; each of those names must still be read, and every such
+  read must be in DIRECT, or the generator stops.
+
+Descriptions are this project's own words (HAND), one per option: an option
+the checkout defines and HAND lacks stops the generator.  Standard library
+only.
 """
 import argparse
 import ast
+import os
 import re
 import sys
 
-TYPES = {
-    "bool_state": "bool", "optional_bool_state": "bool", "bool_flag": "bool",
+HELPERS = {
+    "bool_state": "bool", "bool_flag": "bool",
     "enum_state": "enum", "optional_enum_state": "enum", "enum_class_state": "enum",
     "enum_flag": "enum",
     "int_state": "int", "int_flag": "int",
@@ -28,88 +42,21 @@ TYPES = {
     "string_state": "string", "optional_string_state": "string",
     "string_or_object_state": "string", "string_flag": "string",
 }
-DEBUG = {"JAX_LOG_COMPILES", "JAX_EXPLAIN_CACHE_MISSES", "JAX_DEBUG_NANS", "JAX_DEBUG_INFS",
-         "JAX_DISABLE_JIT", "JAX_ENABLE_CHECKS", "JAX_DEBUG_KEY_REUSE", "JAX_DUMP_IR_TO",
-         "JAX_DUMP_IR_MODES", "JAX_TRACEBACK_FILTERING", "JAX_DEBUG_LOG_MODULES",
-         "JAX_LOGGING_LEVEL", "JAX_INCLUDE_FULL_TRACEBACKS_IN_LOCATIONS",
-         "JAX_PALLAS_VERBOSE_ERRORS", "JAX_RAISE_PERSISTENT_CACHE_ERRORS",
-         "JAX_CHECK_TRACER_LEAKS", "JAX_LOG_CHECKPOINT_RESIDUALS", "JAX_NO_TRACING",
-         "JAX_ENABLE_CHECKS", "JAX_CHECK_STATIC_INDICES", "JAX_DEBUG_LOG_MODULES"}
-CACHE = {"JAX_COMPILATION_CACHE_DIR"}
-PERF_RISK = {"JAX_DISABLE_JIT", "JAX_DEFAULT_MATMUL_PRECISION", "JAX_ENABLE_X64",
-             "JAX_NUMPY_RANK_PROMOTION", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"}
-HAND = {
-    "JAX_COMPILATION_CACHE_DIR": "Directory of the persistent compilation cache",
-    "JAX_LOG_COMPILES": "Log every jit/pmap compilation (warning level)",
-    "JAX_EXPLAIN_CACHE_MISSES": "Explain why a trace or compile cache lookup missed",
-    "JAX_DEBUG_NANS": "Re-run operations op by op to find the first NaN (slow)",
-    "JAX_DEBUG_INFS": "Re-run operations op by op to find the first infinity (slow)",
-    "JAX_DISABLE_JIT": "Run everything eagerly, op by op, without compiling",
-    "JAX_ENABLE_X64": "Allow 64-bit types (otherwise they are narrowed to 32 bits)",
-    "JAX_PLATFORMS": "Comma-separated platforms to initialize, in order of preference",
-    "JAX_DEFAULT_MATMUL_PRECISION": "Default precision of matmuls and convolutions",
-    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "Only cache programs that took at least this long to compile",
-    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "Only cache programs at least this large",
-    "JAX_ENABLE_COMPILATION_CACHE": "Master switch for the persistent compilation cache",
-    "JAX_DUMP_IR_TO": "Directory where the IR JAX emits is written as text",
-}
-
-# jaxlib reads these in xla_client.py with its own rules (see "parser").
-CLIENT = [
-    ("XLA_PYTHON_CLIENT_PREALLOCATE", "bool", None, "true", "prealloc",
-     "Reserve most of GPU memory at start; only false, False or 0 turn it off", []),
-    ("XLA_PYTHON_CLIENT_MEM_FRACTION", "float", None, "0.75", None,
-     "Fraction of GPU memory to preallocate (older name of XLA_CLIENT_MEM_FRACTION)",
-     ["deprecated"]),
-    ("XLA_CLIENT_MEM_FRACTION", "float", None, "0.75", None,
-     "Fraction of GPU memory to preallocate", []),
-    ("XLA_PYTHON_CLIENT_ALLOCATOR", "enum",
-     ["default", "platform", "bfc", "cuda_async", "vmm", "address"], "default", None,
-     "GPU memory allocator; platform allocates on demand and frees eagerly (slow)", []),
-    ("XLA_PYTHON_CLIENT_COLLECTIVE_MEM_SIZE_MB", "int", None, None, None,
-     "Memory reserved for collectives, in MiB", []),
-    ("XLA_PYTHON_CLIENT_ABORT_COLLECTIVES_ON_FAILURE", "bool", None, "0", "pyint",
-     "Abort pending collectives when a peer fails (read with int(), so 0 or 1)", []),
-    ("XLA_PYTHON_CLIENT_USE_TFRT_GPU_CLIENT", "bool", None, "0", "pyint",
-     "Use the TFRT-based GPU client (read with int(), so 0 or 1)", []),
-]
+ENV_DEFAULT_READERS = {"bool_env": "bool", "int_env": "int", "os.getenv": "string",
+                       "os.environ.get": "string"}
+SKIP_FILES = re.compile(r"(^|/)(tests?|internal_test_util)/|_test\.py$|(^|/)test_[^/]*\.py$|"
+                        r"(^|/)(test_util|test_loader|hypothesis_test_util|test_multiprocess|"
+                        r"version|setup|plugin_setup|build_utils)\.py$|^jaxlib/tools/")
+COMPOSITE = {"XLA_FLAGS", "LIBTPU_INIT_ARGS"}
 
 
-def describe(env, typ):
-    if env in HAND:
-        return HAND[env]
-    words = env.lower().split("_")
-    if words[0] == "jax":
-        words = words[1:]
-    text = " ".join(words)
-    if typ == "bool":
-        return "JAX: switch for %s" % text
-    return "JAX: %s setting" % text
-
-
-def call_args(src, start):
-    """Keyword arguments of the call whose '(' ends at start, via ast."""
-    depth, i, q = 1, start, None
-    while depth:
-        ch = src[i]
-        if q:
-            if ch == "\\":
-                i += 1
-            elif src.startswith(q, i):
-                i += len(q) - 1
-                q = None
-        elif ch == "#":
-            i = src.index("\n", i)
-        elif ch in "\"'":
-            q = src[i:i + 3] if src[i:i + 3] in ('"""', "'''") else ch
-            i += len(q) - 1
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        i += 1
-    text = src[start - 1:i]
-    return ast.parse("f" + text, mode="eval").body
+def dotted(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return base + "." + node.attr if base else None
+    return None
 
 
 def const(node):
@@ -119,94 +66,460 @@ def const(node):
         return None
 
 
+def py_files(root):
+    for top in ("jax", "jaxlib", "jax_plugins"):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for fn in sorted(files):
+                path = os.path.join(d, fn)
+                rel = os.path.relpath(path, root)
+                if fn.endswith(".py") and not SKIP_FILES.search(rel):
+                    yield path, rel
+
+
+def enum_classes(trees):
+    """Enum classes of the scanned modules: name -> (values, case-insensitive)."""
+    out = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = [dotted(b) or "" for b in node.bases]
+            if not any(b.endswith(("Enum", "StrEnum", "IntEnum")) for b in bases):
+                continue
+            values, icase = [], False
+            strenum = any(b.endswith("StrEnum") for b in bases)
+            for st in node.body:
+                if strenum and isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant) \
+                        and isinstance(st.value.value, str):
+                    values.append(st.value.value)
+                if isinstance(st, ast.FunctionDef) and st.name == "_missing_":
+                    for sub in ast.walk(st):
+                        if isinstance(sub, ast.Compare):
+                            for c in [sub.left] + sub.comparators:
+                                v = const(c)
+                                if isinstance(v, str) and v not in values:
+                                    values.append(v)
+                        if isinstance(sub, ast.Call) and dotted(sub.func) and \
+                                dotted(sub.func).endswith(".upper"):
+                            icase = True
+            out[node.name] = (values, icase)
+    return out
+
+
+def value_of(node):
+    """A literal, or integer arithmetic on literals (2 * 10 ** 9), or None."""
+    v = const(node)
+    if v is not None or node is None:
+        return v
+    if isinstance(node, ast.BinOp):
+        l, r = value_of(node.left), value_of(node.right)
+        if isinstance(l, (int, float)) and isinstance(r, (int, float)):
+            ops = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y,
+                   ast.Mult: lambda x, y: x * y, ast.Pow: lambda x, y: x ** y,
+                   ast.FloorDiv: lambda x, y: x // y}
+            if type(node.op) in ops:
+                return ops[type(node.op)](l, r)
+    return None
+
+
+def module_constants(tree):
+    out = {}
+    for st in tree.body:
+        if isinstance(st, ast.Assign):
+            v = const(st.value)
+            for t in st.targets:
+                if isinstance(t, ast.Name) and v is not None:
+                    out[t.id] = v
+    return out
+
+
+def collect(root):
+    """Options (env name -> fact dict) and direct reads (env name -> [where])."""
+    parsed = []
+    for path, rel in py_files(root):
+        tree = ast.parse(open(path, encoding="utf-8").read())
+        for node in ast.walk(tree):
+            for ch in ast.iter_child_nodes(node):
+                ch.parent = node
+        parsed.append((rel, tree))
+    classes = enum_classes(t for _, t in parsed)
+    options, direct, problems = {}, {}, []
+    for rel, tree in parsed:
+        consts = module_constants(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            f = dotted(node.func) or ""
+            helper = f.split(".")[-1]
+            fn = node
+            while fn is not None and not isinstance(fn, ast.FunctionDef):
+                fn = getattr(fn, "parent", None)
+            if helper in HELPERS and not (fn is not None and fn.name in HELPERS):
+                opt = option_of(node, helper, rel, consts, classes, problems)
+                if opt and opt["env"] not in options:
+                    options[opt["env"]] = opt
+            elif f in ("os.environ.get", "os.getenv") and node.args:
+                name = const(node.args[0])
+                if isinstance(name, str):
+                    direct.setdefault(name, []).append("%s:%d" % (rel, node.lineno))
+        for node in ast.walk(tree):
+            name = None
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and \
+                    dotted(node.value) == "os.environ":
+                name = const(node.slice)
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                    isinstance(node.ops[0], (ast.In, ast.NotIn)) and \
+                    dotted(node.comparators[0]) == "os.environ":
+                name = const(node.left)
+            if isinstance(name, str):
+                direct.setdefault(name, []).append("%s:%d" % (rel, node.lineno))
+    return options, direct, problems
+
+
+def option_of(node, helper, rel, consts, classes, problems):
+    kw = {k.arg: k.value for k in node.keywords}
+    args = list(node.args)
+    name = const(kw["name"]) if "name" in kw else (const(args[0]) if args else None)
+    if not isinstance(name, str):
+        problems.append("%s:%d: %s without a literal name" % (rel, node.lineno, helper))
+        return None
+    typ = HELPERS[helper]
+    # positional layout: (name, default, help) or (name, values, default, help)
+    if helper in ("enum_state", "optional_enum_state", "enum_class_state"):
+        vnode = kw.get("enum_values", kw.get("enum_class", args[1] if len(args) > 1 else None))
+        dnode = kw.get("default", args[2] if len(args) > 2 else None)
+    else:
+        vnode = kw.get("enum_values") if helper == "enum_flag" else None
+        dnode = kw.get("default", args[1] if len(args) > 1 else None)
+    env, parser, default, lower, inner_env = None, None, None, False, None
+    if helper.endswith("_state"):
+        env = name.upper()
+        parser = "python" if typ == "bool" else None
+        default = value_of(dnode)
+        if isinstance(dnode, ast.Call) and \
+                (dotted(dnode.func) or "").replace("config.", "") in ENV_DEFAULT_READERS:
+            # the default itself comes from a variable (maybe another name)
+            inner_env = const(dnode.args[0]) if dnode.args else None
+            default = value_of(dnode.args[1]) if len(dnode.args) > 1 else None
+    else:
+        d = dnode
+        if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and \
+                d.func.attr == "lower" and isinstance(d.func.value, ast.Call):
+            d, lower = d.func.value, True
+        if isinstance(d, ast.Call):
+            reader = (dotted(d.func) or "").replace("config.", "")
+            if reader in ENV_DEFAULT_READERS and d.args:
+                env = const(d.args[0])
+                default = value_of(d.args[1]) if len(d.args) > 1 else None
+                parser = {"bool_env": "python"}.get(reader)
+        if env is None:
+            return None       # an absl flag only, not read from the environment
+    values, icase = None, False
+    if typ == "enum":
+        if helper == "enum_class_state":
+            cls = dotted(vnode)
+            values, icase = classes.get(cls, (None, False))
+            if isinstance(dnode, ast.Attribute):
+                member = dnode.attr
+                default = None
+                for v in values or []:
+                    if v.upper() == member:
+                        default = v
+        else:
+            values = const(vnode) if vnode is not None else None
+            if values is None and isinstance(vnode, ast.Name):
+                values = consts.get(vnode.id)
+        if not values:
+            problems.append("%s:%d: %s: enum values not found" % (rel, node.lineno, name))
+            typ = "string"
+        else:
+            values = list(values)
+    if isinstance(default, bool):
+        default = "true" if default else "false"
+    elif isinstance(default, (int, float)):
+        default = repr(default)
+    elif default is not None and not isinstance(default, str):
+        default = None
+    return dict(env=env, option=name, helper=helper, type=typ, parser=parser,
+                default=default, values=values, icase=icase, lower=lower,
+                inner_env=inner_env, where="%s:%d" % (rel, node.lineno))
+
+
+# ---- this project's words ---------------------------------------------------------------
+
+# One line per option, and the tags xlaunch's policies use.
+HAND = {
+    "CHECK_VMA": ("shard_map internals: check varying-manual-axes types (not for users)", []),
+    "EAGER_CONSTANT_FOLDING": ("Fold constants while staging out a trace", []),
+    "JAX2TF_ASSOCIATIVE_SCAN_REDUCTIONS": ("jax2tf: lower cumulative reductions with an associative scan instead of ReduceWindow", []),
+    "JAX2TF_DEFAULT_NATIVE_SERIALIZATION": ("jax2tf: default of convert()'s native_serialization", []),
+    "JAX_ALLOW_F16_REDUCTIONS": ("Allow reduce_sum on float16 and bfloat16 (off: an error)", []),
+    "JAX_ARRAY_GARBAGE_COLLECTION_GUARD": ("What happens when the garbage collector, not reference counting, frees a jax.Array", []),
+    "JAX_AUTO_PCAST": ("Insert pvary automatically so simple ops see matching varying axes", []),
+    "JAX_BACKEND_TARGET": ("local, or rpc:ADDRESS of a remote service (lower-cased when read)", []),
+    "JAX_BCOO_CUSPARSE_LOWERING": ("Lower BCOO sparse ops to cuSPARSE", []),
+    "JAX_CAPTURED_CONSTANTS_REPORT_FRAMES": ("Stack frames shown per captured constant in the large-constants report (-1 all, 0 none)", ["debug"]),
+    "JAX_CAPTURED_CONSTANTS_WARN_BYTES": ("Bytes of captured constants before JAX warns (-1: never)", []),
+    "JAX_CHECK_PROXY_ENVS": ("Warn about proxy variables that can break the distributed client's connections", []),
+    "JAX_CHECK_STATIC_INDICES": ("Bounds-check static indices of promise-in-bounds indexing", ["debug"]),
+    "JAX_CHECK_TRACER_LEAKS": ("Check for leaked tracers after every trace (turns some caching off)", ["debug", "perf-risk"]),
+    "JAX_COMPILATION_CACHE_CHECK_CONTENTS": ("Recompile once per key and compare with what the persistent cache holds", ["debug", "perf-risk"]),
+    "JAX_COMPILATION_CACHE_DIR": ("Directory of the persistent compilation cache", ["cache"]),
+    "JAX_COMPILATION_CACHE_EXPECT_PGLE": ("Prefer cache entries compiled with profile data, even with PGLE off", []),
+    "JAX_COMPILATION_CACHE_INCLUDE_METADATA_IN_KEY": ("Put source file names and lines into the cache key (moving code then misses)", []),
+    "JAX_COMPILATION_CACHE_MAX_SIZE": ("Most bytes the persistent cache may hold, oldest evicted first (-1 no limit, 0 off)", []),
+    "JAX_COMPILER_DETAILED_LOGGING_MIN_OPS": ("Smallest module, in MLIR ops, that gets XLA's detailed compile logging", []),
+    "JAX_COMPILER_ENABLE_REMAT_PASS": ("Let XLA's rematerialization pass trade compute for memory", []),
+    "JAX_CPU_COLLECTIVES_IMPLEMENTATION": ("Cross-process collectives of the CPU backend", []),
+    "JAX_CPU_ENABLE_ASYNC_DISPATCH": ("Dispatch non-parallel CPU computations asynchronously (off: run inline)", []),
+    "JAX_CPU_GET_GLOBAL_TOPOLOGY_TIMEOUT_MINUTES": ("Minutes to wait for the global CPU topology (more than the local one)", []),
+    "JAX_CPU_GET_LOCAL_TOPOLOGY_TIMEOUT_MINUTES": ("Minutes to wait for each CPU device's local topology", []),
+    "JAX_CUSTOM_VJP3": ("Use the new custom_vjp implementation", []),
+    "JAX_DEBUG_INFS": ("Check every result for infinities and rerun op by op to find the first (slow)", ["debug", "perf-risk"]),
+    "JAX_DEBUG_KEY_REUSE": ("Track typed PRNG keys and raise on reuse (per-call overhead)", ["debug"]),
+    "JAX_DEBUG_LEAKED_CLIENTS_ON_CLEAR_BACKENDS": ("Check that clear_backends really releases the clients", ["debug"]),
+    "JAX_DEBUG_LOG_MODULES": ("Comma-separated modules to log at debug level (jax, jax._src.dispatch, ...)", ["debug"]),
+    "JAX_DEBUG_NANS": ("Check every result for NaNs and rerun op by op to find the first (slow)", ["debug", "perf-risk"]),
+    "JAX_DEFAULT_DEVICE": ("Default device for computations: a platform name such as cpu", []),
+    "JAX_DEFAULT_MATMUL_PRECISION": ("Default precision of 32-bit matmuls and convolutions, or a dot algorithm preset", ["perf-risk"]),
+    "JAX_DEFAULT_PRNG_IMPL": ("PRNG implementation used when none is given at seeding", []),
+    "JAX_DISABLE_BWD_CHECKS": ("Skip the checks of backward passes", []),
+    "JAX_DISABLE_JIT": ("Run everything eagerly, op by op, without compiling", ["debug", "perf-risk"]),
+    "JAX_DISABLE_MOST_OPTIMIZATIONS": ("Ask XLA to optimize as little as it can (fast compiles, slow programs)", ["perf-risk"]),
+    "JAX_DISABLE_VMAP_SHMAP_ERROR": ("Turn off the error check of vmap over shard_map (a workaround)", []),
+    "JAX_DISALLOW_MESH_CONTEXT_MANAGER": ("Make `with mesh:` a RuntimeError", []),
+    "JAX_DISTRIBUTED_DEBUG": ("Log multi-process details at warning level", ["debug"]),
+    "JAX_DUMP_IR_MODES": ("Comma-separated IR kinds to dump: stablehlo, jaxpr, jaxpr_html, eqn_count_pprof", ["debug"]),
+    "JAX_DUMP_IR_TO": ("Directory the IR JAX emits is written to (sponge: the test outputs directory)", ["debug"]),
+    "JAX_EMBEDDED_CONSTANTS_MAX_BYTES": ("Largest constant embedded in the HLO; bigger ones become arguments", []),
+    "JAX_ENABLE_CHECKS": ("Check JAX's internal invariants (slower)", ["debug", "perf-risk"]),
+    "JAX_ENABLE_COMPILATION_CACHE": ("Master switch for the persistent compilation cache", []),
+    "JAX_ENABLE_CUSTOM_PRNG": ("Allow user-defined PRNG implementations", []),
+    "JAX_ENABLE_PGLE": ("Profile-guided latency estimation: recompile after JAX_PGLE_PROFILING_RUNS profiled runs", []),
+    "JAX_ENABLE_PREEMPTION_SERVICE": ("Start the preemption sync service with the distributed client", []),
+    "JAX_ENABLE_RECOVERABILITY": ("Let a multi-controller job keep running after some tasks fail", []),
+    "JAX_ENABLE_X64": ("Allow 64-bit types (otherwise they are narrowed to 32 bits)", ["perf-risk"]),
+    "JAX_ERROR_CHECKING_BEHAVIOR_DIVIDE": ("What a checked division by zero does", []),
+    "JAX_ERROR_CHECKING_BEHAVIOR_NAN": ("What a checked NaN does", []),
+    "JAX_ERROR_CHECKING_BEHAVIOR_OOB": ("What a checked out-of-bounds access does", []),
+    "JAX_EXEC_TIME_OPTIMIZATION_EFFORT": ("Compiler effort on run time, from -1.0 to 1.0", []),
+    "JAX_EXPERIMENTAL_UNSAFE_XLA_RUNTIME_ERRORS": ("Turn checkify checks into asynchronous XLA runtime errors on CPU and GPU", []),
+    "JAX_EXPLAIN_CACHE_MISSES": ("Explain why a trace or compile cache lookup missed", ["debug"]),
+    "JAX_EXPLICIT_X64_DTYPES": ("What an explicit 64-bit dtype does while x64 is off", []),
+    "JAX_EXPORT_CALLING_CONVENTION_VERSION": ("Calling convention version of jax.export (within what the consumer supports)", []),
+    "JAX_EXPORT_IGNORE_FORWARD_COMPATIBILITY": ("jax.export: ignore the forward-compatibility lowering rules", []),
+    "JAX_EXPORT_IGNORE_FORWARD_COMPATIBILIY": ("Misspelled name JAX reads too, as the default of JAX_EXPORT_IGNORE_FORWARD_COMPATIBILITY", []),
+    "JAX_FORCE_DCN_CROSS_HOST_TRANSFERS": ("Move cross-host transfers over the DCN socket library even when the plugin can do them", []),
+    "JAX_HIGH_DYNAMIC_RANGE_GUMBEL": ("Draw Gumbel noise from two samples for rare events", []),
+    "JAX_HLO_SOURCE_FILE_CANONICALIZATION_REGEX": ("Regular expression removed from source paths in HLO metadata", []),
+    "JAX_INCLUDE_DEBUG_INFO_IN_DUMPS": ("Keep locations and debug information in IR dumps", ["debug"]),
+    "JAX_INCLUDE_FULL_TRACEBACKS_IN_LOCATIONS": ("Put Python tracebacks into the MLIR locations of emitted IR", []),
+    "JAX_LEGACY_PRNG_KEY": ("What passing a raw uint32 PRNG key to jax.random does", []),
+    "JAX_LOGGING_LEVEL": ("Level of every JAX logger, the C++ ones included", ["debug"]),
+    "JAX_LOG_CHECKPOINT_RESIDUALS": ("Log the residuals jax.checkpoint saves", ["debug"]),
+    "JAX_LOG_COMPILES": ("Log every jit/pmap compilation (warning level)", ["debug"]),
+    "JAX_MEMORY_FITTING_EFFORT": ("Compiler effort on memory use, from -1.0 to 1.0", []),
+    "JAX_MEMORY_FITTING_LEVEL": ("How hard the compiler tries to make the program fit in memory", []),
+    "JAX_MOCK_GPU_TOPOLOGY": ("Pretend multi-host GPU topology SLICESxHOSTSxDEVICES (testing)", []),
+    "JAX_MOSAIC_ALLOW_HLO": ("Allow HLO dialects inside Mosaic kernels", []),
+    "JAX_MUTABLE_ARRAY_CHECKS": ("Check that mutable arrays are not aliased", []),
+    "JAX_NO_EXECUTION": ("Refuse to execute anything", []),
+    "JAX_NO_TRACING": ("Refuse to trace for jit (catches unexpected retracing)", ["debug"]),
+    "JAX_NUMPY_DTYPE_PROMOTION": ("Implicit dtype promotion rules of jax.numpy", []),
+    "JAX_NUMPY_RANK_PROMOTION": ("What implicit rank-promotion broadcasting does", ["perf-risk"]),
+    "JAX_NUM_CPU_DEVICES": ("Number of CPU devices (-1: from --xla_force_host_platform_device_count)", []),
+    "JAX_OPTIMIZATION_LEVEL": ("How hard the compiler optimizes run time", []),
+    "JAX_PALLAS_ENABLE_DEBUG_CHECKS": ("Evaluate pl.debug_check calls at run time", ["debug"]),
+    "JAX_PALLAS_POISON_BUFFERS": ("Fill Pallas scratch buffers with poison values (NaN) when allocated", ["debug"]),
+    "JAX_PALLAS_USE_MOSAIC_GPU": ("Lower Pallas GPU kernels to Mosaic GPU instead of Triton", []),
+    "JAX_PALLAS_VERBOSE_ERRORS": ("Verbose error messages for Pallas kernels", ["debug"]),
+    "JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES": ("XLA caches turned on with the persistent cache (all, none, or a cache's flag name)", []),
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": ("Only cache programs that took at least this long to compile", ["perf-risk"]),
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": ("Only cache programs at least this large (-1 no limit, 0 the file system's choice)", []),
+    "JAX_PGLE_AGGREGATION_PERCENTILE": ("Percentile that merges the devices' profiles under PGLE", []),
+    "JAX_PGLE_PROFILING_RUNS": ("Runs profiled before PGLE recompiles", []),
+    "JAX_PJRT_CLIENT_CREATE_OPTIONS": ("Extra options for the PJRT client, as k1:v1;k2:v2", []),
+    "JAX_PLATFORMS": ("Comma-separated platforms to initialize, in order of preference; any failure is fatal", []),
+    "JAX_PLATFORM_NAME": ("Older way to pick the platform (lower-cased when read); JAX_PLATFORMS replaces it", ["deprecated"]),
+    "JAX_PPRINT_USE_COLOR": ("Color jaxpr pretty-printing", []),
+    "JAX_RAGGED_DOT_USE_GPU_PALLAS_TRITON_LOWERING": ("GPU: lower ragged_dot with Pallas on Triton", []),
+    "JAX_RAGGED_DOT_USE_RAGGED_DOT_INSTRUCTION": ("TPU: lower ragged_dot to the chlo.ragged_dot instruction", []),
+    "JAX_RAISE_PERSISTENT_CACHE_ERRORS": ("Raise persistent-cache read and write errors instead of warning", ["debug"]),
+    "JAX_RANDOM_SEED_OFFSET": ("Offset added to every random seed", []),
+    "JAX_REFS_TO_PINS": ("Lower refs to pinned buffers in the HLO", []),
+    "JAX_REMAT3": ("Use the new remat implementation", []),
+    "JAX_REMOVE_CUSTOM_PARTITIONING_PTR_FROM_CACHE_KEY": ("Hash the program without custom-partitioning pointers (unsafe)", []),
+    "JAX_REMOVE_SIZE_ONE_MESH_AXIS_FROM_TYPE": ("Drop mesh axes of size 1 from array shardings", []),
+    "JAX_SCAN3": ("Use the new scan implementation", []),
+    "JAX_SEND_TRACEBACK_TO_RUNTIME": ("Python traceback sent with each dispatch: off, on (last user frame) or full (costly)", []),
+    "JAX_SERIALIZATION_VERSION": ("Older name of JAX_EXPORT_CALLING_CONVENTION_VERSION (0: unset)", ["deprecated"]),
+    "JAX_SHARE_BINARY_BETWEEN_HOSTS": ("Compile once and send the binary to the other hosts", []),
+    "JAX_SHARE_BINARY_BETWEEN_HOSTS_TIMEOUT_MS": ("Timeout of that binary sharing, in milliseconds", []),
+    "JAX_SOFTMAX_CUSTOM_JVP": ("Use the newer custom_jvp rule of jax.nn.softmax", []),
+    "JAX_SORT_DEVICES_BY_PROCESS_INDEX": ("Order devices by process index, then id (off: the PJRT client's order)", []),
+    "JAX_SOURCE_URL_SCHEMA": ("URL template with {file} and {line} for links in HTML jaxpr dumps", []),
+    "JAX_THREAD_GUARD": ("Raise when a multi-process operation runs on another thread than the guard's", ["debug"]),
+    "JAX_THREEFRY_GPU_KERNEL_LOWERING": ("GPU: lower threefry to a kernel (faster compiles, more memory)", []),
+    "JAX_THREEFRY_PARTITIONABLE": ("Partitionable threefry: no extra communication for sharded random numbers", []),
+    "JAX_TRACEBACK_FILTERING": ("How JAX hides its internal frames in tracebacks", ["debug"]),
+    "JAX_TRACEBACK_IN_LOCATIONS_LIMIT": ("Most Python frames per MLIR location (negative: no limit)", []),
+    "JAX_TRACER_ERROR_NUM_TRACEBACK_FRAMES": ("Stack frames shown in tracer errors", []),
+    "JAX_TRANSFER_GUARD": ("Transfer guard for every direction (set only)", ["debug"]),
+    "JAX_TRANSFER_GUARD_DEVICE_TO_DEVICE": ("Transfer guard for device-to-device copies", ["debug"]),
+    "JAX_TRANSFER_GUARD_DEVICE_TO_HOST": ("Transfer guard for device-to-host copies", ["debug"]),
+    "JAX_TRANSFER_GUARD_HOST_TO_DEVICE": ("Transfer guard for host-to-device copies", ["debug"]),
+    "JAX_USE_DIRECT_LINEARIZE": ("Linearize directly instead of JVP followed by partial evaluation", []),
+    "JAX_USE_EMIT_PIPELINE_PRIMITIVE": ("Use the emit_pipeline primitive in Pallas", []),
+    "JAX_USE_MAGMA": ("MAGMA for lax.linalg.eig on GPU", []),
+    "JAX_USE_SHARDY_PARTITIONER": ("Lower shardings to Shardy (off: GSPMD)", []),
+    "JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS": ("Transitional: simplified closed-over constants in jaxprs", []),
+    "JAX_XLA_PROFILE_VERSION": ("Profile version for XLA's remote compilation profiles", []),
+}
+
+# Read directly (not a config option): type, parser, enum values, default,
+# description, tags.  The values of XLA_PYTHON_CLIENT_ALLOCATOR come from the
+# source (None here).
+DIRECT = {
+    "JAX_COORDINATOR_ADDRESS": ("string", None, None, None,
+                                "host:port of the coordinator jax.distributed.initialize() connects to", []),
+    "JAX_COORDINATOR_BIND_ADDRESS": ("string", None, None, None,
+                                     "Address the coordinator service binds to (default [::] on the coordinator's port)", []),
+    "JAX_COORDINATOR_PORT": ("int", None, None, None,
+                             "Coordinator port when the cluster is detected automatically", []),
+    "JAX_FORCE_TPU_INIT": ("bool", "nonempty", None, None,
+                           "Initialize the TPU backend even where JAX sees no TPU; any value counts, 0 included", []),
+    "JAX_LOCAL_DEVICE_IDS": ("list", None, None, None,
+                             "Comma-separated local device ids this process uses", []),
+    "JAX_PARTITION_INDEX": ("int", None, None, None,
+                            "Index of this process's partition (slice) in a multi-slice job", []),
+    "JAX_SKIP_CUDA_CONSTRAINTS_CHECK": ("bool", "nonempty", None, None,
+                                        "jax-cuda plugin: skip the CUDA library version checks; any non-empty value counts", []),
+    "JAX_SLICE_INDEX": ("int", None, None, None,
+                        "Older name of JAX_PARTITION_INDEX", ["deprecated"]),
+    "PJRT_NAMES_AND_LIBRARY_PATHS": ("list", None, None, None,
+                                     "PJRT plugins to register, as NAME:PATH,... (PATH a library or a .json configuration)", []),
+    "XLA_CLIENT_MEM_FRACTION": ("float", None, None, "0.75",
+                                "Fraction of GPU memory to preallocate", []),
+    "XLA_PYTHON_CLIENT_ABORT_COLLECTIVES_ON_FAILURE": ("bool", "pyint", None, "0",
+                                                       "Abort pending collectives when a peer fails (read with int())", []),
+    "XLA_PYTHON_CLIENT_ALLOCATOR": ("enum", None, None, "default",
+                                    "GPU memory allocator (lower-cased when read); platform allocates on demand and frees eagerly (slow)", []),
+    "XLA_PYTHON_CLIENT_COLLECTIVE_MEM_SIZE_MB": ("int", None, None, None,
+                                                 "GPU memory reserved for collectives, in MiB", []),
+    "XLA_PYTHON_CLIENT_MEM_FRACTION": ("float", None, None, "0.75",
+                                       "Older name of XLA_CLIENT_MEM_FRACTION; setting both is an error", ["deprecated"]),
+    "XLA_PYTHON_CLIENT_PREALLOCATE": ("bool", "prealloc", None, "true",
+                                      "Reserve most of GPU memory at start; only false, False or 0 turn it off", []),
+    "XLA_PYTHON_CLIENT_USE_TFRT_GPU_CLIENT": ("bool", "pyint", None, "0",
+                                              "Use the TFRT-based GPU client (read with int())", []),
+}
+DIRECT_PREFIX = re.compile(r"^(JAX_|JAX2TF_|XLA_|PJRT_)")
+# Read by JAX, cataloged elsewhere or not at all, and why.
+ELSEWHERE = ("TPU_* (family runtime), cluster detection (SLURM_*, OMPI_*, Kubernetes' "
+             "variables: the job launcher's), build and test variables (Bazel runfiles, "
+             "TEST_*, version suffixes, the test-suite options of jax/_src/test_util.py)")
+
+
+def allocator_values(root):
+    """The allocator names jaxlib's xla_client.py accepts."""
+    tree = ast.parse(open(os.path.join(root, "jaxlib", "xla_client.py")).read())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and \
+                node.left.id == "allocator" and isinstance(node.ops[0], ast.NotIn):
+            v = const(node.comparators[0])
+            if v:
+                return list(v)
+    return None
+
+
 def yq(s):
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--config", required=True)
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--tag", required=True)
     ap.add_argument("--commit", required=True)
     a = ap.parse_args()
-    src = open(a.config, encoding="utf-8").read()
+    options, direct, problems = collect(a.root)
+    for p in problems:
+        sys.stderr.write("gen-jax-catalog: %s\n" % p)
     entries = {}
-    pat = re.compile(r"(?<![\w.])(%s)\(" % "|".join(sorted(TYPES, key=len, reverse=True)))
-    for m in pat.finditer(src):
-        line_start = src.rfind("\n", 0, m.start()) + 1
-        if src[line_start:m.start()].strip().startswith("def "):
+    for env, o in options.items():
+        entries[env] = dict(name=env, type=o["type"], parser=o["parser"], values=o["values"],
+                            icase=o["icase"], default=o["default"], where=o["where"],
+                            what="%s %s" % (o["helper"], o["option"]))
+        inner = o.get("inner_env")
+        if inner and inner != env and inner not in options:
+            entries[inner] = dict(entries[env], name=inner,
+                                  what="default of %s" % o["option"])
+    for name, places in direct.items():
+        if name in entries or name in COMPOSITE or not DIRECT_PREFIX.match(name):
             continue
-        try:
-            call = call_args(src, m.end())
-        except SyntaxError:
-            continue          # a definition or annotation, not a call
-        kw = {k.arg: k.value for k in call.keywords}
-        args = list(call.args)
-        name = const(kw.get("name")) if "name" in kw else (const(args[0]) if args else None)
-        if not isinstance(name, str):
+        if name not in DIRECT:
+            problems.append("%s is read (%s) but not in DIRECT" % (name, places[0]))
             continue
-        fn = m.group(1)
-        typ = TYPES[fn]
-        dnode = kw.get("default", args[1] if len(args) > 1 else None)
-        env = None
-        default = None
-        if isinstance(dnode, ast.Call):
-            fname = ast.unparse(dnode.func)
-            if fname in ("bool_env", "int_env", "os.getenv", "os.environ.get") and dnode.args:
-                env = const(dnode.args[0])
-                if len(dnode.args) > 1:
-                    default = const(dnode.args[1])
-        else:
-            default = const(dnode) if dnode is not None else None
-        if env is None:
-            if fn.endswith("_flag"):
-                continue      # an absl flag only, not read from the environment
-            env = name.upper()
-        values = None
-        if typ == "enum":
-            ev = kw.get("enum_values")
-            values = const(ev) if ev is not None else None
-            if not values:
-                typ = "string"
-        if isinstance(default, bool):
-            default = "true" if default else "false"
-        if env in entries:
-            continue
-        tags = []
-        if env in CACHE:
-            tags.append("cache")
-        if env in DEBUG:
-            tags.append("debug")
-        if env in PERF_RISK:
-            tags.append("perf-risk")
-        entries[env] = dict(name=env, type=typ, values=values, default=default,
-                            tags=tags, desc=describe(env, typ), parser=None)
-    njax = len(entries)
-    for name, typ, values, default, parser, desc, tags in CLIENT:
-        entries[name] = dict(name=name, type=typ, values=values, default=default,
-                             tags=tags, desc=desc, parser=parser)
+        typ, parser, values, default, desc, tags = DIRECT[name]
+        if name == "XLA_PYTHON_CLIENT_ALLOCATOR":
+            values = allocator_values(a.root)
+        entries[name] = dict(name=name, type=typ, parser=parser, values=values,
+                             icase=name == "XLA_PYTHON_CLIENT_ALLOCATOR", default=default,
+                             where=", ".join(places), what="read directly")
+    for name in DIRECT:
+        if name not in entries:
+            problems.append("%s is in DIRECT but no longer read" % name)
+    for name in entries:
+        if name not in HAND and name not in DIRECT:
+            problems.append("%s has no description in HAND" % name)
+    if problems:
+        for p in problems:
+            sys.stderr.write("gen-jax-catalog: %s\n" % p)
+        sys.exit(1)
+    version = a.tag.replace("jax-v", "")
     out = sys.stdout
-    out.write("# Environment variables read by JAX: the JAX_* configuration options of\n"
-              "# jax/_src/config.py (read once, at import), and jaxlib's\n"
-              "# XLA_PYTHON_CLIENT_* GPU client settings.  Generated by\n"
-              "# tools/gen-jax-catalog.py; rerun it rather than editing.  Names, types\n"
-              "# and defaults are upstream facts; descriptions are this project's own.\n")
-    out.write("family: jax\nkind: env\ncomplete: false\nbool_parser: python\n")
+    out.write("# Environment variables jax %s reads: every configuration option (read\n"
+              "# once, at import, from the option's name in upper case; defined in\n"
+              "# jax/_src/config.py and the modules named above each entry), the\n"
+              "# distributed-runtime variables, and jaxlib's GPU client settings.\n"
+              "# Generated by tools/gen-jax-catalog.py; rerun it rather than editing.\n"
+              "# Booleans are read with bool_env (y/yes/t/true/on/1, n/no/f/false/off/0,\n"
+              "# any case; anything else raises at import), enums must match a value\n"
+              "# exactly, int and float options with int() and float().  Names, types,\n"
+              "# defaults and values are upstream facts; descriptions are this project's\n"
+              "# own.  Cataloged elsewhere or left out:\n" % version)
+    words, line = ELSEWHERE.split() + ["."], "#"
+    for w in words:
+        if len(line) + len(w) + 1 > 78 and w != ".":
+            out.write(line + "\n")
+            line = "#"
+        line += ("" if w == "." else " ") + w
+    out.write(line + "\n")
+    out.write("family: jax\nkind: env\ncomplete: true\nbool_parser: python\n")
     out.write("source:\n  repository: jax-ml/jax\n  path: jax/_src/config.py\n"
-              "  commit: %s\n  also: jaxlib/xla_client.py (XLA_PYTHON_CLIENT_*)\n" % a.commit)
+              "  commit: %s\n  release: jax %s, tag %s\n"
+              "  also: %s\n" % (a.commit, version, a.tag, ", ".join(
+                  sorted({e["where"].split(":")[0] for e in entries.values()} -
+                         {"jax/_src/config.py"}))))
     out.write("flags:\n")
     for e in sorted(entries.values(), key=lambda e: e["name"]):
-        out.write("  - name: %s\n    type: %s\n" % (e["name"], e["type"]))
+        name = e["name"]
+        desc, tags = (HAND[name] if name in HAND else DIRECT[name][4:6])
+        out.write("  # %s: %s\n" % (e["what"], e["where"]))
+        out.write("  - name: %s\n    type: %s\n" % (name, e["type"]))
         if e["values"]:
-            out.write("    values: [%s]\n" % ", ".join(str(v) for v in e["values"]))
-        if e["default"] is not None:
+            out.write("    values: [%s]\n" % ", ".join(e["values"]))
+            if e["icase"]:
+                out.write("    case: insensitive\n")
+        if e["default"] is not None and not (e["type"] == "enum" and e["default"] == ""):
             out.write("    default: %s\n" % yq(e["default"]))
-        if e["parser"]:
+        if e["parser"] and e["parser"] != "python" and e["type"] == "bool":
             out.write("    parser: %s\n" % e["parser"])
-        if e["tags"]:
-            out.write("    tags: [%s]\n" % ", ".join(e["tags"]))
-        out.write("    description: %s\n" % yq(e["desc"]))
-    sys.stderr.write("gen-jax-catalog: %d options, %d client variables\n"
-                     % (njax, len(entries) - njax))
+        if tags:
+            out.write("    tags: [%s]\n" % ", ".join(tags))
+        out.write("    description: %s\n" % yq(desc))
+    sys.stderr.write("gen-jax-catalog: %d variables\n" % len(entries))
 
 
 if __name__ == "__main__":

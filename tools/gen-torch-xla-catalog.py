@@ -1,164 +1,618 @@
 #!/usr/bin/env python3
 """Writes etc/flags/torch_xla.yaml from a pytorch/xla checkout.
 
-    tools/gen-torch-xla-catalog.py --root PYTORCH_XLA_CHECKOUT --commit SHA \
-        > etc/flags/torch_xla.yaml
+    tools/gen-torch-xla-catalog.py --root PYTORCH_XLA_CHECKOUT --tag v2.9.0 \
+        --commit SHA > etc/flags/torch_xla.yaml
 
-Read in place, never kept here: configuration.yaml (the documented variables,
-types and defaults), torch_xla/csrc/runtime/env_vars.h (names of the kEnv*
-constants) and every torch_xla/csrc/**/*.cpp for the sys_util::GetEnv*()
-calls that actually read a variable (the reader's type wins over the
-documented one).  Build-time variables (configuration.yaml's build_variables)
-are left out: they do not affect a launch.  Standard library only.
+The checkout is read in place and nothing of it is kept here.  Two kinds of
+readers are found:
+
+- C++ (torch_xla/csrc, tests left out): every sys_util::GetEnvBool / GetEnvInt
+  / GetEnvDouble / GetEnvString / GetEnvOrdinalPath call, the variable named
+  by a string literal or by a kEnv* constant of runtime/env_vars.h, and the
+  string lists a file reads variable by variable (env_hash.cpp's raw_vars).
+  Comments are skipped, so a commented-out reader does not count.
+- Python (torch_xla/**/*.py, tests left out), through the ast module:
+  os.environ.get, os.getenv, os.environ[...] reads, `in os.environ`,
+  torch_xla.utils.utils.getenv_as and check_env_flag, with the names of
+  torch_xla/core/xla_env_vars.py resolved; the expression around a read
+  gives its type (int(...), float(...), bool(...), a comparison).
+
+Variables only written (os.environ[...] = ..., setdefault) are not reads.
+A variable read in several places gets the type of the runtime's (C++)
+reader when there is one; where the readers disagree in a way a user can
+trip over, RULES below says which wins and the description says why.
+Every reader found is listed in a comment above its entry.  Names, types,
+defaults and enum values are upstream facts; the descriptions are this
+project's own words.  Standard library only.
 """
 import argparse
+import ast
 import os
 import re
 import sys
 
-READERS = {"GetEnvBool": "bool", "GetEnvInt": "int", "GetEnvString": "string",
-           "GetEnvDouble": "float", "GetEnvOrdinalPath": "string"}
-DEBUG = {"PT_XLA_DEBUG", "PT_XLA_DEBUG_LEVEL", "PT_XLA_DEBUG_FILE", "XLA_IR_DEBUG",
-         "XLA_HLO_DEBUG", "XLA_SAVE_TENSORS_FILE", "XLA_SAVE_TENSORS_FMT",
-         "XLA_SAVE_HLO_FILE", "XLA_METRICS_FILE", "XLA_DUMP_HLO_GRAPH",
-         "XLA_DUMP_FATAL_STACK", "XLA_DUMP_POST_OPTIMIZATIONS", "XLA_FNTRACKER_FILE",
-         "XLA_FNTRACKER_LIST", "XLA_FNTRACKER_LEVEL", "XLA_TEST_DUMP_GRAPHS",
-         "XLA_TEST_DUMP_METRICS", "XLA_TEST_DUMP_TENSORS", "XLA_SYNC_WAIT",
-         "XLA_SLOW_COMPILE_HLO_FOLDER", "XLA_USE_EAGER_DEBUG_MODE", "TF_CPP_VMODULE",
-         "XLA_COMPILE_TIME_THRESHOLD"}
-CACHE = {"XLA_PERSISTENT_CACHE_PATH"}
-DEPRECATED = {"XLA_USE_BF16", "XLA_DOWNCAST_BF16", "XLA_USE_32BIT_LONG"}
-PERF_RISK = {"XLA_USE_BF16", "XLA_DOWNCAST_BF16", "XLA_SYNC_WAIT", "XLA_NO_SPECIAL_SCALARS",
-             "XLA_TENSOR_UPDATE_SYNC", "XLA_DISABLE_FUNCTIONALIZATION"}
-ENUMS = {"PJRT_DEVICE": ["TPU", "CPU", "CUDA", "GPU", "NEURON", "XPU", "ROCM"]}
+CPP_READERS = {"GetEnvBool": "bool", "GetEnvInt": "int", "GetEnvString": "string",
+               "GetEnvDouble": "float", "GetEnvOrdinalPath": "string"}
+COMPOSITE = {"XLA_FLAGS", "LIBTPU_INIT_ARGS"}
+
+
+# ---- C++ -----------------------------------------------------------------------------
+
+def strip_cpp_comments(src):
+    """src with comments blanked (newlines kept, so line numbers hold)."""
+    out, i, n = [], 0, len(src)
+    while i < n:
+        c = src[i]
+        if c == '"' or c == "'":
+            j = i + 1
+            while j < n and src[j] != c:
+                j += 2 if src[j] == "\\" else 1
+            out.append(src[i:j + 1])
+            i = j + 1
+        elif src.startswith("//", i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", src[i:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def cpp_args(src, start):
+    """Top-level arguments of the call whose '(' is just before start."""
+    depth, i, args, cur = 1, start, [], []
+    while i < len(src) and depth:
+        c = src[i]
+        if c in "\"'":
+            j = i + 1
+            while j < len(src) and src[j] != c:
+                j += 2 if src[j] == "\\" else 1
+            cur.append(src[i:j + 1])
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                break
+        if c == "," and depth == 1:
+            args.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    args.append("".join(cur).strip())
+    return [" ".join(a.split()) for a in args]
+
+
+def cpp_literal(expr):
+    """The value of a C++ literal default, or None."""
+    e = expr.strip()
+    if e in ("true", "false"):
+        return e
+    m = re.fullmatch(r"(-?\d+(?:\.\d*)?)(?:[uUlLfF]*)", e)
+    if m:
+        return m.group(1)
+    m = re.fullmatch(r'"((?:[^"\\]|\\.)*)"', e)
+    if m:
+        return m.group(1)
+    return None
+
+
+def collect_cpp(root, reads, unresolved):
+    csrc = os.path.join(root, "torch_xla", "csrc")
+    consts = dict(re.findall(r'(kEnv\w+)\[\]\s*=\s*"([A-Z0-9_]+)"', re.sub(
+        r"=\s*\n\s*", "= ", open(os.path.join(csrc, "runtime", "env_vars.h")).read())))
+    call = re.compile(r"\b(GetEnv(?:Bool|Int|String|Double|OrdinalPath))\s*\(")
+    for d, dirs, files in os.walk(csrc):
+        dirs.sort()
+        for fn in sorted(files):
+            if not fn.endswith((".cpp", ".cc", ".h")) or fn.endswith("_test.cpp"):
+                continue
+            if fn in ("sys_util.cpp", "sys_util.h"):
+                continue
+            path = os.path.join(d, fn)
+            rel = os.path.relpath(path, root)
+            src = strip_cpp_comments(open(path, encoding="utf-8", errors="replace").read())
+            lists = {}
+            for m in re.finditer(r"(\w+_vars)\s*=\s*\{([^}]*)\}", src):
+                lists[m.group(1)] = re.findall(r'"([A-Z0-9_]+)"', m.group(2))
+            for m in call.finditer(src):
+                line = src.count("\n", 0, m.start()) + 1
+                args = cpp_args(src, m.end())
+                key = args[0]
+                names = []
+                if re.fullmatch(r'"[A-Z0-9_]+"', key):
+                    names = [key[1:-1]]
+                elif re.sub(r"^(?:runtime::)?env::", "", key) in consts:
+                    names = [consts[re.sub(r"^(?:runtime::)?env::", "", key)]]
+                else:
+                    # a variable holding the name: a *_vars list of the same file
+                    # the nearest loop over such a list before the call, else
+                    # the first after it (a helper called from that loop)
+                    loops = [(l.start(), l.group(1)) for l in re.finditer(
+                        r"for\s*\(\s*(?:const\s+)?auto\s*&?\s*%s\s*:\s*(\w+)\s*\)"
+                        % re.escape(key.split(".")[0]), src) if l.group(1) in lists]
+                    before = [l for l in loops if l[0] < m.start()]
+                    loop = before[-1] if before else (loops[0] if loops else None)
+                    if loop:
+                        names = lists[loop[1]]
+                if not names:
+                    unresolved.append("%s:%d: %s(%s)" % (rel, line, m.group(1), key))
+                    continue
+                dflt = args[1] if len(args) > 1 else ""
+                for name in names:
+                    reads.setdefault(name, []).append(dict(
+                        lang="c++", where="%s:%d" % (rel, line), reader=m.group(1),
+                        type=CPP_READERS[m.group(1)], default=cpp_literal(dflt),
+                        default_expr=dflt))
+
+
+# ---- Python --------------------------------------------------------------------------
+
+def dotted(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return base + "." + node.attr if base else None
+    return None
+
+
+def py_const(node):
+    try:
+        return ast.literal_eval(node)
+    except Exception:
+        return None
+
+
+def collect_py(root, reads, unresolved):
+    pkg = os.path.join(root, "torch_xla")
+    xenv = {}
+    tree = ast.parse(open(os.path.join(pkg, "core", "xla_env_vars.py")).read())
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant):
+            for t in st.targets:
+                if isinstance(t, ast.Name):
+                    xenv[t.id] = st.value.value
+
+    def enclosing(node, kinds):
+        while node is not None and not isinstance(node, kinds):
+            node = getattr(node, "parent", None)
+        return node
+
+    def names_of(node):
+        """The variable names node can hold: a literal, an xla_env_vars
+        constant, or a loop variable over a literal list."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.Attribute) and dotted(node.value) == "xenv":
+            return [xenv[node.attr]] if node.attr in xenv else []
+        if isinstance(node, ast.Name):
+            loop = enclosing(node, ast.For)
+            while loop is not None:
+                if isinstance(loop.target, ast.Name) and loop.target.id == node.id:
+                    it = loop.iter
+                    if isinstance(it, ast.Name):
+                        fn = enclosing(loop, (ast.FunctionDef, ast.Module))
+                        for st in ast.walk(fn):
+                            if isinstance(st, ast.Assign) and any(
+                                    isinstance(t, ast.Name) and t.id == it.id for t in st.targets):
+                                it = st.value
+                    v = py_const(it)
+                    if isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
+                        return list(v)
+                    return []
+                loop = enclosing(getattr(loop, "parent", None), ast.For)
+        return []
+
+    for d, dirs, files in os.walk(pkg):
+        dirs[:] = sorted(x for x in dirs if x not in ("test", "tests", "__pycache__"))
+        for fn in sorted(files):
+            if not fn.endswith(".py") or fn.endswith("_test.py") or fn.startswith("test_"):
+                continue
+            path = os.path.join(d, fn)
+            rel = os.path.relpath(path, root)
+            if rel == os.path.join("torch_xla", "core", "xla_env_vars.py"):
+                continue
+            tree = ast.parse(open(path, encoding="utf-8").read())
+            for node in ast.walk(tree):
+                for ch in ast.iter_child_nodes(node):
+                    ch.parent = node
+            for node in ast.walk(tree):
+                rec = None
+                if isinstance(node, ast.Call):
+                    f = dotted(node.func) or ""
+                    args = node.args
+                    kw = {k.arg: k.value for k in node.keywords}
+                    if f.endswith("getenv_as") and args:
+                        typ = dotted(args[1]) if len(args) > 1 else "str"
+                        dv = args[2] if len(args) > 2 else kw.get("defval")
+                        rec = dict(reader="getenv_as(%s)" % typ,
+                                   type={"bool": "bool", "int": "int", "float": "float",
+                                         "str": "string"}.get(typ, "string"),
+                                   parser="pyint" if typ == "bool" else None,
+                                   default=py_const(dv) if dv is not None else None,
+                                   default_expr=ast.unparse(dv) if dv is not None else "")
+                    elif f.endswith("check_env_flag") and args:
+                        rec = dict(reader="check_env_flag", type="bool", parser="true-or-digits",
+                                   default=None, default_expr="")
+                    elif f in ("os.environ.get", "os.getenv") and args:
+                        dv = args[1] if len(args) > 1 else None
+                        rec = dict(reader=f, type="string", parser=None,
+                                   default=py_const(dv) if dv is not None else None,
+                                   default_expr=ast.unparse(dv) if dv is not None else "")
+                        p = node.parent
+                        if isinstance(p, ast.Call) and dotted(p.func) in ("int", "float", "bool"):
+                            rec["reader"] = "%s(%s)" % (dotted(p.func), f)
+                            rec["type"] = {"int": "int", "float": "float", "bool": "bool"}[dotted(p.func)]
+                            rec["parser"] = {"int": "pyint", "float": None,
+                                             "bool": "nonempty"}[dotted(p.func)]
+                        elif isinstance(p, ast.Compare) and len(p.ops) == 1 and \
+                                isinstance(p.ops[0], (ast.Eq, ast.NotEq)):
+                            other = p.comparators[0] if p.left is node else p.left
+                            rec["reader"] = "%s %s %r" % (
+                                f, "==" if isinstance(p.ops[0], ast.Eq) else "!=", py_const(other))
+                            rec["compared"] = py_const(other)
+                        elif isinstance(p, (ast.If, ast.BoolOp, ast.UnaryOp)) or \
+                                (isinstance(p, ast.Compare) and isinstance(p.ops[0], (ast.Is, ast.IsNot))):
+                            rec["reader"] = "%s (set or not)" % f
+                    a0 = args[0] if args else None
+                    if rec is not None:
+                        fn = enclosing(node, ast.FunctionDef)
+                        if fn is not None and fn.name in ("getenv_as", "check_env_flag"):
+                            continue      # the helpers themselves, counted at their calls
+                        names = names_of(a0)
+                        if not names:
+                            unresolved.append("%s:%d: %s(%s)" % (rel, node.lineno, f, ast.unparse(a0)))
+                            continue
+                elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and \
+                        dotted(node.value) == "os.environ":
+                    a0 = node.slice
+                    rec = dict(reader="os.environ[...]", type="string", parser=None,
+                               default=None, default_expr="")
+                    names = names_of(a0)
+                    if not names:
+                        unresolved.append("%s:%d: os.environ[%s]" % (rel, node.lineno, ast.unparse(a0)))
+                        continue
+                elif isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                        isinstance(node.ops[0], (ast.In, ast.NotIn)) and \
+                        dotted(node.comparators[0]) == "os.environ":
+                    rec = dict(reader="in os.environ", type="string", parser=None,
+                               default=None, default_expr="")
+                    names = names_of(node.left)
+                    if not names:
+                        unresolved.append("%s:%d: %s in os.environ" % (rel, node.lineno, ast.unparse(node.left)))
+                        continue
+                if rec is None:
+                    continue
+                rec.update(lang="python", where="%s:%d" % (rel, node.lineno))
+                for name in names:
+                    reads.setdefault(name, []).append(dict(rec))
+
+
+def collect(root):
+    reads, unresolved = {}, []
+    collect_cpp(root, reads, unresolved)
+    collect_py(root, reads, unresolved)
+    return reads, unresolved
+
+
+# ---- what the readers do not say -------------------------------------------------------
+
+# Per variable: the description (this project's words) and, where the readers
+# alone would give the wrong type, parser, default or values, the fact that
+# decides it.  Keys: d (description), type, parser, default, values, tags.
+# A variable the readers find and this table lacks stops the generator, so a
+# newer torch_xla cannot slip in an undescribed name.
 HAND = {
-    "PJRT_DEVICE": "PJRT device type torch_xla initializes (TPU, CPU, CUDA, ...)",
-    "XLA_USE_SPMD": "Run in SPMD mode: one replicated program partitioned by sharding annotations",
-    "XLA_USE_BF16": "Store float32 tensors as bfloat16 on the device",
-    "XLA_DOWNCAST_BF16": "Keep float32 tensors as bfloat16 and float64 as float32 on the device",
-    "PT_XLA_DEBUG_LEVEL": "Level of torch_xla's execution analysis (0 off, 1 summaries, 2 per graph)",
-    "PT_XLA_DEBUG": "Analyze metrics and print a compile/transfer summary",
-    "XLA_IR_DEBUG": "Record Python frames for every IR node (slow tracing)",
-    "XLA_HLO_DEBUG": "Put Python frame metadata into the HLO (changes the HLO, so the cache key)",
-    "XLA_PERSISTENT_CACHE_PATH": "Directory of torch_xla's persistent compilation cache",
-    "XLA_FLAGS": "XLA compiler options; see the xla family",
-    "TPU_NUM_DEVICES": "Number of TPU devices torch_xla uses on this host",
-    "XLA_METRICS_FILE": "File torch_xla writes its metrics report to at exit",
-    "XLA_SAVE_TENSORS_FILE": "File the IR/HLO graphs of every sync are appended to",
+    "ALLREDUCE_GRADIENTS_BUCKET_SIZE_MB": dict(
+        d="MiB per bucket when xm.reduce_gradients all-reduces in buckets; 0 is one all-reduce for all gradients"),
+    "CLOUD_TPU_TASK_ID": dict(
+        d="Index of this host in a TPU slice (wins over TPU_WORKER_ID when both are set)"),
+    "CPU_NUM_DEVICES": dict(d="Number of CPU devices the PJRT CPU client creates"),
+    "DISABLE_NUMERIC_CC_TOKEN": dict(
+        d="Reuse one token for every collective instead of one derived from its input values"),
+    "DIST_SERVICE_HEARTBEAT_INTERVAL_IN_SEC": dict(
+        d="Heartbeat timeout of the distributed runtime service torch_xla starts, in seconds"),
+    "DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN": dict(
+        d="How long the distributed runtime service waits for peers at shutdown, in minutes"),
+    "ENABLE_COLLECTIVE_MATMUL_IN_MP": dict(
+        d="Compile with SPMD partitioning and XLA's all-gather/einsum decomposition (collective matmul)"),
+    "EXPERIMENTAL_XLA_UNBOUNDED_DYNAMISM": dict(
+        d="Lower ops with unbounded dynamic shapes (experimental)"),
+    "LOCAL_RANK": dict(d="Rank of this process on its host, as set by the job launcher"),
+    "LOCAL_WORLD_SIZE": dict(d="Number of processes on this host, as set by the job launcher"),
+    "MASTER_ADDR": dict(d="Address of the rank-0 host for the coordinator and rendezvous"),
+    "MASTER_PORT": dict(d="Port of torch_xla's rendezvous TCP store on MASTER_ADDR"),
+    "MODELCMP_SAVEDIR": dict(d="Directory torch_xla.debug.model_comparator saves tensors to",
+                             tags=["debug"]),
+    "NEURONCORE_NUM_DEVICES": dict(d="Neuron: number of NeuronCores per process"),
+    "NEURON_LIBRARY_PATH": dict(
+        d="Path of the Neuron PJRT plugin (libneuronpjrt.so; set by torch_xla from the installed libneuronxla)"),
+    "NEURON_PJRT_PROCESSES_NUM_DEVICES": dict(
+        d="Neuron: devices of each process; torch_xla only checks whether it is set and derives it otherwise"),
+    "NEURON_PJRT_WORLD_SIZE": dict(
+        d="Neuron: number of processes; torch_xla only checks whether it is set and derives it otherwise"),
+    "NEURON_RT_ROOT_COMM_ID": dict(
+        d="Neuron: host:port of the root communicator; derived from MASTER_ADDR when unset"),
+    "NEURON_RT_VISIBLE_CORES": dict(
+        d="Neuron: NeuronCores this process may use; defaults to LOCAL_RANK"),
+    "PJRT_CPU_ASYNC_CLIENT": dict(d="Create the PJRT CPU client in asynchronous mode"),
+    "PJRT_DEVICE": dict(
+        d="Device type torch_xla initializes: CPU, TPU, XPU, NEURON, or a registered plugin's name such as CUDA; chosen from the host when unset"),
+    "PJRT_DYNAMIC_PLUGINS": dict(
+        type="bool", parser="pyint",
+        d="Initialize the device through a registered PJRT plugin (set by torch_xla itself; Python reads it with int())"),
+    "PJRT_LIBRARY_PATH": dict(d="Path of the PJRT plugin of torch_xla's test-only library plugin"),
+    "PJRT_LOCAL_PROCESS_COUNT": dict(
+        default="1", d="Number of torch_xla processes on this host (falls back to LOCAL_WORLD_SIZE)"),
+    "PJRT_LOCAL_PROCESS_RANK": dict(
+        d="Rank of this torch_xla process on its host (falls back to LOCAL_RANK)"),
+    "PJRT_SELECT_DEFAULT_DEVICE": dict(
+        d="0 stops torch_xla from picking PJRT_DEVICE from the host (TPU, Neuron, else CPU) when it is unset"),
+    "PTXLA_TPU_LIBRARY_PATH": dict(
+        d="libtpu path torch_xla found in its own wheel or the libtpu package (set at import; TPU_LIBRARY_PATH wins)"),
+    "PT_XLA_DEBUG": dict(
+        type="bool", parser="pyint",
+        d="Print torch_xla's compile and transfer analysis; read with int() at import, so true or yes fail",
+        tags=["debug"]),
+    "PT_XLA_DEBUG_FILE": dict(d="File the PT_XLA_DEBUG analysis is appended to instead of stderr",
+                              tags=["debug"]),
+    "PT_XLA_DEBUG_LEVEL": dict(
+        d="Detail of the debug analysis (1 compiles and transfers, 2 every execution); -1 follows PT_XLA_DEBUG",
+        tags=["debug"]),
+    "PT_XLA_DEBUG_MAX_FRAME": dict(d="Python frames shown per event in the debug analysis",
+                                   tags=["debug"]),
+    "RANK": dict(d="Global rank of this process, as set by the job launcher (falls back to the local rank)"),
+    "RATE_TRACKER_SMOOTHING": dict(d="Smoothing factor of xm.RateTracker's moving average"),
+    "SAVE_GRAPH_FMT": dict(type="enum", values=["text", "dot", "hlo"],
+                           d="Format of the graphs torch_xla.debug.graph_saver writes",
+                           tags=["debug"]),
+    "SKIP_MEGASCALE_PJRT_CLIENT": dict(
+        d="Read by the TPU runtime; torch_xla sets it to true while it imports JAX and then restores it"),
+    "TF_CPP_MIN_LOG_LEVEL": dict(
+        type="int", default="1",
+        d="Least severity the C++ runtime logs; torch_xla sets 1 when unset and 0 also turns on its Python INFO log"),
+    "TORCHELASTIC_RESTART_COUNT": dict(
+        d="torchelastic restart number; keys the rendezvous store prefix"),
+    "TORCHELASTIC_USE_AGENT_STORE": dict(
+        d="Set by torchelastic; exactly True makes torch_xla's rendezvous use the agent's TCP store"),
+    "TORCH_DIST_INIT_BARRIER": dict(
+        d="0 skips torch.distributed's init barrier; with XLA_USE_DUMMY_STORE=1 torch_xla then uses no TCP store"),
+    "TPU_ACCELERATOR_TYPE": dict(
+        d="TPU type and size (v5litepod-8, ...); with it set, torch_xla does not ask the metadata server"),
+    "TPU_CHIPS_PER_HOST_BOUNDS": dict(d="Older name of TPU_CHIPS_PER_PROCESS_BOUNDS"),
+    "TPU_CHIPS_PER_PROCESS_BOUNDS": dict(d="Chip grid of one process, as X,Y,Z"),
+    "TPU_HOST_BOUNDS": dict(d="Older name of TPU_PROCESS_BOUNDS"),
+    "TPU_LIBRARY_PATH": dict(
+        default="libtpu.so", d="Path of the libtpu.so to load; wins over the one torch_xla finds itself"),
+    "TPU_MEGACORE": dict(
+        d="Megacore mode of v4 chips (torch_xla sets megacore_dense when unset); part of torch_xla's compile cache key"),
+    "TPU_PROCESS_BOUNDS": dict(d="Grid of processes on the host, as X,Y,Z"),
+    "TPU_SKIP_MDS_QUERY": dict(
+        type="bool", parser="nonempty",
+        d="Take the TPU topology from variables, not the metadata server; any non-empty value counts, 0 and false included"),
+    "TPU_WORKER_HOSTNAMES": dict(type="list", d="Comma-separated hostnames of every host in the TPU slice"),
+    "TPU_WORKER_ID": dict(type="int", d="Index of this host in the TPU slice"),
+    "WORLD_SIZE": dict(d="Number of processes in the job, as set by the job launcher"),
+    "XLA_ALWAYS_ALLREDUCE": dict(d="All-reduce even when the job has one device (read with int())"),
+    "XLA_AUTO_SPMD": dict(d="Let XLA's auto-sharding choose the shardings (implies SPMD)"),
+    "XLA_AUTO_SPMD_MESH": dict(
+        d="Device mesh for auto-sharding as comma-separated sizes (2,2); its product must be the device count"),
+    "XLA_AUTO_USE_GROUP_SHARDING": dict(d="Let auto-sharding use group sharding"),
+    "XLA_COMPILATION_CACHE_SIZE": dict(d="Compiled programs torch_xla keeps in memory"),
+    "XLA_COORDINATOR_PORT": dict(type="int", default="8547",
+                                 d="Port of the distributed coordinator a PJRT plugin asks for, on MASTER_ADDR"),
+    "XLA_DENSE_GATHER_FACTOR": dict(d="Threshold (times 10, against the input size) between dense and sparse gather"),
+    "XLA_DENSE_SCATTER_FACTOR": dict(d="Threshold (times the index count, against the input size) for dense scatter"),
+    "XLA_DISABLE_FUNCTIONALIZATION": dict(
+        d="Turn off PyTorch's functionalization pass; FSDP reads any non-empty value as on, so use 1 or leave it unset",
+        tags=["perf-risk"]),
+    "XLA_DOWNCAST_BF16": dict(d="Keep float32 as bfloat16 and float64 as float32 on the device (deprecated; cast the model)",
+                              tags=["perf-risk", "deprecated"]),
+    "XLA_DOWNCAST_FP16": dict(d="No longer has an effect; torch_xla only warns that it is set",
+                              tags=["deprecated"]),
+    "XLA_DUMP_FATAL_STACK": dict(d="Install a stack-trace handler when the runtime client starts",
+                                 tags=["debug"]),
+    "XLA_DUMP_HLO_GRAPH": dict(d="Put the offending HLO into the error of a failed compile or execution",
+                               tags=["debug"]),
+    "XLA_DUMP_POST_OPTIMIZATIONS": dict(
+        d="Save the optimized HLO instead of the input (with XLA_SAVE_TENSORS_FMT=hlo)", tags=["debug"]),
+    "XLA_DYNAMO_DEBUG": dict(d="1 prints the torch.compile bridge's decisions (read with int(), compared with 1)",
+                             tags=["debug"]),
+    "XLA_DYNAMO_INPUT_SHARDING_CHECK_THRESHOLD": dict(
+        d="Calls the torch.compile bridge skips between checks of its inputs' shardings"),
+    "XLA_EMIT_STEPLOG": dict(d="Print a line to stderr at every torch_xla.sync() (read with int())",
+                             tags=["debug"]),
+    "XLA_ENABLE_PARAM_ALIASING": dict(
+        d="Alias updated parameters with outputs so their buffers are reused", tags=["perf-risk"]),
+    "XLA_EXPERIMENTAL": dict(
+        d="Colon-separated experiments to turn on (nonzero, masked_select, nms, early_sync)"),
+    "XLA_FNTRACKER_FILE": dict(d="File the function tracker writes to (unset: tracker off)", tags=["debug"]),
+    "XLA_FNTRACKER_LEVEL": dict(default="2147483647",
+                                d="Function tracker: only functions up to this level are tracked", tags=["debug"]),
+    "XLA_FNTRACKER_LIST": dict(d="Function tracker: colon-separated tags to track", tags=["debug"]),
+    "XLA_HLO_DEBUG": dict(
+        d="Put Python frame metadata into the HLO (changes the HLO, so the compile cache key)",
+        tags=["debug"]),
+    "XLA_IR_DEBUG": dict(d="Record the Python frame of every IR node (slow tracing)", tags=["debug"]),
+    "XLA_IR_SHAPE_CACHE_SIZE": dict(d="Entries of the IR shape cache"),
+    "XLA_LAYOUTS": dict(d="Device layouts to force, as SHAPE=LAYOUT;... with comma-separated integers"),
+    "XLA_MAX_ASYNC_QUEUE": dict(
+        type="int",
+        d="Meant as the async step-closure queue size; the value reaches the queue as a string, so any value makes the first async closure raise TypeError",
+        tags=["perf-risk"]),
+    "XLA_MAX_PADDING_FACTOR": dict(d="Most padding a layout may add before torch_xla picks another layout"),
+    "XLA_METRICS_FILE": dict(d="File torch_xla appends its metrics report to at every step", tags=["debug"]),
+    "XLA_METRICS_PERCENTILES": dict(d="Colon-separated percentiles the metrics report shows"),
+    "XLA_METRICS_SAMPLES": dict(d="Samples each metric keeps"),
+    "XLA_NO_SPECIAL_SCALARS": dict(d="Do not turn scalar constants 0 and 1 into special constants",
+                                   tags=["perf-risk"]),
+    "XLA_OP_PRINT_COMPUTATIONS": dict(d="Print the HLO of every user computation registered through xla_op_registry",
+                                      tags=["debug"]),
+    "XLA_PARAMETER_WRAPPING_THREADSHOLD": dict(
+        d="Above this many parameters a graph takes them as one tuple (name spelled as upstream)"),
+    "XLA_PERSISTENT_CACHE_PATH": dict(d="Directory of torch_xla's persistent compilation cache",
+                                      tags=["cache"]),
+    "XLA_PERSISTENT_CACHE_READ_ONLY": dict(d="Read the persistent compilation cache but never write it"),
+    "XLA_REGISTER_INSTALLED_PLUGINS": dict(
+        type="bool", parser="one", default="1",
+        d="Register the PJRT plugins of installed packages at import; anything but 1 (true included) turns it off"),
+    "XLA_RELEASE_GIL_DURING_TRANSFER": dict(d="Release the Python GIL during host-device transfers"),
+    "XLA_RESIZE_SPLIT_FACTOR": dict(d="Above this ratio a resize is done one dimension at a time"),
+    "XLA_RNG_BIT_GENERATOR": dict(type="enum", values=["default", "philox", "three_fry"], default="default",
+                                  d="Random bit generator of the device RNG; another name is an error"),
+    "XLA_SAVE_HLO_FILE": dict(d="File the HLO of a failed compile or execution is saved to", tags=["debug"]),
+    "XLA_SAVE_TENSORS_FILE": dict(
+        d="File the graph of every sync is appended to (a .N suffix per device ordinal); grows without bound",
+        tags=["debug"]),
+    "XLA_SAVE_TENSORS_FMT": dict(type="enum", values=["text", "hlo", "dot", "stablehlo"],
+                                 d="Format of XLA_SAVE_TENSORS_FILE; another name is an error", tags=["debug"]),
+    "XLA_STABLEHLO_COMPILE": dict(d="Hand StableHLO instead of HLO to the PJRT client (experimental)"),
+    "XLA_SYNC_WAIT": dict(default="0",
+                          d="Make every torch_xla.sync() wait for the device (read with int())",
+                          tags=["debug", "perf-risk"]),
+    "XLA_TENSOR_UPDATE_SYNC": dict(d="Copy into device tensors synchronously", tags=["perf-risk"]),
+    "XLA_THREAD_POOL_SIZE": dict(d="Threads of torch_xla's thread pool (default: the hardware threads)"),
+    "XLA_TPU_MAX_INFLIGHT_COMPUTATIONS": dict(d="Executions the TPU client keeps in flight"),
+    "XLA_USE_32BIT_LONG": dict(d="Keep int64 tensors as int32 on the device (deprecated)", tags=["deprecated"]),
+    "XLA_USE_BF16": dict(
+        d="Keep float32 tensors as bfloat16 on the device (deprecated; Pallas kernels see it only as exactly 1)",
+        tags=["perf-risk", "deprecated"]),
+    "XLA_USE_DUMMY_STORE": dict(d="1, with TORCH_DIST_INIT_BARRIER=0, gives rendezvous a dummy store instead of a TCP store (compared with 1)"),
+    "XLA_USE_EAGER_DEBUG_MODE": dict(
+        type="bool", parser="one", default="0",
+        d="Run every op eagerly, compiling op by op (exactly 1; true is off)", tags=["debug", "perf-risk"]),
+    "XLA_USE_FP16": dict(d="No longer has an effect; torch_xla only warns that it is set", tags=["deprecated"]),
+    "XLA_USE_SPMD": dict(
+        d="SPMD mode: one replicated program partitioned by sharding annotations (runtime.use_spmd() is preferred)"),
+    "XPU_LIBRARY_PATH": dict(d="Path of the XPU PJRT plugin"),
 }
 
-
-def describe(name, typ):
-    if name in HAND:
-        return HAND[name]
-    words = name.lower().split("_")
-    if words[0] in ("xla", "pt", "ptxla"):
-        words = [w for w in words[1:] if w != "xla"] or words
-    text = " ".join(words)
-    return ("torch_xla: switch for %s" if typ == "bool" else "torch_xla: %s setting") % text
-
-
-def parse_configuration(text):
-    """The subset of configuration.yaml's shape: section, NAME, then fields."""
-    out, section, cur = {}, None, None
-    for line in text.splitlines():
-        m = re.match(r"^  (\w+):\s*$", line)
-        if m:
-            section = m.group(1)
-            continue
-        m = re.match(r"^    ([A-Z][A-Z0-9_]*):\s*$", line)
-        if m:
-            cur = out.setdefault(m.group(1), {"section": section})
-            continue
-        m = re.match(r"^      (type|default_value):\s*(.*?)\s*$", line)
-        if m and cur is not None:
-            v = m.group(2)
-            if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
-                v = v[1:-1]
-            cur[m.group(1)] = v
-    return out
+# Read, but left out: a name too generic to check in every profile, read only
+# when a caller of a helper asks for it.
+LEFT_OUT = {
+    "DEBUG": "torch_xla.utils.utils.get_print_fn() reads it with int() when called without "
+             "a debug argument",
+}
 
 
 def yq(s):
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def cdefault(expr):
-    expr = expr.strip()
-    if expr in ("true", "false"):
-        return expr
-    if re.fullmatch(r"-?\d+(\.\d+)?", expr):
-        return expr
-    if re.fullmatch(r'"[^"]*"', expr):
-        return expr[1:-1]
-    return None
+def decide(name, rs):
+    """Type, parser, default of variable name from its reads rs."""
+    cpp = [r for r in rs if r["lang"] == "c++"]
+    py = [r for r in rs if r["lang"] == "python"]
+    typ, parser, default = "string", None, None
+    if cpp:
+        typ = cpp[0]["type"]
+        defaults = [r["default"] for r in cpp if r["default"] is not None]
+        default = defaults[0] if defaults else None
+    else:
+        typed = [r for r in py if r["type"] != "string"] or py
+        typ = typed[0]["type"]
+        parser = typed[0].get("parser") if typ == "bool" else None
+        defaults = [r["default"] for r in typed if r["default"] is not None]
+        default = defaults[0] if defaults else None
+        if isinstance(default, bool):
+            default = "1" if default else "0"
+        elif default is not None and not isinstance(default, (str, int, float)):
+            default = None
+    return typ, parser, default
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
+    ap.add_argument("--tag", required=True)
     ap.add_argument("--commit", required=True)
     a = ap.parse_args()
-    conf = parse_configuration(open(os.path.join(a.root, "configuration.yaml")).read())
-    consts = dict(re.findall(r'(kEnv\w+)\[\]\s*=\s*"([A-Z0-9_]+)"', re.sub(
-        r"=\s*\n\s*", "= ", open(os.path.join(a.root, "torch_xla/csrc/runtime/env_vars.h")).read())))
-    entries = {}
-    for name, f in conf.items():
-        if f["section"] == "build_variables":
-            continue
-        typ = {"bool": "bool", "int": "int", "string": "string", "float": "float",
-               "double": "float"}.get(f.get("type", "string"), "string")
-        entries[name] = {"type": typ, "default": f.get("default_value")}
-    for c, name in consts.items():
-        entries.setdefault(name, {"type": "string", "default": None})
-    call = re.compile(r"(GetEnv(?:Bool|Int|String|Double|OrdinalPath))\(\s*"
-                      r"(\"[A-Z0-9_]+\"|(?:env::)?kEnv\w+)\s*,\s*([^;]*?)\)\s*[;,)]", re.S)
-    for d, _, files in os.walk(os.path.join(a.root, "torch_xla/csrc")):
-        for fn in sorted(files):
-            if not fn.endswith((".cpp", ".cc", ".h")):
-                continue
-            src = open(os.path.join(d, fn), encoding="utf-8", errors="replace").read()
-            for m in call.finditer(src):
-                key = m.group(2)
-                name = key[1:-1] if key.startswith('"') else consts.get(key.replace("env::", ""))
-                if not name:
-                    continue
-                e = entries.setdefault(name, {"type": "string", "default": None})
-                e["type"] = READERS[m.group(1)]
-                dv = cdefault(m.group(3))
-                if dv is not None and e.get("default") is None:
-                    e["default"] = dv
-    for name, e in entries.items():
-        if e["type"] == "bool" and e.get("default") in ("False", "True"):
-            e["default"] = e["default"].lower()
+    reads, unresolved = collect(a.root)
+    for u in unresolved:
+        sys.stderr.write("gen-torch-xla-catalog: unresolved read: %s\n" % u)
+    missing = sorted(n for n in reads if n not in HAND and n not in COMPOSITE and n not in LEFT_OUT)
+    if missing:
+        sys.stderr.write("gen-torch-xla-catalog: no description for: %s\n" % " ".join(missing))
+        sys.exit(1)
+    stale = sorted(n for n in HAND if n not in reads)
+    for n in stale:
+        sys.stderr.write("gen-torch-xla-catalog: %s is described but no longer read\n" % n)
     out = sys.stdout
-    out.write("# Environment variables PyTorch/XLA reads at import and at runtime start.\n"
-              "# Generated by tools/gen-torch-xla-catalog.py from configuration.yaml,\n"
-              "# torch_xla/csrc/runtime/env_vars.h and the GetEnv*() readers in\n"
-              "# torch_xla/csrc; rerun it rather than editing.  Booleans are read with\n"
-              "# sys_util::GetEnvBool: exactly \"true\" or \"false\", else atoi() != 0, so\n"
-              "# \"yes\" or \"True\" read as false.  Descriptions are this project's own.\n")
-    out.write("family: torch_xla\nkind: env\ncomplete: false\nbool_parser: atoi\n")
-    out.write("source:\n  repository: pytorch/xla\n  path: configuration.yaml\n"
-              "  commit: %s\n  also: torch_xla/csrc/runtime/env_vars.h, "
-              "torch_xla/csrc GetEnv* readers\n" % a.commit)
+    out.write("# Environment variables torch_xla %s reads at import and at runtime: every\n"
+              "# sys_util::GetEnv*() call in torch_xla/csrc and every environment read in\n"
+              "# its Python package (tests left out).  Generated by\n"
+              "# tools/gen-torch-xla-catalog.py; rerun it rather than editing.  Above each\n"
+              "# entry, the places that read it.  Types are the readers': GetEnvBool is\n"
+              "# exactly \"true\" or \"false\", else atoi() != 0 (so \"True\" or \"yes\" read as\n"
+              "# false); GetEnvInt is atol(), GetEnvDouble atof(); a Python getenv_as(bool)\n"
+              "# or int() raises on anything but an integer.  Names, types, defaults and\n"
+              "# values are upstream facts; descriptions are this project's own.\n"
+              % a.tag.lstrip("v"))
+    for name, why in sorted(LEFT_OUT.items()):
+        if name in reads:
+            out.write("# Left out: %s (%s).\n" % (name, why))
+    out.write("family: torch_xla\nkind: env\ncomplete: true\nbool_parser: atoi\n")
+    out.write("source:\n  repository: pytorch/xla\n  path: torch_xla/csrc, torch_xla/**/*.py\n"
+              "  commit: %s\n  release: torch_xla %s, tag %s\n"
+              "  also: torch_xla/csrc/runtime/env_vars.h, torch_xla/core/xla_env_vars.py (names)\n"
+              % (a.commit, a.tag.lstrip("v"), a.tag))
     out.write("flags:\n")
-    for name in sorted(entries):
-        if name in ("XLA_FLAGS", "LIBTPU_INIT_ARGS"):
-            continue      # composite variables, cataloged token by token
-        e = entries[name]
-        typ = "enum" if name in ENUMS else e["type"]
+    n = 0
+    for name in sorted(reads):
+        if name in COMPOSITE or name in LEFT_OUT:
+            continue      # composite variables are cataloged token by token
+        rs = reads[name]
+        h = HAND[name]
+        typ, parser, default = decide(name, rs)
+        typ = h.get("type", typ)
+        if "parser" in h:
+            parser = h["parser"]
+        if typ != "bool":
+            parser = None
+        if "default" in h:
+            default = h["default"]
+        if typ == "bool" and parser in ("pyint", "one") and default in ("false", "true"):
+            default = "1" if default == "true" else "0"
+        if (typ == "enum" and default == "") or parser == "nonempty":
+            default = None    # unset is the default; no value spells it
+        groups = {}
+        for r in rs:
+            f, ln = r["where"].replace("torch_xla/", "", 1).rsplit(":", 1)
+            lines = groups.setdefault((f, r["reader"]), [])
+            if ln not in lines:
+                lines.append(ln)
+        where = ["%s:%s (%s)" % (f, ",".join(lines), rd) for (f, rd), lines in groups.items()]
+        line = "  # read:"
+        for w in where:
+            if len(line) + len(w) + 2 > 96:
+                out.write(line.rstrip(",") + "\n")
+                line = "  #  "
+            line += " " + w + ","
+        out.write(line.rstrip(",") + "\n")
         out.write("  - name: %s\n    type: %s\n" % (name, typ))
-        if name in ENUMS:
-            out.write("    values: [%s]\n" % ", ".join(ENUMS[name]))
-        if e.get("default") is not None and not (typ == "enum" and e["default"] == ""):
-            out.write("    default: %s\n" % yq(e["default"]))
-        tags = [t for t, s in (("cache", CACHE), ("debug", DEBUG), ("perf-risk", PERF_RISK),
-                               ("deprecated", DEPRECATED)) if name in s]
-        if tags:
-            out.write("    tags: [%s]\n" % ", ".join(tags))
-        out.write("    description: %s\n" % yq(describe(name, typ)))
-    sys.stderr.write("gen-torch-xla-catalog: %d variables\n" % len(entries))
+        if typ == "enum":
+            out.write("    values: [%s]\n" % ", ".join(h["values"]))
+        if parser:
+            out.write("    parser: %s\n" % parser)
+        if default is not None:
+            out.write("    default: %s\n" % yq(default))
+        if h.get("tags"):
+            out.write("    tags: [%s]\n" % ", ".join(h["tags"]))
+        out.write("    description: %s\n" % yq(h["d"]))
+        n += 1
+    sys.stderr.write("gen-torch-xla-catalog: %d variables\n" % n)
 
 
 if __name__ == "__main__":

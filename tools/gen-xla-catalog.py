@@ -2,10 +2,12 @@
 """Writes etc/flags/xla.yaml from XLA's flag registrations.
 
     tools/gen-xla-catalog.py --flags DEBUG_OPTIONS_FLAGS_CC --proto XLA_PROTO \
-        --commit SHA > etc/flags/xla.yaml
+        --proto BACKENDS_PROTO --commit SHA > etc/flags/xla.yaml
 
-DEBUG_OPTIONS_FLAGS_CC is xla/debug_options_flags.cc and XLA_PROTO is
-xla/xla.proto of an openxla/xla checkout at SHA.  Neither is kept in this
+DEBUG_OPTIONS_FLAGS_CC is xla/debug_options_flags.cc, XLA_PROTO is
+xla/xla.proto and BACKENDS_PROTO xla/backends/autotuner/backends.proto of an
+openxla/xla checkout at SHA: the XLA commit the pinned jaxlib was built from
+(jax's third_party/xla/revision.bzl at the jax release tag).  Neither is kept in this
 repository: the script reads them from wherever the checkout lives.
 
 What is taken from the upstream files are facts: each registered flag's name,
@@ -18,49 +20,91 @@ import argparse
 import re
 import sys
 
-# Setters that are not one of the generic *_setter_for helpers: flag name ->
-# (type, proto enum whose value names are the allowed values, prefix to strip,
-# whether the value is upper-cased before parsing).
+# How XLA's flag reader takes each kind of registration.  A flag's `reader`
+# in the catalog is "TYPE [CHECK] [ARG]": TYPE is the type of the tsl::Flag
+# hook (bool, int32, int64, float, string), which decides how the text after
+# '=' is parsed (xla/tsl/util/command_line_flags.cc); CHECK is what the
+# setter itself refuses or how it combines repeated tokens
+# (xla/debug_options_flags.cc):
+#   enum            the value must be one of `values` exactly (a proto
+#                   enum's generated _Parse)
+#   enum-upper      upper-cased first, then as enum
+#   enum-lower      lower-cased first, then compared with `values`
+#   enum-prefix P   upper-cased, P prepended unless already there, then as enum
+#   repeated-enum P comma list of enum names (upper-cased, P prepended), all
+#                   or none of them written +NAME/-NAME; +/- edit the set
+#                   built so far, plain names replace it
+#   collectives     comma list, every item an upper-cased enum name;
+#                   replaces the set
+#   duration        an absl duration ("inf", "0", "1.5s", "2h30m")
+#   fuel            comma list of PASS=INTEGER
+#   int-ranges      comma list of N, N:M, N:, :M (N <= M); appended
+#   append          the value (comma list) is appended to a list
+#   map             comma list of KEY[=VALUE], merged key by key
+#   min=N           an integer below N is refused
+#   needs-nvptx     true is refused by builds without libnvptxcompiler
+# Setters that are not generic helpers: setter name -> (catalog type, reader,
+# proto enum whose value names are the allowed values).
 CUSTOM = {
-    "setter_for_xla_gpu_shape_checks": ("enum", "ShapeChecks", "", False),
-    "setter_for_xla_disable_hlo_passes": ("list", None, "", False),
-    "setter_for_xla_enable_hlo_passes_only": ("list", None, "", False),
-    "setter_for_xla_gpu_ptx_file": ("string", None, "", False),
-    "setter_for_xla_gpu_llvm_ir_file": ("string", None, "", False),
-    "setter_for_xla_backend_extra_options": ("list", None, "", False),
-    "setter_for_xla_gpu_analytical_latency_estimator_options": ("list", None, "", False),
+    "setter_for_xla_gpu_shape_checks": ("enum", "string enum", "ShapeChecks"),
+    "setter_for_xla_gpu_deviceless_cub_mode": ("enum", "string enum", "DevicelessCubMode"),
+    "setter_for_xla_disable_hlo_passes": ("list", "string append", None),
+    "setter_for_xla_enable_hlo_passes_only": ("list", "string append", None),
+    "setter_for_xla_gpu_ptx_file": ("list", "string append", None),
+    "setter_for_xla_gpu_llvm_ir_file": ("list", "string append", None),
+    "setter_for_xla_backend_extra_options": ("list", "string map", None),
+    "setter_for_xla_gpu_analytical_latency_estimator_options": ("list", "string map", None),
+    "setter_for_xla_gpu_experimental_cost_model_gemm_tiling_options":
+        ("list", "string map", None),
     "setter_for_xla_gpu_experimental_pipeline_parallelism_opt_level":
-        ("enum", "PipelineParallelismOptLevel", "", False),
-    "setter_for_xla_gpu_graph_enable_concurrent_region": ("bool", None, "", False),
+        ("enum", "string enum", "PipelineParallelismOptLevel"),
+    "setter_for_xla_gpu_graph_enable_concurrent_region": ("bool", "bool", None),
+    "setter_for_xla_gpu_command_buffer_update_mode":
+        ("enum", "string enum", "CommandBufferUpdateMode"),
     "setter_for_xla_gpu_command_buffer_scheduling_mode":
-        ("enum", "CommandBufferSchedulingMode", "", False),
-    "setter_for_xla_partitioning_algorithm": ("enum", "PartitioningAlgorithm", "", False),
-    "setter_for_xla_fuel": ("list", None, "", False),
+        ("enum", "string enum", "CommandBufferSchedulingMode"),
+    "setter_for_xla_partitioning_algorithm": ("enum", "string enum", "PartitioningAlgorithm"),
+    "setter_for_xla_fuel": ("list", "string fuel", None),
     "setter_for_xla_cpu_experimental_xnn_graph_fusion_mode":
-        ("enum", "XnnGraphFusionMode", "", True),
+        ("enum", "string enum-upper", "XnnGraphFusionMode"),
+    "setter_for_xla_cpu_opt_preset": ("enum", "string enum-prefix CPU_OPT_PRESET_", "CpuOptPreset"),
+    "setter_for_xla_cpu_enable_concurrency_optimized_scheduler": ("bool", "bool", None),
+    "setter_for_xla_cpu_scheduler_type": ("enum", "string enum", "CpuSchedulerType"),
     "setter_for_xla_gpu_enable_while_loop_unrolling":
-        ("enum", "WhileLoopUnrolling", "", True),
-    "setter_for_xla_gpu_disable_async_collectives": ("list", "CollectiveOpType", "", True),
+        ("enum", "string enum-upper", "WhileLoopUnrolling"),
+    "setter_for_xla_gpu_disable_async_collectives": ("list", "string collectives", "CollectiveOpType"),
     "setter_for_xla_gpu_experimental_autotune_cache_mode":
-        ("enum", "AutotuneCacheMode", "", False),
-    "setter_for_xla_step_marker_location": ("enum", "StepMarkerLocation", "", False),
-    "setter_for_xla_gpu_pgle_accuracy_checker": ("enum", "PGLEStrictnessLevel", "", False),
-    "setter_for_xla_detect_unstable_reductions": ("enum", None, "", False),
-    "setter_for_thunk_buffer_debug_filter_by_thunk_id": ("list", None, "", False),
-    "setter_for_thunk_buffer_debug_filter_by_profile_annotation": ("list", None, "", False),
+        ("enum", "string enum", "AutotuneCacheMode"),
+    "setter_for_xla_step_marker_location": ("enum", "string enum", "StepMarkerLocation"),
+    "setter_for_xla_gpu_pgle_accuracy_checker": ("enum", "string enum", "PGLEStrictnessLevel"),
+    "setter_for_xla_detect_unstable_reductions": ("enum", "string enum", None),
+    "setter_for_xla_detect_unstable_reductions_post_optimizations": ("enum", "string enum", None),
+    "setter_for_xla_gpu_detect_nan": ("enum", "string enum", None),
+    "setter_for_xla_gpu_detect_inf": ("enum", "string enum", None),
+    "setter_for_thunk_buffer_debug_filter_by_thunk_id": ("list", "string int-ranges", None),
+    "setter_for_thunk_buffer_debug_filter_by_profile_annotation": ("list", "string append", None),
+    "setter_for_xla_gpu_ptx_compiler_extra_flags": ("list", "string append", None),
 }
-# Enum values a custom setter compares against literally (not a proto enum).
+# Values a setter compares against literally (not a proto enum's names).
+DETECTION = ["none", "warning", "fail"]
 LITERAL_VALUES = {
-    "setter_for_xla_detect_unstable_reductions": ["none", "warning", "fail"],
+    "setter_for_xla_detect_unstable_reductions": DETECTION,
+    "setter_for_xla_detect_unstable_reductions_post_optimizations": DETECTION,
+    "setter_for_xla_gpu_detect_nan": DETECTION,
+    "setter_for_xla_gpu_detect_inf": DETECTION,
 }
+# Generic helpers: helper -> (catalog type, reader).
 GENERIC = {
-    "bool_setter_for": "bool",
-    "int32_setter_for": "int",
-    "int64_setter_for": "int",
-    "float_setter_for": "float",
-    "string_setter_for": "string",
-    "uppercase_string_setter_for": "string",
+    "bool_setter_for": ("bool", "bool"),
+    "int32_setter_for": ("int", "int32"),
+    "int64_setter_for": ("int", "int64"),
+    "float_setter_for": ("float", "float"),
+    "string_setter_for": ("string", "string"),
+    "uppercase_string_setter_for": ("string", "string"),
+    "duration_setter_for": ("string", "string duration"),
+    "setter_for_unroll_factor": ("int", "int32 min=1"),
 }
+COLLECTIVES_MODE = ["private", "symmetric", "peer"]
 
 # Flags that name a directory or file XLA reuses across runs.
 CACHE = {"xla_gpu_per_fusion_autotune_cache_dir", "xla_gpu_kernel_cache_file",
@@ -227,12 +271,16 @@ def yq(s):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flags", required=True)
-    ap.add_argument("--proto", required=True)
+    ap.add_argument("--proto", required=True, action="append",
+                    help="xla/xla.proto, and xla/backends/autotuner/backends.proto")
     ap.add_argument("--commit", required=True)
     ap.add_argument("--repository", default="openxla/xla")
+    ap.add_argument("--release", default="jaxlib 0.10.2")
     a = ap.parse_args()
     src = open(a.flags, encoding="utf-8").read()
-    enums = proto_enums(open(a.proto, encoding="utf-8").read())
+    enums = {}
+    for proto in a.proto:
+        enums.update(proto_enums(open(proto, encoding="utf-8").read()))
 
     defaults = {}
     for m in re.finditer(r"opts\.set_(\w+)\(\s*([^;]*?)\);", src, re.S):
@@ -249,29 +297,36 @@ def main():
         setter = args[1]
         head = re.match(r"[\w:<>]+", setter)
         head = head.group(0) if head else setter[:1]
-        values, upper, typ = None, False, None
+        values, typ, reader = None, None, None
         if head in GENERIC:
-            typ = GENERIC[head]
+            typ, reader = GENERIC[head]
+        elif head == "collectives_mode_setter_for":
+            typ, reader, values = "enum", "string enum-lower", COLLECTIVES_MODE
         elif head.startswith("noop_flag_setter<"):
-            typ = {"bool": "bool", "int": "int"}.get(head[17:-1], "string")
+            typ, reader = {"bool": ("bool", "bool"), "int": ("int", "int32")}.get(
+                head[17:-1], ("string", "string"))
         elif head.startswith("SetterForRepeatedEnum<"):
-            typ = "list"
-            en = re.search(r"DebugOptions::(\w+)>", head).group(1)
-            pfx = re.search(r'enum_prefix=\*/\s*"(\w*)"', setter)
-            pfx = pfx.group(1) if pfx else ""
-            values = [v[len(pfx):] if v.startswith(pfx) else v for v in enums.get(en, [])]
+            en = re.search(r"(\w+)>$", head).group(1)
+            inner, _ = c_args(setter, setter.index("(") + 1)
+            pfx = literal(inner[1]) or ""
+            typ, reader, values = "list", ("string repeated-enum " + pfx).rstrip(), enums[en]
         elif head in CUSTOM:
-            typ, en, pfx, upper = CUSTOM[head]
+            typ, reader, en = CUSTOM[head]
             if en:
                 values = enums[en]
             values = LITERAL_VALUES.get(head, values)
         elif setter.startswith("["):
             pm = re.match(r"\[[^\]]*\]\s*\(\s*(const\s+)?([\w:]+)", setter)
             ptype = pm.group(2) if pm else ""
-            typ = {"bool": "bool", "int": "int", "int32_t": "int", "int64_t": "int",
-                   "float": "float"}.get(ptype, "string")
+            typ, reader = {"bool": ("bool", "bool"), "int": ("int", "int32"),
+                           "int32_t": ("int", "int32"), "int64_t": ("int", "int64"),
+                           "float": ("float", "float")}.get(ptype, ("string", "string"))
+            if "IsLibNvPtxCompilerSupported()" in setter and "return false" in setter:
+                reader = "bool needs-nvptx"
+            elif "return false" in setter:
+                raise SystemExit("gen-xla-catalog: flag '%s': a lambda that refuses values" % name)
         elif setter.startswith("debug_options->mutable_"):
-            typ = "string"
+            typ, reader = "string", "string"
         else:
             raise SystemExit("gen-xla-catalog: flag '%s': unknown setter '%s'" % (name, head))
         if name in seen:
@@ -299,8 +354,9 @@ def main():
         if head.startswith("noop_flag_setter") or "deprecated" in help_text \
                 or "no longer supported" in help_text or "no-op" in help_text:
             tags.append("deprecated")
-        entries.append(dict(name=name, type=typ, values=values, upper=upper,
-                            default=default, tags=tags, desc=describe(name, typ)))
+        entries.append(dict(name=name, type=typ, values=values, reader=reader,
+                            default=default, tags=tags, desc=describe(name, typ),
+                            order=len(entries)))
 
     out = sys.stdout
     out.write("# XLA compiler options (DebugOptions), set as --name=value tokens in\n"
@@ -312,13 +368,17 @@ def main():
     out.write("family: xla\nkind: flags\nvariables: [XLA_FLAGS, LIBTPU_INIT_ARGS]\n")
     out.write("complete: true\n")
     out.write("source:\n  repository: %s\n  path: xla/debug_options_flags.cc\n"
-              "  commit: %s\n  also: xla/xla.proto (enum value names)\n" % (a.repository, a.commit))
+              "  commit: %s\n  release: %s\n"
+              "  also: xla/xla.proto and xla/backends/autotuner/backends.proto (enum value names)\n"
+              % (a.repository, a.commit, a.release))
     out.write("flags:\n")
     for e in sorted(entries, key=lambda e: e["name"]):
         out.write("  - name: %s\n    type: %s\n" % (e["name"], e["type"]))
+        out.write("    reader: %s\n    order: %d\n" % (yq(e["reader"]), e["order"]))
         if e["values"]:
             out.write("    values: [%s]\n" % ", ".join(e["values"]))
-            if e["upper"]:
+            if e["reader"].split()[1:2] in (["enum-upper"], ["enum-lower"], ["enum-prefix"],
+                                            ["repeated-enum"], ["collectives"]):
                 out.write("    case: insensitive\n")
         if e["default"] is not None:
             out.write("    default: %s\n" % yq(e["default"]))

@@ -7,6 +7,8 @@
 #   tools/venv.sh torch  -> build/venv-torch  torch and torch_xla (the PyTorch/XLA and torch.compile
 #                                             jobs); the Linux wheels bring the CUDA libraries along
 #                                             (about 4 GB to download; see tests/bench/TORCH-NOTES.md)
+#   tools/venv.sh ref    -> build/venv-ref    packaging, the reference the marker and PEP 440
+#                                             differential tests compare with
 # Prints the venv's directory on success; exits 77 with a reason when PyPI
 # cannot be reached, so tests can say they were skipped and why.
 set -e
@@ -18,7 +20,8 @@ demo) dir=.venv; pkgs="jax==$JAX_VERSION jaxlib==$JAX_VERSION" ;;
 tpu) dir=build/venv-tpu; pkgs="jax[tpu]==$JAX_VERSION" ;;
 pjrt) dir=build/venv-pjrt; pkgs="--no-deps lammps-jax-pjrt-cpu==0.11.2" ;;
 torch) dir=build/venv-torch; pkgs="torch==$TORCH_VERSION torch_xla==$TORCH_VERSION" ;;
-*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch" >&2; exit 64 ;;
+ref) dir=build/venv-ref; pkgs="packaging==26.3" ;;
+*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch|ref" >&2; exit 64 ;;
 esac
 stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__' | tr -d '-' )"
 if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then

@@ -166,6 +166,23 @@ static void test_bool_parsers(void **state)
 	assert_true(m);
 	assert_string_equal(xl_bool_normalize(XL_BP_ATOI, "1", &m), "1");
 	assert_string_equal(xl_bool_normalize(XL_BP_ATOI, "true", &m), "true");
+	/* torch_xla's os.getenv(...) == '1': only 1 is true */
+	assert_string_equal(xl_bool_normalize(XL_BP_ONE, "1", &m), "1");
+	assert_string_equal(xl_bool_normalize(XL_BP_ONE, "false", &m), "0");
+	assert_false(m);
+	assert_null(xl_bool_normalize(XL_BP_ONE, "true", &m));
+	assert_true(m);
+	/* set or not: "0" is set, so true */
+	assert_string_equal(xl_bool_normalize(XL_BP_NONEMPTY, "1", &m), "1");
+	assert_null(xl_bool_normalize(XL_BP_NONEMPTY, "0", &m));
+	assert_true(m);
+	assert_null(xl_bool_normalize(XL_BP_NONEMPTY, "false", &m));
+	assert_true(m);
+	/* the catalog says which reader applies */
+	assert_int_equal(xl_flagdef_bool_parser(xl_catalog_env("XLA_USE_EAGER_DEBUG_MODE")), XL_BP_ONE);
+	assert_int_equal(xl_flagdef_bool_parser(xl_catalog_env("PT_XLA_DEBUG")), XL_BP_PYINT);
+	assert_int_equal(xl_flagdef_bool_parser(xl_catalog_env("XLA_USE_SPMD")), XL_BP_ATOI);
+	assert_int_equal(xl_flagdef_bool_parser(xl_catalog_env("TPU_SKIP_MDS_QUERY")), XL_BP_NONEMPTY);
 	/* NCCL: integers only */
 	assert_string_equal(xl_bool_normalize(XL_BP_INT, "1", &m), "1");
 	assert_null(xl_bool_normalize(XL_BP_INT, "true", &m));

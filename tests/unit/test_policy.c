@@ -129,6 +129,14 @@ static void test_booleans(void **state)
 	xl_profile_free(p);
 	/* NCCL reads integers: true becomes nothing it understands */
 	assert_int_equal(check_text("b5", "env:\n  NCCL_IB_DISABLE: \"true\"\n", NULL), 77);
+	/* torch_xla reads PT_XLA_DEBUG with int() at import: true raises there */
+	assert_int_equal(check_text("b6", "env:\n  PT_XLA_DEBUG: \"true\"\n", NULL), 65);
+	assert_int_equal(check_text("b7", "env:\n  PT_XLA_DEBUG: 1\n", NULL), 0);
+	/* only exactly 1 turns eager debug mode on */
+	assert_int_equal(check_text("b8", "env:\n  XLA_USE_EAGER_DEBUG_MODE: \"true\"\n", NULL), 77);
+	/* set or not: 0 skips the metadata query all the same */
+	assert_int_equal(check_text("b9", "env:\n  TPU_SKIP_MDS_QUERY: \"0\"\n", NULL), 77);
+	assert_int_equal(check_text("b10", "env:\n  TPU_SKIP_MDS_QUERY: \"1\"\n", NULL), 0);
 }
 
 static void test_known_bad(void **state)

@@ -9,6 +9,7 @@
 
 #include "launcher/launcher.h"
 #include "launcher/envfmt.h"
+#include "launcher/profile.h"
 
 static void write_profile(const char *name, const char *text)
 {
@@ -70,9 +71,19 @@ static void test_tokenize_quoted(void **state)
 	assert_string_equal(t.v[1].value, "x y");
 	assert_string_equal(t.v[2].value, "");
 	xl_tokens_release(&t);
-	assert_false(xl_flags_tokenize("--a=\"open", &t, &err));
-	assert_non_null(strstr(err, "unterminated"));
-	free(err);
+	/* as XLA reads it: a quote left open runs to the end; a word starts
+	 * right after a closing quote; a backslash in double quotes escapes */
+	assert_true(xl_flags_tokenize("--a=\"open --b", &t, &err));
+	assert_int_equal(t.n, 1);
+	assert_string_equal(t.v[0].value, "open --b");
+	xl_tokens_release(&t);
+	assert_true(xl_flags_tokenize("--a='x'--b=\"q\\\"r\"", &t, &err));
+	assert_int_equal(t.n, 2);
+	assert_string_equal(t.v[0].value, "x");
+	assert_string_equal(t.v[1].name, "b");
+	assert_string_equal(t.v[1].value, "q\"r");
+	assert_int_equal(t.v[1].offset, 7);
+	xl_tokens_release(&t);
 }
 
 static void test_tokenize_bare(void **state)
@@ -120,6 +131,122 @@ static void test_flagmap_merge_and_format(void **state)
 	assert_non_null(strstr(err, "'oops'"));
 	free(err);
 	xl_flagmap_release(&m);
+}
+
+/* A flags file named by the value of XLA_FLAGS is read in its place, each
+ * token placed in the file; list-valued flags build up within one value
+ * and are replaced whole by a later layer. */
+static void test_flagmap_read_file_and_lists(void **state)
+{
+	struct xl_flagmap m = { NULL, 0, 0 };
+	struct xl_strv paths = XL_STRV_INIT;
+	struct xl_prov a = { "a.yaml", 3, 14 }, b = { "b.yaml", 7, 5 }, at;
+	char path[512], bad[512], *err = NULL, *s;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/flags.txt", xl_test_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("--xla_gpu_autotune_level=1\n--xla_disable_hlo_passes=a\n"
+	      "  --xla_dump_to=\"/tmp/d x\"  --xla_disable_hlo_passes=b\n"
+	      "--xla_gpu_autotune_level=2\n", f);
+	fclose(f);
+	assert_true(xl_flagmap_read(&m, "XLA_FLAGS", path, a, &paths, &at, &err));
+	assert_null(err);
+	/* the list keeps both tokens; the plain flag set twice keeps the last */
+	s = xl_flagmap_format(&m);
+	assert_string_equal(s, "--xla_gpu_autotune_level=2 --xla_disable_hlo_passes=a "
+			       "--xla_dump_to=\"/tmp/d x\" --xla_disable_hlo_passes=b");
+	free(s);
+	assert_int_equal(m.n, 4);
+	assert_string_equal(m.v[0].src.file, path);
+	assert_int_equal(m.v[0].src.line, 4);         /* the last setting */
+	assert_int_equal(m.v[2].src.line, 3);
+	assert_int_equal(m.v[2].src.col, 3);
+	assert_int_equal(m.v[3].src.line, 3);
+	assert_int_equal(m.v[3].src.col, 29);
+	assert_null(m.v[1].prev.file);
+	/* a later layer replaces the whole list and says where it was set */
+	assert_true(xl_flagmap_read(&m, "XLA_FLAGS", "--xla_disable_hlo_passes=c --xla_gpu_autotune_level=4",
+				    b, &paths, &at, &err));
+	s = xl_flagmap_format(&m);
+	assert_string_equal(s, "--xla_gpu_autotune_level=4 --xla_disable_hlo_passes=c --xla_dump_to=\"/tmp/d x\"");
+	free(s);
+	assert_string_equal(xl_flagmap_get(&m, "xla_disable_hlo_passes")->prev.file, path);
+	assert_int_equal(xl_flagmap_get(&m, "xla_disable_hlo_passes")->prev.line, 2);
+	assert_null(xl_flagmap_get(&m, "xla_gpu_autotune_level")->prev.file);  /* not a list */
+	/* repeated inline, then deleted: every entry goes */
+	assert_true(xl_flagmap_read(&m, "XLA_FLAGS", "--xla_disable_hlo_passes=d --xla_disable_hlo_passes=e",
+				    b, &paths, &at, &err));
+	assert_int_equal(m.n, 4);
+	assert_true(xl_flagmap_del(&m, "xla_disable_hlo_passes"));
+	assert_null(xl_flagmap_get(&m, "xla_disable_hlo_passes"));
+	assert_int_equal(m.n, 2);
+	xl_flagmap_release(&m);
+	/* a word XLA stops at: its place in the file */
+	snprintf(bad, sizeof(bad), "%s/bad.txt", xl_test_dir);
+	f = fopen(bad, "w");
+	assert_non_null(f);
+	fputs("--xla_gpu_autotune_level=1\n\n  oops --xla_dump_to=/x\n", f);
+	fclose(f);
+	assert_false(xl_flagmap_read(&m, "XLA_FLAGS", bad, a, &paths, &at, &err));
+	assert_non_null(strstr(err, "'oops'"));
+	assert_string_equal(at.file, bad);
+	assert_int_equal(at.line, 3);
+	assert_int_equal(at.col, 3);
+	free(err);
+	xl_flagmap_release(&m);
+	/* a file that is not there; no file read where none may be */
+	assert_false(xl_flagmap_read(&m, "XLA_FLAGS", "/nonexistent/flags", a, &paths, &at, &err));
+	assert_non_null(strstr(err, "cannot be read"));
+	assert_ptr_equal(at.file, a.file);
+	free(err);
+	assert_false(xl_flagmap_read(&m, "XLA_FLAGS", path, a, NULL, &at, &err));
+	assert_non_null(strstr(err, "none is read here"));
+	free(err);
+	xl_flagmap_release(&m);
+	xl_strv_release(&paths);
+}
+
+/* A profile's XLA_FLAGS naming a flags file resolves to the file's flags,
+ * placed in the file; the candidate's list replaces the file's. */
+static void test_resolve_flagfile(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+	const struct xl_var *v;
+	char text[1024], path[512];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/gpu-flags.txt", xl_test_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("--xla_disable_hlo_passes=a --xla_disable_hlo_passes=b\n--xla_gpu_autotune_level=3\n", f);
+	fclose(f);
+	snprintf(text, sizeof(text),
+		 "env:\n  XLA_FLAGS: %s\ncandidates:\n  - name: c1\n    flags:\n"
+		 "      XLA_FLAGS: {xla_disable_hlo_passes: z}\n", path);
+	write_profile("ffile", text);
+	assert_int_equal(xl_profile_resolve(&c, "ffile", NULL, XL_RESOLVE_NO_AMBIENT, &p), 0);
+	v = xl_profile_var(p, "XLA_FLAGS");
+	assert_non_null(v);
+	assert_string_equal(v->value, "--xla_disable_hlo_passes=a --xla_disable_hlo_passes=b "
+				      "--xla_gpu_autotune_level=3");
+	assert_string_equal(v->flags.v[2].src.file, path);
+	assert_int_equal(v->flags.v[2].src.line, 2);
+	xl_profile_free(p);
+	assert_int_equal(xl_profile_resolve(&c, "ffile", "c1", XL_RESOLVE_NO_AMBIENT, &p), 0);
+	v = xl_profile_var(p, "XLA_FLAGS");
+	assert_string_equal(v->value, "--xla_disable_hlo_passes=z --xla_gpu_autotune_level=3");
+	assert_int_equal(v->flags.v[0].prev.line, 1);
+	assert_string_equal(v->flags.v[0].prev.file, path);
+	xl_profile_free(p);
+	/* a missing file is a profile error */
+	write_profile("fmissing", "env:\n  XLA_FLAGS: /nonexistent/xla-flags.txt\n");
+	assert_int_equal(xl_profile_resolve(&c, "fmissing", NULL, XL_RESOLVE_NO_AMBIENT, &p),
+			 XL_EX_DATAERR);
 }
 
 /* ---- expansion and quoting ------------------------------------------------------ */
@@ -309,6 +436,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tokenize_quoted),
 		cmocka_unit_test(test_tokenize_bare),
 		cmocka_unit_test(test_flagmap_merge_and_format),
+		cmocka_unit_test(test_flagmap_read_file_and_lists),
+		cmocka_unit_test(test_resolve_flagfile),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_sh_quote),
 		cmocka_unit_test(test_linearize_diamond),

@@ -1,11 +1,20 @@
 /*
  * pyenv.c - find a Python environment and read what is installed in it.
  *
- * The interpreter is asked once, with site processing off (-S, so no .pth
- * file runs), for its version, platform facts and paths; the script imports
- * only sys, sysconfig, site and platform.  Everything else is read from the
- * file system: pyvenv.cfg, and the METADATA / PKG-INFO of every
- * distribution in the directories the interpreter would import from.
+ * The interpreter is asked once for its version, platform facts and the
+ * directories it imports from.  It starts with site processing off (-S, so
+ * neither a .pth file nor sitecustomize runs), then calls the steps of its
+ * own site.main() that build sys.path: the venv found from pyvenv.cfg
+ * beside or above the executable, the user site, and the site directories
+ * of every prefix, each by that interpreter's own site module.  A venv is
+ * therefore seen as the interpreter sees it whatever patches its site and
+ * sysconfig carry (Debian's and Ubuntu's dist-packages and posix_local,
+ * pyenv, uv, python.org builds alike).  Of each .pth file only the path
+ * lines count: the lines that import are not run (site's exec is replaced
+ * by one that does nothing), and sitecustomize and usercustomize are never
+ * imported.  Everything else is read from the file system: the METADATA /
+ * PKG-INFO of every distribution in those directories, in sys.path order,
+ * the first of a name winning as it does for importlib.metadata.
  */
 #include "bundle/bundle.h"
 
@@ -16,18 +25,38 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define PY_TIMEOUT_MS 30000
 
-/* site.venv() without running .pth files: a pyvenv.cfg beside the
- * executable or one directory up makes that directory the prefix. */
+/* Run as `python -S -c`.  The working directory that -c puts first on
+ * sys.path is dropped: a job's script puts its own directory there.  What
+ * the site steps print (a .pth line that fails) is caught and reported as
+ * warning lines; an exception in them is reported as error and the path is
+ * read as far as it got. */
 static const char py_script[] =
-	"import sys,sysconfig,site,platform\n"
+	"import sys,os,site\n"
 	"o=[]\n"
 	"def a(k,v):o.append(k+'='+str(v))\n"
+	"if sys.path and sys.path[0]=='' and not getattr(sys.flags,'safe_path',0):del sys.path[0]\n"
+	"e=sys.stderr\n"
+	"try:\n"
+	" import io;sys.stderr=io.StringIO()\n"
+	" site.exec=lambda *x:None\n"
+	" k=site.removeduppaths()\n"
+	" k=site.venv(k)\n"
+	" if site.ENABLE_USER_SITE is None:site.ENABLE_USER_SITE=site.check_enableusersite()\n"
+	" k=site.addusersitepackages(k)\n"
+	" site.addsitepackages(k)\n"
+	"except Exception as x:\n"
+	" a('error','%s: %s'%(type(x).__name__,x))\n"
+	"finally:\n"
+	" w,sys.stderr=sys.stderr,e\n"
+	" [a('warning',l) for l in (w.getvalue().splitlines() if hasattr(w,'getvalue') else []) if l.strip()]\n"
+	"import sysconfig,platform\n"
 	"a('version',platform.python_version())\n"
 	"a('implementation',sys.implementation.name)\n"
 	"i=sys.implementation.version\n"
@@ -39,23 +68,18 @@ static const char py_script[] =
 	"a('platform_release',platform.release())\n"
 	"a('platform_version',platform.version())\n"
 	"a('python_impl',platform.python_implementation())\n"
-	"a('os_name','nt' if sys.platform=='win32' else 'posix')\n"
-	"d=sys.executable.rsplit('/',1)[0]\n"
-	"v=''\n"
-	"for c in (d,d.rsplit('/',1)[0]):\n"
-	" try:\n"
-	"  open(c+'/pyvenv.cfg').close();v=c;break\n"
-	" except OSError:pass\n"
-	"P=v or sys.prefix\n"
-	"a('prefix',P)\n"
+	"a('os_name',os.name)\n"
+	"a('prefix',sys.prefix)\n"
 	"a('base_prefix',sys.base_prefix)\n"
 	"a('executable',sys.executable)\n"
-	"p=sysconfig.get_paths(vars={'base':P,'platbase':P})\n"
+	"d=os.path.dirname(os.path.abspath(sys.executable))\n"
+	"for c in (d,os.path.dirname(d)):\n"
+	" if os.path.isfile(os.path.join(c,'pyvenv.cfg')):\n"
+	"  a('venv',os.path.join(c,'pyvenv.cfg'))\n"
+	"  a('system_site',int(any(x!=sys.prefix for x in site.PREFIXES)));break\n"
+	"p=sysconfig.get_paths(vars={'base':sys.prefix,'platbase':sys.exec_prefix})\n"
 	"a('purelib',p['purelib'])\n"
 	"a('platlib',p['platlib'])\n"
-	"[a('site',x) for x in site.getsitepackages([P])]\n"
-	"[a('basesite',x) for x in site.getsitepackages([sys.base_prefix])]\n"
-	"site.check_enableusersite() and a('usersite',site.getusersitepackages())\n"
 	"[a('path',x) for x in sys.path]\n"
 	"sys.stdout.write('\\0'.join(o))\n";
 
@@ -249,40 +273,66 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool ends_with_nocase(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return *p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* One *.dist-info or *.egg-info entry (a directory, or an egg-info file). */
+static void read_info(struct xl_pyenv *env, const char *p)
+{
+	char *m;
+
+	if (!is_dir(p)) {
+		read_dist(env, p);
+		return;
+	}
+	m = xl_asprintf("%s/%s", p, ends_with_nocase(p, ".dist-info") ? "METADATA" : "PKG-INFO");
+	read_dist(env, m);
+	free(m);
+}
+
+/* The distributions one directory of the path holds, as importlib.metadata
+ * finds them: every child named *.dist-info or *.egg-info (any case), and
+ * for a directory named *.egg its own EGG-INFO. */
 static void scan_dir(struct xl_pyenv *env, const char *dir)
 {
 	DIR *dp = opendir(dir);
 	struct dirent *de;
-	struct xl_strv names = XL_STRV_INIT;
+	struct xl_strv names = XL_STRV_INIT, eggs = XL_STRV_INIT;
+	bool egg_dir = ends_with_nocase(dir, ".egg");
 
 	if (!dp)
 		return;
-	while ((de = readdir(dp)))
-		if (xl_endswith(de->d_name, ".dist-info") || xl_endswith(de->d_name, ".egg-info"))
+	while ((de = readdir(dp))) {
+		if (ends_with_nocase(de->d_name, ".dist-info") ||
+		    ends_with_nocase(de->d_name, ".egg-info"))
 			xl_strv_push(&names, de->d_name);
+		else if (egg_dir && strcasecmp(de->d_name, "EGG-INFO") == 0)
+			xl_strv_push(&eggs, de->d_name);
+	}
 	closedir(dp);
 	if (names.n)
 		qsort(names.v, names.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < eggs.n; i++)
+		xl_strv_push(&names, eggs.v[i]);
 	for (size_t i = 0; i < names.n; i++) {
 		char *p = xl_asprintf("%s/%s", dir, names.v[i]);
-		struct stat st;
 
-		if (xl_endswith(names.v[i], ".dist-info")) {
-			char *m = xl_asprintf("%s/METADATA", p);
-
-			read_dist(env, m);
-			free(m);
-		} else if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-			char *m = xl_asprintf("%s/PKG-INFO", p);
-
-			read_dist(env, m);
-			free(m);
-		} else {
-			read_dist(env, p);
-		}
+		read_info(env, p);
 		free(p);
 	}
 	xl_strv_release(&names);
+	xl_strv_release(&eggs);
 }
 
 void xl_pyenv_scan_dirs(struct xl_pyenv *env, const struct xl_strv *dirs)
@@ -295,51 +345,12 @@ void xl_pyenv_scan_dirs(struct xl_pyenv *env, const struct xl_strv *dirs)
 		scan_dir(env, env->sitedirs.v[i]);
 }
 
-static void read_pyvenv_cfg(struct xl_pyenv *env)
-{
-	char *path = xl_asprintf("%s/pyvenv.cfg", env->prefix);
-	char *data = xl_read_file(path, NULL, 1 << 20);
-	struct xl_strv lines = XL_STRV_INIT;
-
-	free(path);
-	if (!data)
-		return;
-	env->venv = true;
-	xl_strv_split(&lines, data, "\r\n");
-	for (size_t i = 0; i < lines.n; i++) {
-		char *eq = strchr(lines.v[i], '='), *k = lines.v[i], *v;
-		size_t kl;
-
-		if (!eq)
-			continue;
-		v = eq + 1;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		kl = (size_t)(eq - k);
-		while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t'))
-			kl--;
-		if (kl == strlen("include-system-site-packages") &&
-		    strncasecmp(k, "include-system-site-packages", kl) == 0)
-			env->system_site = strncasecmp(v, "true", 4) == 0;
-	}
-	xl_strv_release(&lines);
-	free(data);
-}
-
-static bool is_dir(const char *p)
-{
-	struct stat st;
-
-	return *p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env)
 {
-	struct xl_strv dirs = XL_STRV_INIT, base = XL_STRV_INIT;
+	struct xl_strv dirs = XL_STRV_INIT;
 	const char *source;
 	char *why = NULL, *out;
 	size_t len = 0;
-	char *usersite = NULL;
 	int rc;
 
 	memset(env, 0, sizeof(*env));
@@ -386,22 +397,27 @@ int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env)
 					done = true;
 				}
 			}
-			if (!done) {
-				if (strncmp(p, "path=", 5) == 0 || strncmp(p, "purelib=", 8) == 0 ||
-				    strncmp(p, "platlib=", 8) == 0 || strncmp(p, "site=", 5) == 0) {
-					if (is_dir(v))
-						xl_strv_push(&dirs, v);
-					if (strncmp(p, "purelib=", 8) == 0 || strncmp(p, "platlib=", 8) == 0) {
-						if (!xl_strv_contains(&env->libdirs, v))
-							xl_strv_push(&env->libdirs, v);
-					}
-				} else if (strncmp(p, "basesite=", 9) == 0) {
-					if (is_dir(v))
-						xl_strv_push(&base, v);
-				} else if (strncmp(p, "usersite=", 9) == 0) {
-					free(usersite);
-					usersite = xl_strdup(v);
-				}
+			if (done) {
+				/* one of the facts */
+			} else if (strncmp(p, "path=", 5) == 0) {
+				/* sys.path as site would leave it, in order; zip
+				 * files and missing entries hold nothing to read */
+				if (is_dir(v) && !xl_strv_contains(&dirs, v))
+					xl_strv_push(&dirs, v);
+			} else if (strncmp(p, "purelib=", 8) == 0 || strncmp(p, "platlib=", 8) == 0) {
+				if (!xl_strv_contains(&env->libdirs, v))
+					xl_strv_push(&env->libdirs, v);
+			} else if (strncmp(p, "venv=", 5) == 0) {
+				env->venv = true;
+			} else if (strncmp(p, "system_site=", 12) == 0) {
+				env->system_site = strcmp(v, "1") == 0;
+			} else if (strncmp(p, "error=", 6) == 0) {
+				if (!(flags & XL_PYENV_QUIET))
+					xl_warn("python '%s': its site directories could not all be "
+						"found: %s", env->python, v);
+			} else if (strncmp(p, "warning=", 8) == 0) {
+				if (!(flags & XL_PYENV_QUIET))
+					xl_warn("python '%s': site: %s", env->python, v);
 			}
 		}
 		p += n + 1;
@@ -411,8 +427,6 @@ int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env)
 		if (!(flags & XL_PYENV_QUIET))
 			xl_error("python '%s': did not report its version and prefix", env->python);
 		xl_strv_release(&dirs);
-		xl_strv_release(&base);
-		free(usersite);
 		xl_pyenv_release(env);
 		return XL_EX_UNAVAILABLE;
 	}
@@ -423,24 +437,13 @@ int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env)
 		env->version_short = d2 ? xl_strndup(env->version, (size_t)(d2 - env->version)) :
 					  xl_strdup(env->version);
 	}
-	read_pyvenv_cfg(env);
-	/* what site.main() would add: the user site unless an isolated venv,
-	 * the base installation's site-packages for a venv that asks for it */
-	if (usersite && (!env->venv || env->system_site) && is_dir(usersite))
-		xl_strv_push(&dirs, usersite);
-	if (env->venv && env->system_site)
-		for (size_t i = 0; i < base.n; i++)
-			xl_strv_push(&dirs, base.v[i]);
 	if (flags & XL_PYENV_PATHS) {
 		for (size_t i = 0; i < dirs.n; i++)
-			if (!xl_strv_contains(&env->sitedirs, dirs.v[i]))
-				xl_strv_push(&env->sitedirs, dirs.v[i]);
+			xl_strv_push(&env->sitedirs, dirs.v[i]);
 	} else {
 		xl_pyenv_scan_dirs(env, &dirs);
 	}
 	xl_strv_release(&dirs);
-	xl_strv_release(&base);
-	free(usersite);
 	return 0;
 }
 

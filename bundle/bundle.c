@@ -428,24 +428,99 @@ static char *first_version_after(const char *text, const char *marker)
 	return q > p ? xl_strndup(p, (size_t)(q - p)) : NULL;
 }
 
+/* One token of a driver version: digits with at least one dot, starting
+ * and ending with a digit ("580.159.04"). */
+static bool driver_token(const char *p, size_t n)
+{
+	bool dot = false;
+
+	if (!n || !isdigit((unsigned char)p[0]) || !isdigit((unsigned char)p[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '.')
+			dot = true;
+		else if (!isdigit((unsigned char)p[i]))
+			return false;
+	}
+	return dot;
+}
+
+char *xl_nvidia_driver_parse(const char *text, size_t len)
+{
+	const char *end = text + len, *p = text, *q, *line = NULL;
+	static const char nvrm[] = "NVRM version:";
+
+	/* the NVRM line of /proc/driver/nvidia/version; else the first line
+	 * (/sys/module/nvidia/version holds the bare version) */
+	for (const char *l = text; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t ll = (size_t)((nl ? nl : end) - l);
+
+		if (ll >= sizeof(nvrm) - 1 && memcmp(l, nvrm, sizeof(nvrm) - 1) == 0) {
+			line = l + sizeof(nvrm) - 1;
+			end = l + ll;
+			break;
+		}
+		l = nl ? nl + 1 : end;
+	}
+	if (line) {
+		p = line;
+	} else {
+		q = memchr(text, '\n', len);
+		end = q ? q : end;
+	}
+	/* the first whitespace-separated word that is a version: "x86_64" in
+	 * "Open Kernel Module for x86_64  580.159.04" is not one */
+	while (p < end) {
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		q = p;
+		while (q < end && !isspace((unsigned char)*q))
+			q++;
+		if (driver_token(p, (size_t)(q - p)))
+			return xl_strndup(p, (size_t)(q - p));
+		p = q;
+	}
+	return NULL;
+}
+
+/* A host file under $XLAUNCH_HOST_ROOT (test fixtures), else itself;
+ * caller frees the text, NULL when it cannot be read. */
+static char *read_host_file(const char *path, size_t *len, size_t max)
+{
+	const char *root = getenv("XLAUNCH_HOST_ROOT");
+	char *p = xl_asprintf("%s%s", root && *root ? root : "", path);
+	char *t = xl_read_file(p, len, max);
+
+	free(p);
+	return t;
+}
+
 void xl_bundle_host_read(struct xl_bundle_host *h)
 {
+	static const char *const module_files[] = {
+		"/sys/module/nvidia/version", "/proc/driver/nvidia/version",
+	};
 	struct utsname u;
 	char *t;
+	size_t len;
 	int v;
 
 	memset(h, 0, sizeof(*h));
 	h->cuda_driver_api = xl_cuda_driver_version(&v) == 0 ? v : -1;
-	t = xl_read_file("/proc/driver/nvidia/version", NULL, 1 << 16);
-	h->nvidia_module = first_version_after(t, "Kernel Module");
-	free(t);
-	t = xl_read_file("/usr/local/cuda/version.json", NULL, 1 << 20);
+	for (size_t i = 0; i < 2 && !h->nvidia_module; i++) {
+		if ((t = read_host_file(module_files[i], &len, 1 << 16))) {
+			h->nvidia_module = xl_nvidia_driver_parse(t, len);
+			free(t);
+		}
+	}
+	t = read_host_file("/usr/local/cuda/version.json", NULL, 1 << 20);
 	if (t) {
 		const char *c = strstr(t, "\"cuda\"");
 
 		h->cuda_toolkit = first_version_after(c, "\"version\"");
 		free(t);
-	} else if ((t = xl_read_file("/usr/local/cuda/version.txt", NULL, 1 << 16))) {
+	} else if ((t = read_host_file("/usr/local/cuda/version.txt", NULL, 1 << 16))) {
 		h->cuda_toolkit = first_version_after(t, "CUDA Version");
 		free(t);
 	}
@@ -506,7 +581,7 @@ static json_t *python_json(const struct xl_pyenv *env)
 static json_t *cuda_json(const struct xl_pyenv *env, const struct xl_bundle_host *host);
 
 json_t *xl_bundle_show_json(const struct xl_pyenv *env, const struct xl_bundle_host *host,
-			    bool with_plugins)
+			    bool with_plugins, bool all)
 {
 	json_t *doc = json_object(), *pk = json_array(), *br = json_array(), *pl = json_array();
 
@@ -514,15 +589,24 @@ json_t *xl_bundle_show_json(const struct xl_pyenv *env, const struct xl_bundle_h
 	for (size_t i = 0; i < env->ndists; i++) {
 		const struct xl_dist *d = &env->dists[i];
 
-		if (!xl_bundle_is_lane(d->key))
+		bool lane = xl_bundle_is_lane(d->key);
+
+		if (!lane && !all)
 			continue;
-		json_array_append_new(pk, json_pack("{s:s,s:s,s:s,s:s}", "name", d->key,
+		json_array_append_new(pk, json_pack("{s:s,s:s,s:s,s:s,s:b}", "name", d->key,
 						    "version", d->version, "normalized",
 						    d->version_ok ? d->v.norm : d->version,
-						    "metadata", d->path ? d->path : ""));
+						    "metadata", d->path ? d->path : "", "lane", lane));
 	}
 	json_object_set_new(doc, "packages", pk);
 	json_object_set_new(doc, "installed_count", json_integer((json_int_t)env->ndists));
+	{
+		size_t lane = 0;
+
+		for (size_t i = 0; i < env->ndists; i++)
+			lane += xl_bundle_is_lane(env->dists[i].key);
+		json_object_set_new(doc, "lane_count", json_integer((json_int_t)lane));
+	}
 	for (size_t i = 0; i < env->broken.n; i++)
 		json_array_append_new(br, json_string(env->broken.v[i]));
 	json_object_set_new(doc, "broken_metadata", br);
@@ -998,13 +1082,59 @@ static json_t *matched_bundles(const struct xl_pyenv *env, json_t *matrix)
 	return out;
 }
 
+static json_t *strv_json(const struct xl_strv *sv)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < sv->n; i++)
+		json_array_append_new(a, json_string(sv->v[i]));
+	return a;
+}
+
+/* "DIR, DIR, ..." of the directories read, "no directory" when none. */
+static char *dirs_text(const struct xl_pyenv *env)
+{
+	struct xl_buf b = XL_BUF_INIT;
+
+	for (size_t i = 0; i < env->sitedirs.n; i++)
+		xl_buf_addf(&b, "%s%s", i ? ", " : "", env->sitedirs.v[i]);
+	if (!env->sitedirs.n)
+		xl_buf_adds(&b, "no directory");
+	return xl_buf_detach(&b);
+}
+
+/* A check that read nothing of the lane passes nothing: the number of
+ * lane packages, and when none, the reason that says where it looked. */
+static size_t empty_reason(struct checker *c)
+{
+	const struct xl_pyenv *env = c->env;
+	size_t lane = 0;
+	char *dirs;
+
+	for (size_t i = 0; i < env->ndists; i++)
+		lane += xl_bundle_is_lane(env->dists[i].key);
+	if (lane)
+		return lane;
+	dirs = dirs_text(env);
+	if (!env->ndists)
+		reason(c, "empty", XL_SEV_ERROR, json_array(),
+		       "no installed package was found; python '%s' reads %s", env->python, dirs);
+	else
+		reason(c, "empty", XL_SEV_ERROR, json_array(),
+		       "none of the %zu installed packages is of the ML lane (torch, torch_xla, jax, "
+		       "jaxlib, libtpu, nvidia-*, numpy, ...); python '%s' reads %s", env->ndists,
+		       env->python, dirs);
+	free(dirs);
+	return 0;
+}
+
 json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 			const struct xl_bundle_host *host, int *verdict_exit)
 {
 	struct checker c;
 	json_t *doc = json_object(), *matched, *best, *feats = json_array(), *f, *names;
 	const char *status = NULL, *verdict;
-	size_t i;
+	size_t i, lane;
 
 	memset(&c, 0, sizeof(c));
 	c.env = env;
@@ -1031,6 +1161,7 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 	for (i = 0; i < env->broken.n; i++)
 		reason(&c, "metadata", XL_SEV_WARNING, json_array(), "unreadable metadata: %s",
 		       env->broken.v[i]);
+	lane = empty_reason(&c);
 	rule_requires(&c);
 	rule_implied_extras(&c);
 	rule_lockstep(&c);
@@ -1073,7 +1204,9 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 		free(why);
 		json_array_append_new(feats, o);
 	}
-	if (c.nerr)
+	if (!lane)
+		verdict = "empty";
+	else if (c.nerr)
 		verdict = "incompatible";
 	else if (status && strcmp(status, "known-issues") == 0)
 		verdict = "known-issues";
@@ -1081,7 +1214,7 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 		verdict = "validated";
 	else
 		verdict = "compatible";
-	*verdict_exit = c.nerr ? XL_EX_FAIL : 0;
+	*verdict_exit = !lane ? XL_EX_EMPTY : c.nerr ? XL_EX_FAIL : 0;
 	names = json_array();
 	json_array_foreach(matched, i, f)
 		json_array_append(names, json_object_get(f, "name"));
@@ -1093,6 +1226,9 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 	json_object_set_new(doc, "warnings", json_integer(c.nwarn));
 	json_object_set_new(doc, "reasons", c.reasons);
 	json_object_set_new(doc, "features", feats);
+	json_object_set_new(doc, "installed_count", json_integer((json_int_t)env->ndists));
+	json_object_set_new(doc, "lane_count", json_integer((json_int_t)lane));
+	json_object_set_new(doc, "site_dirs", strv_json(&env->sitedirs));
 	json_decref(c.waivers);
 	json_decref(matched);
 	return doc;
@@ -1147,7 +1283,23 @@ int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **kno
 			break;
 		}
 	}
-	if (r) {
+	if (r && vexit == XL_EX_EMPTY) {
+		struct xl_buf m = XL_BUF_INIT;
+		json_t *x;
+
+		/* nothing read is nothing matched, said as such */
+		xl_buf_adds(&m, "the installed bundle is empty");
+		json_array_foreach(json_object_get(rep, "reasons"), i, x)
+			if (strcmp(json_string_value(json_object_get(x, "rule")), "empty") == 0)
+				xl_buf_addf(&m, ": %s", json_string_value(json_object_get(x, "message")));
+		xl_buf_adds(&m, "; it is not one of");
+		for (size_t k = 0; k < names->n; k++)
+			xl_buf_addf(&m, "%s %s", k ? "," : "", names->v[k]);
+		xl_buf_addf(&m, " (is the job's environment active? the interpreter is taken from %s)",
+			    strcmp(env.source, "VIRTUAL_ENV") == 0 ? "$VIRTUAL_ENV" :
+			    strcmp(env.source, "PATH") == 0 ? "python3 on PATH" : "--python");
+		*why = xl_buf_detach(&m);
+	} else if (r) {
 		struct xl_buf m = XL_BUF_INIT;
 		json_t *x;
 

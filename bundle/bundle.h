@@ -216,9 +216,10 @@ int xl_bundle_matrix_parse(const char *data, size_t len, json_t **out, char **er
 struct xl_bundle_host;
 
 /* `bundle show` as JSON (new reference): python, packages, host, cuda,
- * pjrt_plugins (plugins are loaded, in a child, only when with_plugins). */
+ * pjrt_plugins (plugins are loaded, in a child, only when with_plugins).
+ * packages holds the lane packages, or every distribution when all. */
 json_t *xl_bundle_show_json(const struct xl_pyenv *env, const struct xl_bundle_host *host,
-			    bool with_plugins);
+			    bool with_plugins, bool all);
 /* True for the packages that define an ML lane (torch, jax, libtpu, nvidia-*, ...). */
 bool xl_bundle_is_lane(const char *key);
 
@@ -230,14 +231,26 @@ struct xl_bundle_host {
 	char *glibc, *kernel, *machine;
 };
 /* Reads the host facts (CUDA driver through the probe's loader); release
- * with xl_bundle_host_release(). */
+ * with xl_bundle_host_release().  The NVIDIA kernel module version is read
+ * from /sys/module/nvidia/version, else /proc/driver/nvidia/version; those
+ * and /usr/local/cuda/version.{json,txt} are read under $XLAUNCH_HOST_ROOT
+ * when it is set (test fixtures). */
 void xl_bundle_host_read(struct xl_bundle_host *h);
 void xl_bundle_host_release(struct xl_bundle_host *h);
+/* The driver version in the text of /sys/module/nvidia/version (the bare
+ * version) or /proc/driver/nvidia/version (its "NVRM version:" line, from
+ * the proprietary or the open kernel module), "580.159.04"; NULL when
+ * there is none (a fuzz entry point).  Caller frees. */
+char *xl_nvidia_driver_parse(const char *text, size_t len);
 
 /* Runs every bundle rule.  Returns the report (new reference):
- * {"verdict", "bundle", "status", "matched": [...], "reasons":
- *  [{"rule","severity","packages","message"}], "features": [...]};
- * *verdict_exit is 0, or 1 for "incompatible". */
+ * {"verdict", "bundle", "status", "matched": [...], "errors", "warnings",
+ *  "reasons": [{"rule","severity","packages","message"}], "features": [...],
+ *  "installed_count", "lane_count", "site_dirs": [...]}.  The verdict is
+ * "empty" when no package of the ML lane was found (nothing was checked:
+ * never a pass), else "incompatible" on any error, else "known-issues",
+ * "validated" or "compatible" by the matched bundle's status;
+ * *verdict_exit is 2 (XL_EX_EMPTY) for empty, 1 for incompatible, else 0. */
 json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 			const struct xl_bundle_host *host, int *verdict_exit);
 
@@ -249,8 +262,10 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
  * matrix records as bad on the bundles it matches: an array of {"bundle",
  * "var", "flag", "value", "reason"}, var the composite variable
  * (LIBTPU_INIT_ARGS, XLA_FLAGS), value null when any value is bad.  Returns
- * 77 when it does not match, or 65/66/69 when the matrix or the environment
- * cannot be read, with *why (caller frees) and *known_bad NULL. */
+ * 77 when it does not match (an empty environment, verdict "empty", never
+ * matches, and *why says where the interpreter looked), or 65/66/69 when
+ * the matrix or the environment cannot be read, with *why (caller frees)
+ * and *known_bad NULL. */
 int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **known_bad,
 		   char **why);
 

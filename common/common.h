@@ -20,6 +20,7 @@
 enum xl_exit {
 	XL_EX_OK = 0,
 	XL_EX_FAIL = 1,          /* a check ran and said no (bundle match/check) */
+	XL_EX_EMPTY = 2,         /* a check found nothing to check (bundle check: empty) */
 	XL_EX_USAGE = 64,        /* bad command line */
 	XL_EX_DATAERR = 65,      /* bad profile or data */
 	XL_EX_NOINPUT = 66,      /* profile or file not found */

@@ -9,6 +9,7 @@
 struct bundle_opts {
 	const char *python;
 	const char *matrix;
+	bool all;
 };
 
 static enum xl_exit sub_compare(struct xl_ctx *ctx, const struct xl_call *call)
@@ -93,6 +94,15 @@ static enum xl_exit sub_match(struct xl_ctx *ctx, const struct xl_call *call)
 	return all ? 0 : XL_EX_FAIL;
 }
 
+/* The directories the interpreter's packages were read from, in order. */
+static void print_dirs(const char *label, const struct xl_pyenv *env)
+{
+	for (size_t i = 0; i < env->sitedirs.n; i++)
+		printf("%-11s %s\n", i ? "" : label, env->sitedirs.v[i]);
+	if (!env->sitedirs.n)
+		printf("%-11s none\n", label);
+}
+
 static void print_json(json_t *doc)
 {
 	char *txt = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -113,7 +123,7 @@ static enum xl_exit sub_show(struct xl_ctx *ctx, const struct xl_call *call)
 	if ((r = xl_pyenv_open(o->python, 0, &env)))
 		return r;
 	xl_bundle_host_read(&host);
-	doc = xl_bundle_show_json(&env, &host, true);
+	doc = xl_bundle_show_json(&env, &host, true, o->all);
 	for (i = 0; i < env.broken.n; i++)
 		xl_warn("unreadable metadata: %s", env.broken.v[i]);
 	if (ctx->json) {
@@ -135,10 +145,15 @@ static enum xl_exit sub_show(struct xl_ctx *ctx, const struct xl_call *call)
 		if (json_is_string(json_object_get(cu, "runtime")))
 			printf("cuda runtime %s (%s)\n", json_string_value(json_object_get(cu, "runtime")),
 			       json_string_value(json_object_get(cu, "runtime_source")));
-		printf("packages    %zu installed, lane packages:\n", env.ndists);
+		print_dirs("site dirs", &env);
+		printf("packages    %zu installed, %s:\n", env.ndists,
+		       o->all ? "all of them (* of the ML lane)" : "lane packages");
 		json_array_foreach(json_object_get(doc, "packages"), i, x)
-			printf("  %-28s %s\n", json_string_value(json_object_get(x, "name")),
-			       json_string_value(json_object_get(x, "version")));
+			printf("  %-28s %s%s\n", json_string_value(json_object_get(x, "name")),
+			       json_string_value(json_object_get(x, "version")),
+			       o->all && json_is_true(json_object_get(x, "lane")) ? " *" : "");
+		if (!json_integer_value(json_object_get(doc, "lane_count")))
+			printf("  (none of the ML lane: nothing for 'bundle check' to check)\n");
 		if (json_array_size(json_object_get(doc, "pjrt_plugins")))
 			printf("pjrt plugins:\n");
 		json_array_foreach(json_object_get(doc, "pjrt_plugins"), i, x) {
@@ -185,6 +200,10 @@ static enum xl_exit sub_check(struct xl_ctx *ctx, const struct xl_call *call)
 			printf(" (bundle %s, %s)", json_string_value(b),
 			       json_string_value(json_object_get(rep, "status")));
 		printf("\n");
+		printf("  read    %zu installed packages, %lld of the ML lane, from %zu "
+		       "directories\n", env.ndists,
+		       (long long)json_integer_value(json_object_get(rep, "lane_count")),
+		       env.sitedirs.n);
 		json_array_foreach(json_object_get(rep, "reasons"), i, x) {
 			const char *sev = json_string_value(json_object_get(x, "severity"));
 
@@ -218,7 +237,12 @@ static enum xl_exit sub_check(struct xl_ctx *ctx, const struct xl_call *call)
 	XL_OPTION_STRING(0, "python", "PY", struct bundle_opts, python, \
 			 "the interpreter to inspect (default: $VIRTUAL_ENV, then python3)")
 
-static const struct xl_opt show_options[] = { PYTHON_OPTION, XL_OPTION_END };
+static const struct xl_opt show_options[] = {
+	PYTHON_OPTION,
+	XL_OPTION_FLAG(0, "all", struct bundle_opts, all,
+		       "list every installed distribution, not only the ML lane's"),
+	XL_OPTION_END,
+};
 
 static const struct xl_opt check_options[] = {
 	PYTHON_OPTION,
@@ -230,8 +254,12 @@ static const struct xl_opt check_options[] = {
 static const struct xl_cmd bundle_show_cmd = {
 	.name = "show",
 	.summary = "the interpreter, the ML lane packages and the host facts",
-	.json = "{python, packages, host, cuda, pjrt_plugins}",
-	.help = "Read from package metadata without importing anything.\n",
+	.json = "{python, packages, installed_count, lane_count, broken_metadata, host, cuda,\n"
+		"pjrt_plugins}",
+	.help = "Read from package metadata without importing anything, in the directories\n"
+		"the interpreter imports from (its sys.path as its own site module builds\n"
+		"it: venv, user site, site directories; .pth files add their path lines,\n"
+		"their import lines are not run).\n",
 	.epilog = "Exit status: 0; 66 no interpreter; 69 the interpreter failed.\n",
 	.options = show_options,
 	XL_CMD_OPTS(struct bundle_opts, NULL),
@@ -241,13 +269,17 @@ static const struct xl_cmd bundle_show_cmd = {
 static const struct xl_cmd bundle_check_cmd = {
 	.name = "check",
 	.summary = "check that the installed bundle holds together",
-	.json = "{verdict, bundle, status, matched, reasons: [{rule, severity, packages,\n"
-		"message}], features, python, python_version}",
+	.json = "{verdict, bundle, status, matched, errors, warnings, reasons: [{rule,\n"
+		"severity, packages, message}], features, installed_count, lane_count,\n"
+		"site_dirs, python, python_version}",
 	.help = "Requires-Dist (pip check rules plus implied extras), lock-step families,\n"
 		"the CUDA driver floor and the bundle matrix; prints the verdict\n"
-		"validated|compatible|known-issues|incompatible.\n",
+		"validated|compatible|known-issues|incompatible|empty.  empty: no package\n"
+		"of the ML lane was found, so nothing was checked; the directories read\n"
+		"are printed (is it the job's interpreter?).\n",
 	.epilog = "Exit status: 0 validated, compatible or known-issues; 1 incompatible;\n"
-		  "65 invalid matrix; 66 no interpreter or matrix; 69 the interpreter failed.\n",
+		  "2 empty; 65 invalid matrix; 66 no interpreter or matrix; 69 the\n"
+		  "interpreter failed.\n",
 	.options = check_options,
 	XL_CMD_OPTS(struct bundle_opts, NULL),
 	.run = sub_check,

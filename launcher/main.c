@@ -67,6 +67,7 @@ static const struct {
 } exit_codes[] = {
 	{ 0, "ok", "success; for run and exec, the child exited 0" },
 	{ 1, "no", "a check said no (bundle check incompatible, bundle match not all matching, profile diff found differences)" },
+	{ 2, "empty", "a check had nothing to check (bundle check: no package of the ML lane was found, verdict empty); never a pass" },
 	{ 64, "usage", "bad command line" },
 	{ 65, "data", "bad profile or data (syntax, unknown key, type, cycle, unknown XLA flag)" },
 	{ 66, "noinput", "profile or file not found" },

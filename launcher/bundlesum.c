@@ -5,7 +5,9 @@
  * environment changed.  The summary is kept in $XDG_STATE_HOME/xlaunch/
  * bundle-cache.json together with the interpreter's path and the
  * modification times of its site-packages directories (pip touches them on
- * every install and removal), and reused while those are the same.
+ * every install and removal), and reused while those are the same.  The
+ * cache names its format: a summary read by an older way of finding the
+ * site directories (which missed a venv of Debian's Python) is read again.
  */
 #include "launcher/record.h"
 #include "bundle/bundle.h"
@@ -15,6 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* 2: the site directories as the interpreter's own site steps find them */
+#define CACHE_FORMAT 2
 
 /* The interpreter bundle discovery uses ($VIRTUAL_ENV/bin/python, else
  * python3 on PATH); caller frees; NULL when there is none. */
@@ -45,7 +50,8 @@ static bool cache_fresh(json_t *cache, const char *python)
 	const char *d;
 	json_t *m;
 
-	if (!xl_streq(json_string_value(json_object_get(cache, "python")), python) ||
+	if (json_integer_value(json_object_get(cache, "format")) != CACHE_FORMAT ||
+	    !xl_streq(json_string_value(json_object_get(cache, "python")), python) ||
 	    !json_is_object(dirs) || !json_object_size(dirs))
 		return false;
 	{
@@ -112,8 +118,8 @@ static json_t *bundle_summary(void)
 		summary = json_pack("{s:s,s:o}", "python", env.version ? env.version : "", "packages", pkgs);
 		for (size_t i = 0; i < env.sitedirs.n; i++)
 			json_object_set_new(dirs, env.sitedirs.v[i], mtime_of(env.sitedirs.v[i]));
-		cache = json_pack("{s:s,s:o,s:o,s:O}", "python", python, "python_mtime", mtime_of(python),
-				  "dirs", dirs, "summary", summary);
+		cache = json_pack("{s:i,s:s,s:o,s:o,s:O}", "format", CACHE_FORMAT, "python", python,
+				  "python_mtime", mtime_of(python), "dirs", dirs, "summary", summary);
 		if (xl_mkdirs(state, 0700) == 0)
 			xl_write_json_atomic(cpath, cache, false);
 		json_decref(cache);

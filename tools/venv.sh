@@ -9,6 +9,11 @@
 #                                             (about 4 GB to download; see tests/bench/TORCH-NOTES.md)
 #   tools/venv.sh ref    -> build/venv-ref    packaging, the reference the marker and PEP 440
 #                                             differential tests compare with
+#   tools/venv.sh distro -> build/venv-distro a venv of the distribution's own /usr/bin/python3
+#                                             (Debian's site and sysconfig patches) with a few
+#                                             small packages: what the bundle site-directory
+#                                             test compares with importlib.metadata
+#   tools/venv.sh uv     -> build/venv-uv     uv from PyPI (a tool: its venvs are made by the tests)
 # Prints the venv's directory on success; exits 77 with a reason when PyPI
 # cannot be reached, so tests can say they were skipped and why.
 set -e
@@ -21,7 +26,12 @@ tpu) dir=build/venv-tpu; pkgs="jax[tpu]==$JAX_VERSION" ;;
 pjrt) dir=build/venv-pjrt; pkgs="--no-deps lammps-jax-pjrt-cpu==0.11.2" ;;
 torch) dir=build/venv-torch; pkgs="torch==$TORCH_VERSION torch_xla==$TORCH_VERSION" ;;
 ref) dir=build/venv-ref; pkgs="packaging==26.3" ;;
-*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch|ref" >&2; exit 64 ;;
+distro)
+	dir=build/venv-distro; pkgs="six==1.17.0 opt-einsum==3.4.0 typing_extensions==4.12.2"
+	PYTHON=/usr/bin/python3
+	[ -x "$PYTHON" ] || { echo "SKIP: no /usr/bin/python3 (the distribution's Python)" >&2; exit 77; } ;;
+uv) dir=build/venv-uv; pkgs="uv==0.13.9" ;;
+*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch|ref|distro|uv" >&2; exit 64 ;;
 esac
 stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__' | tr -d '-' )"
 if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then

@@ -463,14 +463,19 @@ char *xl_nvidia_driver_parse(const char *text, size_t len)
 		}
 		l = nl ? nl + 1 : end;
 	}
-	if (line) {
-		p = line;
-	} else {
+	if (!line) {
+		/* the bare version, alone on the first line */
 		q = memchr(text, '\n', len);
 		end = q ? q : end;
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		while (end > p && isspace((unsigned char)end[-1]))
+			end--;
+		return driver_token(p, (size_t)(end - p)) ? xl_strndup(p, (size_t)(end - p)) : NULL;
 	}
 	/* the first whitespace-separated word that is a version: "x86_64" in
 	 * "Open Kernel Module for x86_64  580.159.04" is not one */
+	p = line;
 	while (p < end) {
 		while (p < end && isspace((unsigned char)*p))
 			p++;

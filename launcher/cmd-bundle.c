@@ -140,6 +140,9 @@ static enum xl_exit sub_show(struct xl_ctx *ctx, const struct xl_call *call)
 		if (json_is_string(json_object_get(cu, "driver_api")))
 			printf("cuda driver CUDA %s%s%s\n", json_string_value(json_object_get(cu, "driver_api")),
 			       host.nvidia_module ? ", NVIDIA " : "", host.nvidia_module ? host.nvidia_module : "");
+		else if (host.nvidia_module)
+			printf("cuda driver NVIDIA %s (kernel module; libcuda.so.1 did not answer)\n",
+			       host.nvidia_module);
 		else
 			printf("cuda driver none\n");
 		if (json_is_string(json_object_get(cu, "runtime")))

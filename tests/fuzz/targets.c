@@ -44,6 +44,21 @@ int xl_fuzz_specifier(const uint8_t *data, size_t len)
 	return 0;
 }
 
+int xl_fuzz_nvidia(const uint8_t *data, size_t len)
+{
+	char *v = xl_nvidia_driver_parse((const char *)data, len);
+	size_t n;
+
+	if (!v)
+		return 0;
+	/* a version: digits and dots, a digit at each end, at least one dot */
+	n = strlen(v);
+	if (!n || strspn(v, "0123456789.") != n || v[0] == '.' || v[n - 1] == '.' || !strchr(v, '.'))
+		abort();
+	free(v);
+	return 1;
+}
+
 int xl_fuzz_marker(const uint8_t *data, size_t len)
 {
 	struct xl_marker *m;

@@ -18,6 +18,9 @@ int xl_fuzz_specifier(const uint8_t *data, size_t len);
 int xl_fuzz_marker(const uint8_t *data, size_t len);
 /* A METADATA / PKG-INFO document. */
 int xl_fuzz_metadata(const uint8_t *data, size_t len);
+/* The text of /proc/driver/nvidia/version or /sys/module/nvidia/version:
+ * a version read is digits and dots.  Returns 1 when one was read. */
+int xl_fuzz_nvidia(const uint8_t *data, size_t len);
 /* A flag string: the first byte picks the variable and --timing, the rest
  * (up to the first NUL) is the value.  Returns the number of reports. */
 int xl_fuzz_lint(const uint8_t *data, size_t len);

@@ -621,6 +621,172 @@ static void test_cuda_floor(void **state)
 	tree_free(&t);
 }
 
+/* The driver version texts of both kernel module flavours, read as files
+ * (tests/data/nvidia), then the floor they set for a CUDA 13 runtime. */
+static void test_nvidia_driver(void **state)
+{
+	static const struct { const char *text, *want; } odd[] = {
+		{ "", NULL },
+		{ "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64\n", NULL },
+		{ "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.95.05  Release Build\n",
+		  "580.95.05" },
+		{ "GCC version:  gcc version 12.3.0\nNVRM version: NVIDIA UNIX x86_64 Kernel Module  390.157  Wed\n",
+		  "390.157" },
+		{ "garbage 1.2\n", NULL },
+		{ "  535.104.05  \n", "535.104.05" },
+		{ "580\n", NULL },
+		{ "580.159.04", "580.159.04" },
+	};
+	static const struct { const char *file, *want; } files[] = {
+		{ "tests/data/nvidia/proc-version-550-proprietary", "550.54.15" },
+		{ "tests/data/nvidia/proc-version-580-open", "580.159.04" },
+		{ "tests/data/nvidia/sys-version-580", "580.159.04" },
+	};
+	struct tree t;
+	struct xl_bundle_host h = { -1, NULL, NULL, NULL, NULL, NULL };
+	json_t *rep;
+	char *v, *root;
+	int vexit;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t len;
+		char *text = xl_read_file(src_path(files[i].file), &len, 0);
+
+		assert_non_null(text);
+		v = xl_nvidia_driver_parse(text, len);
+		if (!v || strcmp(v, files[i].want))
+			fail_msg("%s: read '%s', expected %s", files[i].file, v ? v : "(none)",
+				 files[i].want);
+		free(v);
+		free(text);
+	}
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		v = xl_nvidia_driver_parse(odd[i].text, strlen(odd[i].text));
+		if (odd[i].want ? !v || strcmp(v, odd[i].want) : v != NULL)
+			fail_msg("'%s': read '%s', expected %s", odd[i].text, v ? v : "(none)",
+				 odd[i].want ? odd[i].want : "none");
+		free(v);
+	}
+	/* the fuzz entry point on the seeds' kind of text and on hostile bytes */
+	assert_int_equal(xl_fuzz_nvidia((const uint8_t *)"580.159.04\n", 11), 1);
+	assert_int_equal(xl_fuzz_nvidia((const uint8_t *)"NVRM version: 5.\0" "1 x", 19), 0);
+	assert_int_equal(xl_fuzz_nvidia((const uint8_t *)"NVRM version:", 13), 0);
+	assert_int_equal(xl_fuzz_nvidia((const uint8_t *)"\n\n1.2", 5), 0);
+	/* the host read: /sys/module first, /proc after, under XLAUNCH_HOST_ROOT */
+	tree_init(&t);
+	root = xl_asprintf("%s/root", t.dir);
+	{
+		char *cmd = xl_asprintf("mkdir -p '%s/proc/driver/nvidia' '%s/sys/module/nvidia' && "
+					"cp '%s' '%s/proc/driver/nvidia/version'", root, root,
+					src_path("tests/data/nvidia/proc-version-580-open"), root);
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+	}
+	setenv("XLAUNCH_HOST_ROOT", root, 1);
+	xl_bundle_host_read(&h);
+	assert_non_null(h.nvidia_module);
+	assert_string_equal(h.nvidia_module, "580.159.04");
+	xl_bundle_host_release(&h);
+	{
+		char *f = xl_asprintf("%s/sys/module/nvidia/version", root);
+		FILE *fp = fopen(f, "w");
+
+		assert_non_null(fp);
+		fputs("575.57.08\n", fp);
+		fclose(fp);
+		free(f);
+	}
+	xl_bundle_host_read(&h);
+	assert_string_equal(h.nvidia_module, "575.57.08");
+	xl_bundle_host_release(&h);
+	unsetenv("XLAUNCH_HOST_ROOT");
+	free(root);
+	/* CUDA 13 needs 580: the open module's 580 passes, 550 does not */
+	h.cuda_driver_api = -1;
+	mkdist(&t, "nvidia-cuda-runtime", "13.0.96", NULL);
+	h.nvidia_module = "580.159.04";
+	rep = check_tree(&t, "3.12.3", &h, &vexit);
+	assert_int_equal(count_reason(rep, "cuda-driver-floor", "error", NULL), 0);
+	assert_string_equal(verdict(rep), "compatible");
+	assert_int_equal(vexit, 0);
+	json_decref(rep);
+	h.nvidia_module = "550.54.15";
+	rep = check_tree(&t, "3.12.3", &h, &vexit);
+	EXPECT_REASON(rep, "cuda-driver-floor", "error", "CUDA runtime 13.0.96 (nvidia-cuda-runtime) needs NVIDIA driver 580 or newer; the driver is 550.54.15");
+	assert_string_equal(verdict(rep), "incompatible");
+	assert_int_equal(vexit, 1);
+	json_decref(rep);
+	/* 12.x needs 525: 550 passes */
+	{
+		char *cmd = xl_asprintf("rm -rf '%s'/nvidia-cuda-runtime-13.0.96.dist-info", t.site);
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+	}
+	mkdist(&t, "nvidia-cuda-runtime-cu12", "12.8.90", NULL);
+	rep = check_tree(&t, "3.12.3", &h, &vexit);
+	assert_int_equal(count_reason(rep, "cuda-driver-floor", "error", NULL), 0);
+	json_decref(rep);
+	tree_free(&t);
+}
+
+/* Nothing of the ML lane: the verdict is empty, never a pass, and the
+ * report says where the interpreter looked. */
+static void test_empty(void **state)
+{
+	struct tree t;
+	json_t *rep, *r;
+	size_t i;
+	int vexit, seen = 0;
+
+	(void)state;
+	tree_init(&t);
+	assert_int_equal(xl_mkdirs(t.site, 0755), 0);
+	rep = check_tree(&t, "3.12.3", &no_host, &vexit);
+	assert_string_equal(verdict(rep), "empty");
+	assert_int_equal(vexit, XL_EX_EMPTY);
+	assert_int_equal(json_integer_value(json_object_get(rep, "installed_count")), 0);
+	assert_int_equal(json_integer_value(json_object_get(rep, "lane_count")), 0);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(rep, "site_dirs"), 0)), t.site);
+	EXPECT_REASON(rep, "empty", "error", "no installed package was found");
+	EXPECT_REASON(rep, "empty", "error", t.site);
+	json_decref(rep);
+	/* packages, none of the lane */
+	mkdist(&t, "six", "1.17.0", NULL);
+	mkdist(&t, "requests", "2.34.2", NULL);
+	rep = check_tree(&t, "3.12.3", &no_host, &vexit);
+	assert_string_equal(verdict(rep), "empty");
+	assert_int_equal(vexit, XL_EX_EMPTY);
+	EXPECT_REASON(rep, "empty", "error", "none of the 2 installed packages is of the ML lane");
+	json_decref(rep);
+	/* even an error found elsewhere (the CUDA toolkit against an old
+	 * driver) leaves it empty: nothing of the lane was checked */
+	{
+		struct xl_bundle_host h = { -1, NULL, NULL, NULL, NULL, NULL };
+
+		h.nvidia_module = "470.82.01";
+		h.cuda_toolkit = "12.4.1";
+		rep = check_tree(&t, "3.12.3", &h, &vexit);
+		assert_string_equal(verdict(rep), "empty");
+		assert_int_equal(vexit, XL_EX_EMPTY);
+		EXPECT_REASON(rep, "cuda-driver-floor", "error", "needs NVIDIA driver 525");
+		json_decref(rep);
+	}
+	/* one lane package makes it a check */
+	mkdist(&t, "numpy", "2.4.6", NULL);
+	rep = check_tree(&t, "3.12.3", &no_host, &vexit);
+	assert_string_equal(verdict(rep), "compatible");
+	assert_int_equal(vexit, 0);
+	assert_int_equal(json_integer_value(json_object_get(rep, "lane_count")), 1);
+	json_array_foreach(json_object_get(rep, "reasons"), i, r)
+		seen += strcmp(json_string_value(json_object_get(r, "rule")), "empty") == 0;
+	assert_int_equal(seen, 0);
+	json_decref(rep);
+	tree_free(&t);
+}
+
 /* The gate and the known-bad flags, through a real interpreter in a
  * synthetic venv and a matrix in a data directory of our own. */
 static void test_gate(void **state)
@@ -694,6 +860,22 @@ static void test_gate(void **state)
 	assert_non_null(strstr(why, "'t-nope' is not in the bundle matrix"));
 	free(why);
 	xl_strv_release(&names);
+	/* an empty environment is refused as such, naming where it looked */
+	{
+		char *cmd = xl_asprintf("rm -rf '%s'/*", t.site);
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+	}
+	xl_strv_push(&names, "t-jax");
+	assert_int_equal(xl_bundle_gate(py, &names, &bad, &why), XL_EX_NOPERM);
+	assert_null(bad);
+	assert_non_null(why);
+	if (!strstr(why, "the installed bundle is empty: no installed package was found") ||
+	    !strstr(why, t.site) || !strstr(why, "it is not one of t-jax"))
+		fail_msg("empty gate: %s", why);
+	free(why);
+	xl_strv_release(&names);
 	unsetenv("XLAUNCH_DATADIR");
 	xl_pyenv_release(&host_py);
 	free(venv);
@@ -717,6 +899,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_lockstep),
 		cmocka_unit_test(test_extras_and_matrix),
 		cmocka_unit_test(test_cuda_floor),
+		cmocka_unit_test(test_nvidia_driver),
+		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_gate),
 	};
 

@@ -167,9 +167,11 @@ struct xl_pyenv {
 	char *sys_platform, *platform_system, *platform_machine, *platform_release,
 	     *platform_version, *implementation, *implementation_version, *python_impl,
 	     *os_name;
-	bool venv;                  /* prefix has pyvenv.cfg */
+	bool venv;                  /* a pyvenv.cfg beside or above the executable */
 	bool system_site;           /* pyvenv.cfg include-system-site-packages */
-	struct xl_strv sitedirs;    /* searched in order; the first hit of a name wins */
+	struct xl_strv sitedirs;    /* the directories of sys.path as the interpreter's
+				     * site builds it, in order; the first hit of a
+				     * name wins */
 	struct xl_strv libdirs;     /* purelib and platlib: where pip installs, and
 				     * where PJRT plugins are looked for */
 	struct xl_dist *dists;
@@ -188,12 +190,14 @@ enum {
 	XL_PYENV_QUIET = 1 << 0,    /* print nothing; the return value says it */
 	XL_PYENV_PATHS = 1 << 1,    /* paths and platform facts only: read no METADATA */
 };
-/* Finds the interpreter (xl_python_find), asks it once for its paths and
- * platform facts (stdlib sys, sysconfig, site and platform only, site
- * processing off) and reads every *.dist-info/METADATA and
- * *.egg-info/PKG-INFO on its path without importing anything.  Prints its
- * own errors; returns 0, 66 (no interpreter) or 69 (the interpreter
- * failed).  Release with xl_pyenv_release() either way. */
+/* Finds the interpreter (xl_python_find), asks it once for its platform
+ * facts and its sys.path as its own site module builds it (started with -S,
+ * then site's venv, user-site and site-packages steps; stdlib sys, os, io,
+ * site, sysconfig and platform only; .pth import lines and sitecustomize
+ * not run) and reads every *.dist-info/METADATA and *.egg-info/PKG-INFO on
+ * that path without importing anything.  Prints its own errors; returns 0,
+ * 66 (no interpreter) or 69 (the interpreter failed).  Release with
+ * xl_pyenv_release() either way. */
 int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env);
 void xl_pyenv_release(struct xl_pyenv *env);
 /* Reads the distributions in the given directories only (tests). */

@@ -108,6 +108,8 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	struct xl_report rep;
 	struct xl_classified cl;
 	struct xl_sup_opts so_opts;
+	struct xl_watch watch;
+	struct xl_storm storm;
 	const json_t *parts = it->parts;
 	json_t *manifest, *record, *argvj;
 	char *runs, *id, *dir, *report, *mpath, *kept = NULL;
@@ -198,8 +200,11 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
 		free(helper);
 	}
-	xl_scan_init(&so, a->pats, xl_mono());
-	xl_scan_init(&se, a->pats, xl_mono());
+	xl_scan_init(&so, a->pats);
+	xl_scan_init(&se, a->pats);
+	xl_run_watch_init(&watch, a->pats, p, report, xl_mono());
+	xl_scan_watch(&so, &watch);
+	xl_scan_watch(&se, &watch);
 	memset(&so_opts, 0, sizeof(so_opts));
 	so_opts.argv = a->argv;
 	so_opts.envp = envp;
@@ -210,6 +215,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	so_opts.err_log = open_log(dir, "stderr.log");
 	so_opts.scan_out = &so;
 	so_opts.scan_err = &se;
+	so_opts.watch = &watch;
 	rc = xl_supervise(&so_opts, &sr);
 	if (so_opts.out_log >= 0)
 		close(so_opts.out_log);
@@ -219,11 +225,13 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	if (rc) {
 		xl_scan_release(&so);
 		xl_scan_release(&se);
+		xl_watch_release(&watch);
 		goto out;
 	}
 	xl_report_init(&rep);
-	xl_report_read(report, a->pats ? a->pats->warmup_steps : 5, &rep);
-	xl_classify(&sr, &so, &se, &rep, a->pats, &cl);
+	xl_report_read(report, &rep);
+	xl_watch_verdict(&watch, &storm);
+	xl_classify(&sr, &so, &se, &rep, &storm, &cl);
 	*outcome = cl.outcome;
 
 	long long observed = rep.peak_bytes >= 0 ? rep.peak_bytes : sr.peak_rss_bytes;
@@ -239,7 +247,9 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "exit_status", json_integer(sr.exit_code));
 	json_object_set_new(manifest, "compile_count", json_integer(cl.compile_count));
 	json_object_set_new(manifest, "compile_storm", json_boolean(cl.storm));
-	json_object_set_new(manifest, "cache_hits", rep.cache_hits >= 0 ? json_integer(rep.cache_hits) : json_null());
+	json_object_set_new(manifest, "cache_hits", storm.cache_hits >= 0 ? json_integer(storm.cache_hits) : json_null());
+	json_object_set_new(manifest, "first_step_s", watch.first_step_s >= 0 ? json_real(watch.first_step_s) : json_null());
+	json_object_set_new(manifest, "compile", xl_watch_json(&watch, &storm));
 	json_object_set_new(manifest, "predicted_bytes", pred.known || pred.reported ? json_integer((json_int_t)pred.predicted_bytes) : json_null());
 	json_object_set_new(manifest, "observed_bytes", json_integer(observed));
 	json_object_set_new(manifest, "observed_source", json_string(obs_src));
@@ -252,22 +262,14 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	if (xl_write_json_atomic(mpath, manifest, false) < 0)
 		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
 
-	if (cl.storm)
-		xl_warn("compile storm: %ld compilations in all, and they kept coming after the warm-up window; see %s",
-			cl.compile_count, dir);
+	xl_watch_warn(&watch, &storm, dir);
 	if (sr.term_dropped)
 		xl_warn("the terminal could not keep up: %zu bytes were not shown; %s/stdout.log and stderr.log have everything",
 			sr.term_dropped, dir);
 	{
-		char comp[96] = "";
+		char comp[256];
 
-		if (cl.compile_count || rep.cache_hits > 0)
-			snprintf(comp, sizeof(comp), ", %ld compile%s", cl.compile_count,
-				 cl.compile_count == 1 ? "" : "s");
-		if (rep.cache_hits >= 0)
-			snprintf(comp + strlen(comp), sizeof(comp) - strlen(comp),
-				 ", %ld persistent-cache hit%s", rep.cache_hits,
-				 rep.cache_hits == 1 ? "" : "s");
+		xl_watch_summary(&watch, &storm, comp, sizeof(comp));
 		xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s%s", n, total,
 			xl_outcome_name(cl.outcome), cl.reason, sr.wall_s,
 			xl_fmt_bytes((uint64_t)(observed < 0 ? 0 : observed), b2, sizeof(b2)), obs_src,
@@ -315,6 +317,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	}
 	xl_scan_release(&so);
 	xl_scan_release(&se);
+	xl_watch_release(&watch);
 	rc = sr.exit_code;
 out:
 	json_decref(manifest);

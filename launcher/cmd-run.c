@@ -22,6 +22,7 @@ extern char **environ;
 struct run_opts {
 	const char *cand;
 	unsigned retry;
+	unsigned fail_on;
 	long long max_attempts;
 	double timeout_s, grace_s;
 	bool no_record, dry_run, all_ranks;
@@ -30,6 +31,17 @@ struct run_opts {
 static bool parse_retry(const char *value, void *field)
 {
 	return xl_outcome_set_parse(value ? value : "oom", field);
+}
+
+/* --fail-on: outcomes a child that exited 0 can still have; ok is never a failure */
+static bool parse_fail_on(const char *value, void *field)
+{
+	unsigned set;
+
+	if (!xl_outcome_set_parse(value, &set) || (set & (1u << XL_OUT_OK)))
+		return false;
+	*(unsigned *)field = set;
+	return true;
 }
 
 static const struct xl_opt run_options[] = {
@@ -42,6 +54,11 @@ static const struct xl_opt run_options[] = {
 	  .what = "a list of outcomes (oom, crash, timeout, error, compile-storm) or none",
 	  .help = "outcomes that move on to the next candidate\n"
 		  "(comma-separated; default oom; none disables)" },
+	{ .name = "fail-on", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
+	  .offset = XL_FIELD(struct run_opts, fail_on, unsigned), .parse = parse_fail_on,
+	  .what = "a list of outcomes other than ok (compile-storm, ...) or none",
+	  .help = "exit 79 when the child exited 0 but the last outcome is\n"
+		  "one of these (compile-storm: a storm fails CI)" },
 	XL_OPTION_COUNT(0, "max-attempts", "N", struct run_opts, max_attempts, 1, 1000,
 			"at most N attempts (default: every candidate)"),
 	XL_OPTION_DURATION(0, "timeout", "DUR", struct run_opts, timeout_s,
@@ -433,6 +450,10 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		enum xl_outcome oc;
 
 		last = attempt(&a, &plan.items[i], (int)i + 1, (int)total, &oc);
+		if (last == 0 && (o.fail_on & (1u << oc))) {
+			xl_info("outcome '%s' is in --fail-on: exit %d", xl_outcome_name(oc), XL_EX_FAIL_ON);
+			last = XL_EX_FAIL_ON;
+		}
 		if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
 			break;
 		if (i + 1 < total)
@@ -462,8 +483,9 @@ const struct xl_cmd xl_cmd_run = {
 		"recorded, and the next candidate tried when the outcome is in --retry.\n",
 	.epilog =
 		"The exit status is the last attempt's child's: its code, or 128+N for\n"
-		"signal N.  The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and\n"
-		"XLAUNCH_REPORT (a file to append JSON report lines to).\n",
+		"signal N; 79 when it exited 0 with an outcome listed in --fail-on.  The\n"
+		"child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file to\n"
+		"append JSON report lines to).\n",
 	.options = run_options,
 	XL_CMD_OPTS(struct run_opts, &run_defaults),
 	.run = cmd_run,

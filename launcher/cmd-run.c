@@ -5,6 +5,7 @@
  * the record (kept in the state directory until the store has it), and a
  * retry with the next candidate when the outcome asks for one.
  */
+#include "launcher/cachekey.h"
 #include "launcher/plan.h"
 #include "launcher/record.h"
 #include "launcher/run.h"
@@ -217,6 +218,8 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
 		free(helper);
 	}
+	/* a compile cache this launch will find cold is said before it starts */
+	xl_ck_before_launch(envp, a->argv, p->name, id);
 	xl_scan_init(&so, a->pats);
 	xl_scan_init(&se, a->pats);
 	xl_run_watch_init(&watch, a->pats, p, report, xl_mono());

@@ -169,6 +169,31 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 			printf(" cpu_time=%llds", (long long)p->limits.cpu_time);
 		printf("\n");
 	}
+	if (p->compile.step_pattern || p->compile.warmup_steps >= 0 ||
+	    p->compile.max_after_warmup >= 0 || p->compile.quiet_gaps > 0) {
+		const struct xl_compile_cfg *c = &p->compile;
+
+		printf("compile:    ");
+		if (c->step_pattern)
+			printf(" step_pattern='%s'", c->step_pattern);
+		if (c->warmup_steps >= 0)
+			printf(" warmup_steps=%ld", c->warmup_steps);
+		if (c->max_after_warmup >= 0)
+			printf(" max_after_warmup=%ld", c->max_after_warmup);
+		if (c->quiet_gaps > 0)
+			printf(" quiet_gaps=%g", c->quiet_gaps);
+		printf("\n");
+		if (explain) {
+			if (c->step_pattern)
+				printf("  step_pattern        # %s\n", prov_str(c->step_pattern_src, where, sizeof(where)));
+			if (c->warmup_steps >= 0)
+				printf("  warmup_steps        # %s\n", prov_str(c->warmup_steps_src, where, sizeof(where)));
+			if (c->max_after_warmup >= 0)
+				printf("  max_after_warmup    # %s\n", prov_str(c->max_after_warmup_src, where, sizeof(where)));
+			if (c->quiet_gaps > 0)
+				printf("  quiet_gaps          # %s\n", prov_str(c->quiet_gaps_src, where, sizeof(where)));
+		}
+	}
 	if (json_object_size(p->signature)) {
 		char *s = json_dumps(p->signature, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
@@ -661,7 +686,7 @@ static const struct xl_cmd profile_show_cmd = {
 	.summary = "the resolved profile",
 	.operands = "PROFILE",
 	.json = "the resolved profile: {profile, file, chain, env, unset, sources, flags,\n"
-		"policy, limits, signature, candidate, candidates, notes}",
+		"policy, limits, compile, signature, candidate, candidates, notes}",
 	.help = "A PROFILE with a '/' or ending in .yaml is read as a file.\n",
 	.options = show_options,
 	XL_CMD_OPTS(struct show_opts, NULL),

@@ -1072,8 +1072,7 @@ void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
 	for (size_t i = 0; i < w->nfns; i++)
 		if (strcmp(w->fns[i].runtime, "report") != 0 && w->fns[i].compiles > 1)
 			s->recompiles += w->fns[i].compiles - 1;
-	if (!use_log && w->rep_count > 1)
-		s->recompiles = w->rep_count - 1;
+	/* a reported count says how many, not whether a function compiled again */
 
 	/* torch.compile gave up on a function: the worst a storm can do */
 	for (size_t i = 0; i < w->nfns; i++) {
@@ -1267,13 +1266,33 @@ json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
 
 void xl_watch_warn(const struct xl_watch *w, const struct xl_storm *s, const char *run_dir)
 {
-	if (s->storm)
+	if (s->storm) {
 		xl_warn("compile storm: %s; see %s", s->reason, run_dir);
-	else
-		for (size_t i = 0; i < w->nfns; i++)
-			if (w->fns[i].limit_hit)
+	} else {
+		size_t said = 0;
+
+		for (size_t i = 0; i < w->nfns; i++) {
+			const struct xl_cfn *f = &w->fns[i];
+			struct xl_buf b = XL_BUF_INIT;
+
+			if (f->limit_hit) {
 				xl_warn("torch.compile hit its recompile limit (%ld) for %s: it runs uncompiled from then on",
-					w->fns[i].limit, w->fns[i].name);
+					f->limit, f->name);
+				continue;
+			}
+			/* a recompilation that is no storm is still named */
+			if (f->compiles < 2 || strcmp(f->runtime, "report") == 0 || said++ >= 3)
+				continue;
+			fn_label(f, &b);
+			xl_buf_addf(&b, " compiled %ld times", f->compiles);
+			if (f->last_step >= 0)
+				xl_buf_addf(&b, ", the last after step %ld", f->last_step);
+			xl_buf_adds(&b, ": ");
+			cause_text(w, f, &b);
+			xl_info("recompiled: %s", xl_buf_str(&b));
+			xl_buf_release(&b);
+		}
+	}
 	if (w->cache_unreadable)
 		xl_warn("the %s persistent cache was written but cannot be read back here (%ld failed load%s: \"%s\"): every launch compiles again and rewrites it",
 			w->unreadable_runtime ? w->unreadable_runtime : "runtime's", w->cache_unreadable,

@@ -402,6 +402,9 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		if (poll(pf, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
 			break;
 		now = xl_mono();
+		/* report lines written before the output just woken for come first */
+		if (o->watch)
+			xl_watch_poll_report(o->watch, now);
 		for (int i = 1; i < nfds; i++) {
 			bool is_out = pf[i].fd == outp[0];
 
@@ -428,8 +431,6 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 			xl_scan_feed(is_out ? o->scan_out : o->scan_err, buf, (size_t)n);
 			termq_push(is_out ? &tq_out : &tq_err, buf, (size_t)n);
 		}
-		if (o->watch)
-			xl_watch_poll_report(o->watch, now);
 		if (pf[0].revents & POLLIN) {
 			unsigned char sigs[64];
 			ssize_t n = read(sig_pipe[0], sigs, sizeof(sigs));

@@ -1119,6 +1119,9 @@ void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
 			} else {
 				xl_buf_addf(&why, "%ld compilations after step %ld (more than %ld), counted from the job's report",
 					    s->after_warmup, r->warmup_steps, r->max_after_warmup);
+				if (w->cfg.pats && w->cfg.pats->debug_profile)
+					xl_buf_addf(&why, "; with compile logging on (profile %s) the function is named",
+						    w->cfg.pats->debug_profile);
 			}
 		}
 	} else if (!s->storm) {
@@ -1164,6 +1167,9 @@ void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
 			} else {
 				xl_buf_addf(&why, "%ld recompilations kept coming until the end of the run (more than %ld)",
 					    s->after_warmup, r->max_after_warmup);
+				if (w->cfg.pats && w->cfg.pats->debug_profile)
+					xl_buf_addf(&why, "; with compile logging on (profile %s) the function is named",
+						    w->cfg.pats->debug_profile);
 			}
 		}
 	}

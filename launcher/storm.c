@@ -1222,6 +1222,11 @@ json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
 		struct xl_buf c = XL_BUF_INIT;
 		json_t *fo;
 
+		/* the report's counts stand for the functions only when no
+		 * runtime line named them */
+		if (strcmp(f->runtime, "report") == 0 && w->compiles > 0)
+			continue;
+
 		if (f->compiles > 1 || f->limit_hit)
 			cause_text(w, f, &c);
 		fo = json_pack("{s:s,s:s,s:o,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "name", f->name, "runtime", f->runtime,

@@ -67,7 +67,7 @@ endif
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit integration demo install clean fuzz fuzz-build fuzz-smoke bench man check-deps
+.PHONY: all deps test unit integration demo demo-torch-xla install clean fuzz fuzz-build fuzz-smoke bench man check-deps
 all: $(BIN) $(BUILD)/xlaunch.1
 
 $(BIN): $(OBJS)
@@ -143,6 +143,13 @@ test: deps check-deps
 demo: deps
 	$(MAKE) all
 	tools/demo.sh $(BIN)
+
+# PyTorch/XLA on the CPU: torch and torch_xla from PyPI into build/venv-torch
+# (about 4.2 GB the first time), a recompilation caught, the persistent cache
+# on the second launch, a storm.
+demo-torch-xla: deps
+	$(MAKE) all
+	tools/demo-torch-xla.sh $(BIN)
 
 # Benchmarks: ratios against a baseline taken in the same run; not in `test`.
 bench: all

@@ -545,8 +545,11 @@ static void commit_recompiling(struct xl_watch *w, struct xl_cblock *b, bool com
 static void commit_limit(struct xl_watch *w, struct xl_cblock *b)
 {
 	struct xl_cfn *f;
-	long limit = b->detail ? atol(b->detail) : 0;
+	long limit = b->detail ? strtol(b->detail, NULL, 10) : 0;
 	int fi;
+
+	if (limit < 0 || limit > 1000000)
+		limit = 0;   /* not a number Dynamo would print */
 
 	f = find_fn(w, b->runtime, b->function ? b->function : "(unknown function)", b->place, &fi);
 	f->limit_hit = true;

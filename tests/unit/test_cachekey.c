@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "launcher/cachekey.h"
+#include "tests/fuzz/targets.h"
 
 static const struct xl_ck_runtime *rt(const char *name)
 {
@@ -186,6 +187,29 @@ static void test_stamp(void **state)
 	json_decref(now);
 }
 
+static void test_fuzz_entry(void **state)
+{
+	size_t len;
+	char *data;
+
+	(void)state;
+	data = xl_read_file("tests/fuzz/corpus/cachestamp/changed", &len, 0);
+	assert_non_null(data);
+	/* the last runtime's answer (torch_xla): these settings were not seen */
+	assert_int_equal(xl_fuzz_cachestamp((const uint8_t *)data, len), 1);
+	free(data);
+	data = xl_read_file("tests/fuzz/corpus/cachestamp/older", &len, 0);
+	assert_non_null(data);
+	assert_int_equal(xl_fuzz_cachestamp((const uint8_t *)data, len), 1);
+	free(data);
+	assert_int_equal(xl_fuzz_cachestamp((const uint8_t *)"", 0), -1);
+	{
+		static const char odd[] = "A=\n=\n\0{\"seen\":[{\"settings\":[]}]}";
+
+		assert_int_equal(xl_fuzz_cachestamp((const uint8_t *)odd, sizeof(odd) - 1), 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +217,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_invalidates),
 		cmocka_unit_test(test_stamp),
+		cmocka_unit_test(test_fuzz_entry),
 	};
 
 	return XL_TEST_RUN(tests, NULL, NULL);

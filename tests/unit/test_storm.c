@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "launcher/run.h"
+#include "tests/fuzz/targets.h"
 
 static struct xl_patterns pats;
 
@@ -386,6 +387,37 @@ static void test_bad_patterns(void **state)
 	}
 }
 
+/* The fuzz entry point on its seeds and hostile bytes: no crash, counts sane. */
+static void test_fuzz_entry(void **state)
+{
+	static const char *const seeds[] = {
+		"jax-drift-cold", "ptxla-debug1-late-recompile", "torch-compile-drift-static-logs",
+		"torch-compile-graph-break-logs", "ptxla-cache-second-launch",
+	};
+	static const char hostile[] =
+		"\x07Compilation Analysis: Compilation Cause\nCompilation Analysis:   \n"
+		"[0/0] torch._dynamo hit config.recompile_limit (99999999999999999999)\n"
+		"   function: '' (:)\n   last reason: \n"
+		"[9/9] [__recompiles] Recompiling function f in x:1\n[__recompiles]     - \n"
+		"Persistent compilation cache hit for ''\nFinished XLA compilation of () in 1\n"
+		"step 99999999999999999999999 \n\n\n";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		char *path = xl_asprintf("tests/fuzz/corpus/compile/%s", seeds[i]);
+		size_t len;
+		char *data = xl_read_file(path, &len, 0);
+
+		assert_non_null(data);
+		/* the last two seeds have no compilation in their first 4 KB */
+		assert_true(xl_fuzz_compile((const uint8_t *)data, len) > (i < 3 ? 0 : -1));
+		free(data);
+		free(path);
+	}
+	assert_int_equal(xl_fuzz_compile(NULL, 0), 0);
+	assert_true(xl_fuzz_compile((const uint8_t *)hostile, sizeof(hostile) - 1) >= 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +428,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_step_rule),
 		cmocka_unit_test(test_report_live),
 		cmocka_unit_test(test_bad_patterns),
+		cmocka_unit_test(test_fuzz_entry),
 	};
 
 	return XL_TEST_RUN(tests, setup, teardown);

@@ -895,7 +895,6 @@ static void report_value(struct xl_watch *w, const char *line, size_t len, doubl
 				find_fn(w, "report", "(reported)", NULL, &fi);
 				for (long k = 0; k < w->rep_pending && k < 100000; k++)
 					add_compile(w, fi, rel(w, t), before, true);
-				w->rep_placed += w->rep_pending;
 			}
 			w->rep_pending = 0;
 			if (w->steps == 0) {

@@ -178,7 +178,6 @@ struct xl_watch {
 	size_t rep_len;
 	long rep_count, rep_hits;    /* the latest reported compile count and hits, -1 */
 	long rep_pending;            /* increments not yet followed by a step */
-	long rep_placed;             /* increments placed in time (followed by a step) */
 	double rep_first_step_time;  /* a reported step_time_s of the first step, -1 */
 	double end_s;                /* seconds from start to the end, set by finish */
 	bool finished;

@@ -53,6 +53,10 @@ LIBOBJS = $(filter-out $(BUILD)/launcher/main.o,$(OBJS))
 CATALOGS = $(sort $(wildcard etc/flags/*.yaml))
 GEN_CATALOG = $(BUILD)/tools/gen-catalog
 OBJS += $(BUILD)/gen/catalog_table.o
+# The compile caches' key rules, etc/cachekeys.yaml, the same way: `run` and
+# `exec` say whether a cache will be cold without parsing YAML.
+GEN_CACHEKEYS = $(BUILD)/tools/gen-cachekeys
+OBJS += $(BUILD)/gen/cachekeys_table.o
 
 ifeq ($(SAN),1)
 BIN = $(BUILD)/xlaunch
@@ -63,7 +67,7 @@ endif
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit integration demo install clean fuzz fuzz-build fuzz-smoke bench man check-deps
+.PHONY: all deps test unit integration demo demo-torch-xla install clean fuzz fuzz-build fuzz-smoke bench man check-deps
 all: $(BIN) $(BUILD)/xlaunch.1
 
 $(BIN): $(OBJS)
@@ -82,6 +86,17 @@ $(BUILD)/gen/catalog_table.c: $(GEN_CATALOG) $(CATALOGS)
 	$(GEN_CATALOG) $@ $(CATALOGS)
 
 $(BUILD)/gen/catalog_table.o: $(BUILD)/gen/catalog_table.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(GEN_CACHEKEYS): tools/gen-cachekeys.c $(filter $(BUILD)/common/%,$(OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/gen/cachekeys_table.c: $(GEN_CACHEKEYS) etc/cachekeys.yaml
+	@mkdir -p $(dir $@)
+	$(GEN_CACHEKEYS) $@ etc/cachekeys.yaml
+
+$(BUILD)/gen/cachekeys_table.o: $(BUILD)/gen/cachekeys_table.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/libxlaunch.a: $(LIBOBJS)
@@ -129,6 +144,13 @@ demo: deps
 	$(MAKE) all
 	tools/demo.sh $(BIN)
 
+# PyTorch/XLA on the CPU: torch and torch_xla from PyPI into build/venv-torch
+# (about 4.2 GB the first time), a recompilation caught, the persistent cache
+# on the second launch, a storm.
+demo-torch-xla: deps
+	$(MAKE) all
+	tools/demo-torch-xla.sh $(BIN)
+
 # Benchmarks: ratios against a baseline taken in the same run; not in `test`.
 bench: all
 	@for b in tests/bench/*.sh; do echo "== $$b"; sh $$b $(BIN) || exit 1; done
@@ -152,7 +174,8 @@ FUZZ_BUILD = build/fuzz
 FUZZ_FLAGS = -g -O1 -std=c11 -D_GNU_SOURCE -I. -DXL_DATADIR='"$(DATADIR)"' \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out launcher/main.c,$(SRCS))) \
-	$(FUZZ_BUILD)/obj/catalog_table.o $(FUZZ_BUILD)/obj/tests/fuzz/targets.o
+	$(FUZZ_BUILD)/obj/catalog_table.o $(FUZZ_BUILD)/obj/cachekeys_table.o \
+	$(FUZZ_BUILD)/obj/tests/fuzz/targets.o
 FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
 
@@ -161,6 +184,10 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 
 $(FUZZ_BUILD)/obj/catalog_table.o: $(BUILD)/gen/catalog_table.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(FUZZ_BUILD)/obj/cachekeys_table.o: $(BUILD)/gen/cachekeys_table.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
 

@@ -29,6 +29,7 @@ enum xl_exit {
 	XL_EX_CANTCREAT = 73,    /* store cannot be created or opened */
 	XL_EX_NOPERM = 77,       /* refused by policy */
 	XL_EX_CONFIG = 78,       /* configuration error */
+	XL_EX_FAIL_ON = 79,      /* run --fail-on: the child exited 0, its outcome is listed */
 };
 
 /* How a launch ended.  One enum for run, the store and the report, ordered

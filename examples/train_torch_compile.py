@@ -117,7 +117,10 @@ def main():
         ind = counters["inductor"]
         print("inductor fx graph cache: %d hits, %d misses"
               % (ind["fxgraph_cache_hit"], ind["fxgraph_cache_miss"]), flush=True)
-    xr.report_compiles(frames)
+        # a hit is a graph Inductor loaded instead of generating and compiling it
+        xr.report_compiles(frames, ind["fxgraph_cache_hit"])
+    else:
+        xr.report_compiles(frames)
 
 
 if __name__ == "__main__":

@@ -251,6 +251,14 @@ const char *xl_bool_normalize(int parser, const char *v, bool *misread)
 		if (truth == 1)
 			*misread = true;  /* "true", "yes", "on": not "1", so false */
 		return NULL;
+	case XL_BP_ONEZERO:
+		if (strcmp(v, "1") == 0 || strcmp(v, "0") == 0)
+			return v[0] == '1' ? "1" : "0";
+		if (truth == 0)
+			*misread = true;  /* "false", "no": kept as a non-empty string, so true */
+		if (truth == 1)
+			return "1";       /* "true", "yes": a true string; 1 says it plainly */
+		return NULL;
 	case XL_BP_NONEMPTY:
 		if (!*v || truth == 0) {
 			*misread = true;  /* "0", "false": set, so true; "": unset to some readers only */
@@ -260,6 +268,37 @@ const char *xl_bool_normalize(int parser, const char *v, bool *misread)
 	default:
 		return truth < 0 ? NULL : truth ? "true" : "false";
 	}
+}
+
+bool xl_list_has(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+char *xl_timing_refused(const struct xl_flagdef *d, const char *value)
+{
+	struct xl_strv items = XL_STRV_INIT;
+	struct xl_buf b = XL_BUF_INIT;
+
+	if (!d->timing_allows)
+		return xl_strdup(value ? value : "");
+	xl_strv_split(&items, value ? value : "", ",");
+	for (size_t i = 0; i < items.n; i++) {
+		const char *it = items.v[i] + strspn(items.v[i], " \t");
+
+		if (*it == '-' || xl_list_has(d->timing_allows, it))
+			continue;
+		xl_buf_addf(&b, "%s%s", b.len ? "," : "", it);
+	}
+	xl_strv_release(&items);
+	if (!b.len) {
+		xl_buf_release(&b);
+		return NULL;
+	}
+	return xl_buf_detach(&b);
 }
 
 const char *xl_flag_type_error(const struct xl_flagdef *d, const char *value)
@@ -288,8 +327,33 @@ const char *xl_flag_type_error(const struct xl_flagdef *d, const char *value)
 			if (d->icase ? strcasecmp(value, d->values[i]) == 0 : strcmp(value, d->values[i]) == 0)
 				return NULL;
 		return "not one of the allowed values";
-	case XL_FT_STRING:
 	case XL_FT_LIST:
+		/* a list with values: comma-separated items, each one of them
+		 * (after a leading + or -, which only change verbosity) or, where
+		 * the consumer also takes module names (TORCH_LOGS), a dotted name */
+		if (d->values && value) {
+			struct xl_strv items = XL_STRV_INIT;
+			const char *bad = NULL;
+
+			xl_strv_split(&items, value, ",");
+			for (size_t i = 0; i < items.n && !bad; i++) {
+				char *it = items.v[i], *q = it;
+
+				/* whitespace is dropped, as TORCH_LOGS's reader does */
+				for (char *c = it; *c; c++)
+					if (*c != ' ' && *c != '\t' && *c != '\n')
+						*q++ = *c;
+				*q = '\0';
+				if (*it == '+' || *it == '-')
+					it++;
+				if (*it && !strchr(it, '.') && !xl_list_has(d->values, it))
+					bad = "not a list of names torch knows (it raises at import)";
+			}
+			xl_strv_release(&items);
+			return bad;
+		}
+		return NULL;
+	case XL_FT_STRING:
 	default:
 		return NULL;
 	}

@@ -33,6 +33,8 @@ enum xl_bool_parser {
 	XL_BP_PYINT,     /* Python bool(int(v)): an integer, else raises */
 	XL_BP_ONE,       /* Python v == '1': exactly "1" is true, any other value false */
 	XL_BP_NONEMPTY,  /* set or not: any non-empty value is true, "0" and "false" included */
+	XL_BP_ONEZERO,   /* torch config: exactly "1" true, "0" false; any other word is kept as a
+			  * string, so "false" reads as true */
 };
 
 struct xl_family {
@@ -59,6 +61,8 @@ struct xl_flagdef {
 				  * ("int32", "string enum-upper", ...; see
 				  * xlareader.h), NULL elsewhere */
 	int order;               /* registration order upstream, -1 unknown */
+	const char *const *timing_allows; /* a debug-tagged list: items a timing run may
+					   * still set (NULL-terminated), or NULL */
 };
 
 /* The generated table (build/.../catalog_table.c): sorted by name, then family. */
@@ -86,6 +90,14 @@ const struct xl_flagdef *xl_catalog_env(const char *name);
 int xl_catalog_coverage(const char *var);
 /* A "did you mean" among the names that apply to var (NULL var: env vars). */
 const char *xl_catalog_suggest(const char *var, const char *word);
+
+/* Whether a NULL-terminated list holds s. */
+bool xl_list_has(const char *const *list, const char *s);
+
+/* The items of a list value that a timing run may not set: every one
+ * unless d->timing_allows names it (an item starting with '-', less
+ * logging, is always allowed).  NULL when none; caller frees. */
+char *xl_timing_refused(const struct xl_flagdef *d, const char *value);
 
 /* Checks value against d's type.  Returns NULL when fine, else a static
  * description of what is wrong ("not an integer", ...). */

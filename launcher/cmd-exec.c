@@ -3,7 +3,7 @@
  * Resolves the profile and replaces this process with CMD: no supervision,
  * no record, nothing on the way that the launch does not need.
  */
-#include "launcher/launcher.h"
+#include "launcher/cachekey.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -45,6 +45,9 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 	for (size_t i = 0; i < p->notes.n; i++)
 		xl_debug("%s", p->notes.v[i]);
 	env = xl_profile_build_env(p, environ);
+	/* one small file in each cache directory: a cache this launch will
+	 * find cold is said before the command starts */
+	xl_ck_before_launch(env, call->restv, p->name, NULL);
 	environ = env;
 	xl_apply_limits(&p->limits);
 	execvp(call->restv[0], call->restv);

@@ -50,6 +50,13 @@ static json_t *flag_json(const struct xl_flagdef *d)
 		if (d->tags & (1u << i))
 			json_array_append_new(tags, json_string(tagnames[i]));
 	json_object_set_new(o, "tags", tags);
+	if (d->timing_allows) {
+		json_t *t = json_array();
+
+		for (size_t i = 0; d->timing_allows[i]; i++)
+			json_array_append_new(t, json_string(d->timing_allows[i]));
+		json_object_set_new(o, "timing_allows", t);
+	}
 	json_object_set_new(o, "description", json_string(d->desc));
 	return o;
 }
@@ -175,6 +182,12 @@ static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call
 		}
 		printf("  default:     %s\n", d[i].def ? (*d[i].def ? d[i].def : "(empty)") : "(unknown)");
 		printf("  tags:        %s\n", d[i].tags ? xl_ftags_str(d[i].tags, tags, sizeof(tags)) : "-");
+		if (d[i].timing_allows) {
+			printf("  timing run:  only");
+			for (size_t k = 0; d[i].timing_allows[k]; k++)
+				printf(" %s", d[i].timing_allows[k]);
+			printf(" (and items starting with -)\n");
+		}
 		printf("  description: %s\n", d[i].desc);
 		printf("  source:      %s %s", f->repository, f->path);
 		if (f->commit)

@@ -1,5 +1,8 @@
 /* cmd-profile.c - `xlaunch profile list | show | diff | check` */
+#include "launcher/cachekey.h"
 #include "launcher/profile.h"
+#include "launcher/record.h"
+#include "launcher/run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +66,97 @@ static const char *prov_str(struct xl_prov s, char *buf, size_t n)
 static unsigned resolve_flags(const char *arg)
 {
 	return strchr(arg, '/') || xl_endswith(arg, ".yaml") ? XL_RESOLVE_FILE : 0;
+}
+
+/* The latest compile storm recorded for a profile: its run id and time. */
+struct storm_seen {
+	char *id;
+	double time;
+};
+
+static int latest_storm(const struct calib_attempt *a, void *arg)
+{
+	struct storm_seen *s = arg;
+
+	s->id = xl_strdup(a->id);
+	s->time = a->time;
+	return 1;
+}
+
+static bool sets_any(const json_t *env, const struct xl_strv *vars)
+{
+	for (size_t i = 0; i < vars->n; i++) {
+		const char *v = json_string_value(json_object_get(env, vars->v[i]));
+
+		if (v && *v && strcmp(v, "0") != 0)
+			return true;
+	}
+	return false;
+}
+
+/* `show --explain`: when the store has a compile storm of this profile seen
+ * without compile logging, which profile to add to see what recompiles.
+ * The store is opened without creating it; nothing is written. */
+static void suggest_debug(struct xl_ctx *ctx, const struct xl_profile *p)
+{
+	struct xl_patterns pats;
+	struct calib_store *st = NULL;
+	struct calib_filter f = CALIB_FILTER_INIT;
+	struct storm_seen seen = { NULL, 0 };
+	json_t *env = json_object();
+	char *err = NULL, *runs, *mpath, *text;
+	size_t len;
+	int q = xl_verbosity;
+	bool logged;
+
+	xl_verbosity = -1;
+	if (xl_patterns_load(NULL, &pats) != 0) {
+		xl_verbosity = q;
+		json_decref(env);
+		return;
+	}
+	for (size_t i = 0; i < p->nvars; i++)
+		if (p->vars[i].value)
+			json_object_set_new(env, p->vars[i].name, json_string(p->vars[i].value));
+	logged = sets_any(env, &pats.compile.logging_vars);
+	if (!logged && pats.compile.debug_profile &&
+	    calib_open(ctx->store_path, CALIB_OPEN_NOCREATE, &st, &err) == 0) {
+		f.profile = p->name;
+		f.outcome = XL_OUT_COMPILE_STORM;
+		f.limit = 1;
+		calib_history(st, &f, latest_storm, &seen);
+		calib_close(st);
+	}
+	free(err);
+	xl_verbosity = q;
+	if (seen.id) {
+		json_t *m = NULL;
+		char tbuf[40];
+
+		/* the run's own manifest says what it ran with, where it is kept */
+		runs = xl_runs_dir();
+		mpath = xl_asprintf("%s/%s/manifest.json", runs, seen.id);
+		text = xl_read_file(mpath, &len, 16u << 20);
+		if (text)
+			m = json_loadb(text, len, 0, NULL);
+		if (!m || !sets_any(json_object_get(m, "env"), &pats.compile.logging_vars)) {
+			printf("\ncompile storm recorded for this profile without compile logging (run %s, %s):\n",
+			       seen.id, xl_iso_time(seen.time, tbuf, sizeof(tbuf)));
+			printf("  to see which function recompiles and why, launch with a profile that also\n"
+			       "  extends %s (a file with 'extends: [%s, %s]'); it turns on",
+			       pats.compile.debug_profile, p->name, pats.compile.debug_profile);
+			for (size_t i = 0; i < pats.compile.logging_vars.n; i++)
+				printf("%s %s", i ? "," : "", pats.compile.logging_vars.v[i]);
+			printf("\n");
+		}
+		json_decref(m);
+		free(text);
+		free(mpath);
+		free(runs);
+		free(seen.id);
+	}
+	json_decref(env);
+	xl_patterns_release(&pats);
 }
 
 static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
@@ -168,6 +262,31 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 			printf(" cpu_time=%llds", (long long)p->limits.cpu_time);
 		printf("\n");
 	}
+	if (p->compile.step_pattern || p->compile.warmup_steps >= 0 ||
+	    p->compile.max_after_warmup >= 0 || p->compile.quiet_gaps > 0) {
+		const struct xl_compile_cfg *c = &p->compile;
+
+		printf("compile:    ");
+		if (c->step_pattern)
+			printf(" step_pattern='%s'", c->step_pattern);
+		if (c->warmup_steps >= 0)
+			printf(" warmup_steps=%ld", c->warmup_steps);
+		if (c->max_after_warmup >= 0)
+			printf(" max_after_warmup=%ld", c->max_after_warmup);
+		if (c->quiet_gaps > 0)
+			printf(" quiet_gaps=%g", c->quiet_gaps);
+		printf("\n");
+		if (explain) {
+			if (c->step_pattern)
+				printf("  step_pattern        # %s\n", prov_str(c->step_pattern_src, where, sizeof(where)));
+			if (c->warmup_steps >= 0)
+				printf("  warmup_steps        # %s\n", prov_str(c->warmup_steps_src, where, sizeof(where)));
+			if (c->max_after_warmup >= 0)
+				printf("  max_after_warmup    # %s\n", prov_str(c->max_after_warmup_src, where, sizeof(where)));
+			if (c->quiet_gaps > 0)
+				printf("  quiet_gaps          # %s\n", prov_str(c->quiet_gaps_src, where, sizeof(where)));
+		}
+	}
 	if (json_object_size(p->signature)) {
 		char *s = json_dumps(p->signature, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
@@ -211,6 +330,7 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 		printf("\nfiles, in the order applied:\n");
 		for (size_t i = 0; i < p->chain.n; i++)
 			printf("  %-20s %s\n", p->chain.v[i], p->chain_files.v[i]);
+		suggest_debug(ctx, p);
 	}
 	xl_profile_free(p);
 	return 0;
@@ -218,17 +338,68 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 
 /* ---- diff ------------------------------------------------------------------- */
 
-static void diff_line(json_t *arr, char sign, const char *var, const char *flag,
-		      const char *a, const char *b)
+/* Every difference is one object: {section, change, [candidate], [variable,
+ * flag] or [key], a, b, invalidates: [caches whose key it changes]}. */
+static void add_change(json_t *arr, const char *section, char sign, const char *cand,
+		       const char *var, const char *flag, const char *key, json_t *a, json_t *b)
 {
-	json_t *o = json_pack("{s:s,s:s}", "change", sign == '+' ? "added" : sign == '-' ? "removed" : "changed",
-			      "variable", var);
+	json_t *o = json_pack("{s:s,s:s}", "section", section, "change",
+			      sign == '+' ? "added" : sign == '-' ? "removed" : sign == '^' ? "reordered" : "changed");
 
+	if (cand)
+		json_object_set_new(o, "candidate", json_string(cand));
+	if (var)
+		json_object_set_new(o, "variable", json_string(var));
 	if (flag)
 		json_object_set_new(o, "flag", json_string(flag));
-	json_object_set_new(o, "a", a ? json_string(a) : json_null());
-	json_object_set_new(o, "b", b ? json_string(b) : json_null());
+	if (key)
+		json_object_set_new(o, "key", json_string(key));
+	json_object_set_new(o, "a", a ? a : json_null());
+	json_object_set_new(o, "b", b ? b : json_null());
+	json_object_set_new(o, "invalidates", json_array());
 	json_array_append_new(arr, o);
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* The caches whose key a change of a plain variable, or of one flag token
+ * (a and b: the values, NULL when absent, "" for a bare flag), changes. */
+static void mark_invalidates(json_t *change, const char *var, const char *flag, const char *a,
+			     const char *b)
+{
+	json_t *inv = json_object_get(change, "invalidates");
+
+	for (size_t k = 0; k < xl_ck_nruntimes; k++) {
+		const struct xl_ck_runtime *r = &xl_ck_runtimes[k];
+		bool hit = flag ? xl_ck_flag_invalidates(r, var, flag, a, b) : xl_ck_var_invalidates(r, var);
+
+		if (hit)
+			json_array_append_new(inv, json_string(r->name));
+	}
+}
+
+/* Marks change with every cache that one of the tokens of composite var v
+ * (present on one side only) enters. */
+static void mark_composite(json_t *change, const struct xl_var *v, bool in_a)
+{
+	json_t *inv = json_object_get(change, "invalidates");
+
+	for (size_t k = 0; k < xl_ck_nruntimes; k++) {
+		const struct xl_ck_runtime *r = &xl_ck_runtimes[k];
+		bool hit = false;
+
+		for (size_t i = 0; v && i < v->flags.n && !hit; i++) {
+			const char *val = v->flags.v[i].value ? v->flags.v[i].value : "";
+
+			hit = in_a ? xl_ck_flag_invalidates(r, v->name, v->flags.v[i].name, val, NULL)
+				   : xl_ck_flag_invalidates(r, v->name, v->flags.v[i].name, NULL, val);
+		}
+		if (hit)
+			json_array_append_new(inv, json_string(r->name));
+	}
 }
 
 static const char *var_text(const struct xl_var *v)
@@ -236,26 +407,15 @@ static const char *var_text(const struct xl_var *v)
 	return !v ? NULL : v->value ? v->value : "(unset)";
 }
 
-static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
+static json_t *last(json_t *arr)
 {
-	struct xl_profile *pa, *pb;
-	json_t *changes = json_array();
-	int rc;
+	return json_array_get(arr, json_array_size(arr) - 1);
+}
 
-	rc = xl_profile_resolve(ctx, call->argv[0], NULL,
-				XL_RESOLVE_NO_AMBIENT | resolve_flags(call->argv[0]), &pa);
-	if (rc) {
-		json_decref(changes);
-		return rc;
-	}
-	rc = xl_profile_resolve(ctx, call->argv[1], NULL,
-				XL_RESOLVE_NO_AMBIENT | resolve_flags(call->argv[1]), &pb);
-	if (rc) {
-		xl_profile_free(pa);
-		json_decref(changes);
-		return rc;
-	}
-	/* variables of A in A's order, then those only in B */
+/* Variables and flag tokens: A's in A's order, then those only in B. */
+static void diff_env(json_t *changes, const char *cand, const struct xl_profile *pa,
+		     const struct xl_profile *pb)
+{
 	for (int pass = 0; pass < 2; pass++) {
 		const struct xl_profile *x = pass ? pb : pa;
 
@@ -267,7 +427,12 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 			if (pass && va)
 				continue;
 			if (!va || !vb) {
-				diff_line(changes, va ? '-' : '+', name, NULL, var_text(va), var_text(vb));
+				add_change(changes, "env", va ? '-' : '+', cand, name, NULL, NULL,
+					   jstr_or_null(var_text(va)), jstr_or_null(var_text(vb)));
+				if ((va ? va : vb)->composite)
+					mark_composite(last(changes), va ? va : vb, va != NULL);
+				else
+					mark_invalidates(last(changes), name, NULL, NULL, NULL);
 				continue;
 			}
 			if (va->composite && va->value && vb->value) {
@@ -283,28 +448,197 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 						if (strcmp(vb->flags.v[j].name, fa->name) == 0 && seen++ == nth)
 							fb = &vb->flags.v[j];
 
-					if (!fb)
-						diff_line(changes, '-', name, fa->name, fa->value ? fa->value : "true", NULL);
-					else if (!xl_streq(fa->value, fb->value))
-						diff_line(changes, '~', name, fa->name, fa->value ? fa->value : "true",
-							  fb->value ? fb->value : "true");
+					if (!fb) {
+						add_change(changes, "env", '-', cand, name, fa->name, NULL,
+							   json_string(fa->value ? fa->value : "true"), NULL);
+						mark_invalidates(last(changes), name, fa->name,
+								 fa->value ? fa->value : "", NULL);
+					} else if (!xl_streq(fa->value, fb->value)) {
+						add_change(changes, "env", '~', cand, name, fa->name, NULL,
+							   json_string(fa->value ? fa->value : "true"),
+							   json_string(fb->value ? fb->value : "true"));
+						mark_invalidates(last(changes), name, fa->name,
+								 fa->value ? fa->value : "", fb->value ? fb->value : "");
+					}
 				}
 				for (size_t k = 0; k < vb->flags.n; k++) {
+					const struct xl_flag *fb = &vb->flags.v[k];
 					size_t nth = 0, seen = 0;
 
 					for (size_t j = 0; j < k; j++)
-						nth += strcmp(vb->flags.v[j].name, vb->flags.v[k].name) == 0;
+						nth += strcmp(vb->flags.v[j].name, fb->name) == 0;
 					for (size_t j = 0; j < va->flags.n; j++)
-						seen += strcmp(va->flags.v[j].name, vb->flags.v[k].name) == 0;
-					if (seen <= nth)
-						diff_line(changes, '+', name, vb->flags.v[k].name, NULL,
-							  vb->flags.v[k].value ? vb->flags.v[k].value : "true");
+						seen += strcmp(va->flags.v[j].name, fb->name) == 0;
+					if (seen <= nth) {
+						add_change(changes, "env", '+', cand, name, fb->name, NULL, NULL,
+							   json_string(fb->value ? fb->value : "true"));
+						mark_invalidates(last(changes), name, fb->name, NULL,
+								 fb->value ? fb->value : "");
+					}
 				}
 				continue;
 			}
-			if (!xl_streq(va->value, vb->value))
-				diff_line(changes, '~', name, NULL, var_text(va), var_text(vb));
+			if (!xl_streq(va->value, vb->value)) {
+				add_change(changes, "env", '~', cand, name, NULL, NULL,
+					   jstr_or_null(var_text(va)), jstr_or_null(var_text(vb)));
+				if (va->composite || vb->composite) {
+					mark_composite(last(changes), va, true);
+					mark_composite(last(changes), vb, false);
+				} else {
+					mark_invalidates(last(changes), name, NULL, NULL, NULL);
+				}
+			}
 		}
+	}
+}
+
+/* Two JSON objects key by key, nested objects as dotted keys. */
+static void diff_object(json_t *changes, const char *section, const char *cand, const char *prefix,
+			json_t *a, json_t *b)
+{
+	const char *k;
+	json_t *va, *vb;
+
+	for (int pass = 0; pass < 2; pass++) {
+		json_t *x = pass ? b : a;
+
+		json_object_foreach(x, k, va) {
+			char *key = prefix ? xl_asprintf("%s.%s", prefix, k) : xl_strdup(k);
+
+			(void)va;
+			va = json_object_get(a, k);
+			vb = json_object_get(b, k);
+			if (pass && va) {
+				free(key);
+				continue;
+			}
+			if (json_is_object(va) && json_is_object(vb))
+				diff_object(changes, section, cand, key, va, vb);
+			else if (!va || !vb)
+				add_change(changes, section, va ? '-' : '+', cand, NULL, NULL, key,
+					   va ? json_incref(va) : NULL, vb ? json_incref(vb) : NULL);
+			else if (!json_equal(va, vb))
+				add_change(changes, section, '~', cand, NULL, NULL, key, json_incref(va),
+					   json_incref(vb));
+			free(key);
+		}
+	}
+}
+
+/* What a candidate launches, less what already differs between the profiles. */
+static int diff_candidates(struct xl_ctx *ctx, const struct xl_call *call, json_t *changes,
+			   const struct xl_profile *pa, const struct xl_profile *pb)
+{
+	json_t *na = json_array(), *nb = json_array();
+	size_t nbase = json_array_size(changes);
+	int rc = 0;
+
+	for (size_t i = 0; i < pa->ncands; i++)
+		json_array_append_new(na, json_string(pa->cands[i].name));
+	for (size_t i = 0; i < pb->ncands; i++)
+		json_array_append_new(nb, json_string(pb->cands[i].name));
+	for (size_t i = 0; i < pa->ncands; i++)
+		if (xl_profile_find_candidate(pb, pa->cands[i].name) < 0)
+			add_change(changes, "candidates", '-', pa->cands[i].name, NULL, NULL, NULL,
+				   json_string(pa->cands[i].name), NULL);
+	for (size_t i = 0; i < pb->ncands; i++)
+		if (xl_profile_find_candidate(pa, pb->cands[i].name) < 0)
+			add_change(changes, "candidates", '+', pb->cands[i].name, NULL, NULL, NULL, NULL,
+				   json_string(pb->cands[i].name));
+	if (json_array_size(changes) == nbase && !json_equal(na, nb))
+		add_change(changes, "candidates", '^', NULL, NULL, NULL, "order", json_incref(na),
+			   json_incref(nb));
+	for (size_t i = 0; i < pa->ncands && !rc; i++) {
+		const char *c = pa->cands[i].name;
+		struct xl_profile *ca = NULL, *cb = NULL;
+		json_t *sub, *la, *lb, *ja, *jb, *o;
+		size_t k;
+
+		if (xl_profile_find_candidate(pb, c) < 0)
+			continue;
+		rc = xl_profile_resolve(ctx, call->argv[0], c, XL_RESOLVE_NO_AMBIENT | resolve_flags(call->argv[0]), &ca);
+		if (!rc)
+			rc = xl_profile_resolve(ctx, call->argv[1], c, XL_RESOLVE_NO_AMBIENT | resolve_flags(call->argv[1]), &cb);
+		if (rc) {
+			xl_profile_free(ca);
+			break;
+		}
+		sub = json_array();
+		diff_env(sub, c, ca, cb);
+		ja = xl_profile_to_json(ca);
+		jb = xl_profile_to_json(cb);
+		la = json_object_get(ja, "limits");
+		lb = json_object_get(jb, "limits");
+		diff_object(sub, "limits", c, NULL, la, lb);
+		diff_object(sub, "signature", c, NULL, ca->signature, cb->signature);
+		json_decref(ja);
+		json_decref(jb);
+		/* a difference the profiles already show is not repeated per candidate */
+		json_array_foreach(sub, k, o) {
+			bool dup = false;
+
+			for (size_t j = 0; j < nbase && !dup; j++) {
+				json_t *base = json_deep_copy(json_array_get(changes, j));
+
+				json_object_set_new(base, "candidate", json_string(c));
+				dup = json_equal(base, o);
+				json_decref(base);
+			}
+			if (!dup)
+				json_array_append(changes, o);
+		}
+		json_decref(sub);
+		xl_profile_free(ca);
+		xl_profile_free(cb);
+	}
+	json_decref(na);
+	json_decref(nb);
+	return rc;
+}
+
+static char *value_text(json_t *v)
+{
+	if (!v || json_is_null(v))
+		return xl_strdup("(none)");
+	if (json_is_string(v))
+		return xl_strdup(json_string_value(v));
+	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	struct xl_profile *pa, *pb;
+	json_t *changes = json_array(), *ja, *jb;
+	int rc;
+
+	rc = xl_profile_resolve(ctx, call->argv[0], NULL,
+				XL_RESOLVE_NO_AMBIENT | resolve_flags(call->argv[0]), &pa);
+	if (rc) {
+		json_decref(changes);
+		return rc;
+	}
+	rc = xl_profile_resolve(ctx, call->argv[1], NULL,
+				XL_RESOLVE_NO_AMBIENT | resolve_flags(call->argv[1]), &pb);
+	if (rc) {
+		xl_profile_free(pa);
+		json_decref(changes);
+		return rc;
+	}
+	diff_env(changes, NULL, pa, pb);
+	ja = xl_profile_to_json(pa);
+	jb = xl_profile_to_json(pb);
+	diff_object(changes, "policy", NULL, NULL, json_object_get(ja, "policy"), json_object_get(jb, "policy"));
+	diff_object(changes, "limits", NULL, NULL, json_object_get(ja, "limits"), json_object_get(jb, "limits"));
+	diff_object(changes, "compile", NULL, NULL, json_object_get(ja, "compile"), json_object_get(jb, "compile"));
+	diff_object(changes, "signature", NULL, NULL, pa->signature, pb->signature);
+	json_decref(ja);
+	json_decref(jb);
+	rc = diff_candidates(ctx, call, changes, pa, pb);
+	if (rc) {
+		json_decref(changes);
+		xl_profile_free(pa);
+		xl_profile_free(pb);
+		return rc;
 	}
 	if (ctx->json) {
 		json_t *j = json_pack("{s:s,s:s,s:O}", "a", pa->name, "b", pb->name, "changes", changes);
@@ -317,17 +651,41 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 
 		printf("--- %s (%s)\n+++ %s (%s)\n", pa->name, pa->file, pb->name, pb->file);
 		json_array_foreach(changes, i, o) {
+			const char *sec = json_string_value(json_object_get(o, "section"));
 			const char *ch = json_string_value(json_object_get(o, "change"));
+			const char *cand = json_string_value(json_object_get(o, "candidate"));
 			const char *var = json_string_value(json_object_get(o, "variable"));
 			const char *flag = json_string_value(json_object_get(o, "flag"));
-			const char *a = json_string_value(json_object_get(o, "a"));
-			const char *b = json_string_value(json_object_get(o, "b"));
-			char sign = ch[0] == 'a' ? '+' : ch[0] == 'r' ? '-' : '~';
+			const char *key = json_string_value(json_object_get(o, "key"));
+			char *a = value_text(json_object_get(o, "a")), *b = value_text(json_object_get(o, "b"));
+			json_t *inv = json_object_get(o, "invalidates");
+			char sign = ch[0] == 'a' ? '+' : ch[0] == 'r' && ch[2] == 'm' ? '-' : '~';
 
-			if (flag)
-				printf("%c %s --%s: %s -> %s\n", sign, var, flag, a ? a : "(none)", b ? b : "(none)");
-			else
-				printf("%c %s: %s -> %s\n", sign, var, a ? a : "(none)", b ? b : "(none)");
+			printf("%c ", sign);
+			if (strcmp(sec, "candidates") == 0 && !key)
+				printf("candidate %s\n", sign == '+' ? b : a);
+			else {
+				if (cand)
+					printf("candidate %s: ", cand);
+				if (flag)
+					printf("%s --%s: %s -> %s", var, flag, a, b);
+				else if (var)
+					printf("%s: %s -> %s", var, a, b);
+				else
+					printf("%s.%s: %s -> %s", sec, key, a, b);
+				if (json_array_size(inv)) {
+					size_t k;
+					json_t *n;
+
+					printf("    (cold cache: ");
+					json_array_foreach(inv, k, n)
+						printf("%s%s", k ? ", " : "", json_string_value(n));
+					printf(")");
+				}
+				printf("\n");
+			}
+			free(a);
+			free(b);
 		}
 		if (!json_array_size(changes))
 			printf("(no differences)\n");
@@ -413,7 +771,9 @@ static const struct xl_opt show_options[] = {
 	  .help = "apply this candidate of the profile last" },
 	XL_OPTION_FLAG('e', "explain", struct show_opts, explain,
 		       "the file and line that set every variable and flag token,\n"
-		       "what the runtime adds on its own at start, and the files applied"),
+		       "what the runtime adds on its own at start, the files applied,\n"
+		       "and the debug profile to add when the store has a compile\n"
+		       "storm of this profile seen without compile logging"),
 	XL_OPTION_END,
 };
 
@@ -422,7 +782,7 @@ static const struct xl_cmd profile_show_cmd = {
 	.summary = "the resolved profile",
 	.operands = "PROFILE",
 	.json = "the resolved profile: {profile, file, chain, env, unset, sources, flags,\n"
-		"policy, limits, signature, candidate, candidates, notes}",
+		"policy, limits, compile, signature, candidate, candidates, notes}",
 	.help = "A PROFILE with a '/' or ending in .yaml is read as a file.\n",
 	.options = show_options,
 	XL_CMD_OPTS(struct show_opts, NULL),
@@ -431,9 +791,14 @@ static const struct xl_cmd profile_show_cmd = {
 
 static const struct xl_cmd profile_diff_cmd = {
 	.name = "diff",
-	.summary = "compare two resolved profiles variable by variable and flag by flag",
+	.summary = "compare two resolved profiles, every section",
 	.operands = "A B",
-	.json = "{a, b, changes: [{change, variable, flag, a, b}]}",
+	.json = "{a, b, changes: [{section, change, candidate, variable, flag, key, a, b,\n"
+		"invalidates}]}",
+	.help = "Variable by variable and flag by flag, then policy, limits, compile,\n"
+		"signature and candidates (each candidate as it launches).  A difference\n"
+		"that changes the key of a persistent compile cache (etc/cachekeys.yaml)\n"
+		"says which: that cache is cold for the other profile.\n",
 	.epilog = "Exit status: 0 when they are the same, 1 when they differ.\n",
 	.run = profile_diff,
 };

@@ -5,6 +5,7 @@
  * the record (kept in the state directory until the store has it), and a
  * retry with the next candidate when the outcome asks for one.
  */
+#include "launcher/cachekey.h"
 #include "launcher/plan.h"
 #include "launcher/record.h"
 #include "launcher/run.h"
@@ -22,6 +23,7 @@ extern char **environ;
 struct run_opts {
 	const char *cand;
 	unsigned retry;
+	unsigned fail_on;
 	long long max_attempts;
 	double timeout_s, grace_s;
 	bool no_record, dry_run, all_ranks;
@@ -30,6 +32,17 @@ struct run_opts {
 static bool parse_retry(const char *value, void *field)
 {
 	return xl_outcome_set_parse(value ? value : "oom", field);
+}
+
+/* --fail-on: outcomes a child that exited 0 can still have; ok is never a failure */
+static bool parse_fail_on(const char *value, void *field)
+{
+	unsigned set;
+
+	if (!xl_outcome_set_parse(value, &set) || (set & (1u << XL_OUT_OK)))
+		return false;
+	*(unsigned *)field = set;
+	return true;
 }
 
 static const struct xl_opt run_options[] = {
@@ -42,6 +55,11 @@ static const struct xl_opt run_options[] = {
 	  .what = "a list of outcomes (oom, crash, timeout, error, compile-storm) or none",
 	  .help = "outcomes that move on to the next candidate\n"
 		  "(comma-separated; default oom; none disables)" },
+	{ .name = "fail-on", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
+	  .offset = XL_FIELD(struct run_opts, fail_on, unsigned), .parse = parse_fail_on,
+	  .what = "a list of outcomes other than ok (compile-storm, ...) or none",
+	  .help = "exit 79 when the child exited 0 but the last outcome is\n"
+		  "one of these (compile-storm: a storm fails CI)" },
 	XL_OPTION_COUNT(0, "max-attempts", "N", struct run_opts, max_attempts, 1, 1000,
 			"at most N attempts (default: every candidate)"),
 	XL_OPTION_DURATION(0, "timeout", "DUR", struct run_opts, timeout_s,
@@ -108,6 +126,8 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	struct xl_report rep;
 	struct xl_classified cl;
 	struct xl_sup_opts so_opts;
+	struct xl_watch watch;
+	struct xl_storm storm;
 	const json_t *parts = it->parts;
 	json_t *manifest, *record, *argvj;
 	char *runs, *id, *dir, *report, *mpath, *kept = NULL;
@@ -198,8 +218,13 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
 		free(helper);
 	}
-	xl_scan_init(&so, a->pats, xl_mono());
-	xl_scan_init(&se, a->pats, xl_mono());
+	/* a compile cache this launch will find cold is said before it starts */
+	xl_ck_before_launch(envp, a->argv, p->name, id);
+	xl_scan_init(&so, a->pats);
+	xl_scan_init(&se, a->pats);
+	xl_run_watch_init(&watch, a->pats, p, report, xl_mono());
+	xl_scan_watch(&so, &watch);
+	xl_scan_watch(&se, &watch);
 	memset(&so_opts, 0, sizeof(so_opts));
 	so_opts.argv = a->argv;
 	so_opts.envp = envp;
@@ -210,6 +235,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	so_opts.err_log = open_log(dir, "stderr.log");
 	so_opts.scan_out = &so;
 	so_opts.scan_err = &se;
+	so_opts.watch = &watch;
 	rc = xl_supervise(&so_opts, &sr);
 	if (so_opts.out_log >= 0)
 		close(so_opts.out_log);
@@ -219,11 +245,13 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	if (rc) {
 		xl_scan_release(&so);
 		xl_scan_release(&se);
+		xl_watch_release(&watch);
 		goto out;
 	}
 	xl_report_init(&rep);
-	xl_report_read(report, a->pats ? a->pats->warmup_steps : 5, &rep);
-	xl_classify(&sr, &so, &se, &rep, a->pats, &cl);
+	xl_report_read(report, &rep);
+	xl_watch_verdict(&watch, &storm);
+	xl_classify(&sr, &so, &se, &rep, &storm, &cl);
 	*outcome = cl.outcome;
 
 	long long observed = rep.peak_bytes >= 0 ? rep.peak_bytes : sr.peak_rss_bytes;
@@ -239,7 +267,9 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "exit_status", json_integer(sr.exit_code));
 	json_object_set_new(manifest, "compile_count", json_integer(cl.compile_count));
 	json_object_set_new(manifest, "compile_storm", json_boolean(cl.storm));
-	json_object_set_new(manifest, "cache_hits", rep.cache_hits >= 0 ? json_integer(rep.cache_hits) : json_null());
+	json_object_set_new(manifest, "cache_hits", storm.cache_hits >= 0 ? json_integer(storm.cache_hits) : json_null());
+	json_object_set_new(manifest, "first_step_s", watch.first_step_s >= 0 ? json_real(watch.first_step_s) : json_null());
+	json_object_set_new(manifest, "compile", xl_watch_json(&watch, &storm));
 	json_object_set_new(manifest, "predicted_bytes", pred.known || pred.reported ? json_integer((json_int_t)pred.predicted_bytes) : json_null());
 	json_object_set_new(manifest, "observed_bytes", json_integer(observed));
 	json_object_set_new(manifest, "observed_source", json_string(obs_src));
@@ -252,22 +282,14 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	if (xl_write_json_atomic(mpath, manifest, false) < 0)
 		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
 
-	if (cl.storm)
-		xl_warn("compile storm: %ld compilations in all, and they kept coming after the warm-up window; see %s",
-			cl.compile_count, dir);
+	xl_watch_warn(&watch, &storm, dir);
 	if (sr.term_dropped)
 		xl_warn("the terminal could not keep up: %zu bytes were not shown; %s/stdout.log and stderr.log have everything",
 			sr.term_dropped, dir);
 	{
-		char comp[96] = "";
+		char comp[256];
 
-		if (cl.compile_count || rep.cache_hits > 0)
-			snprintf(comp, sizeof(comp), ", %ld compile%s", cl.compile_count,
-				 cl.compile_count == 1 ? "" : "s");
-		if (rep.cache_hits >= 0)
-			snprintf(comp + strlen(comp), sizeof(comp) - strlen(comp),
-				 ", %ld persistent-cache hit%s", rep.cache_hits,
-				 rep.cache_hits == 1 ? "" : "s");
+		xl_watch_summary(&watch, &storm, comp, sizeof(comp));
 		xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s%s", n, total,
 			xl_outcome_name(cl.outcome), cl.reason, sr.wall_s,
 			xl_fmt_bytes((uint64_t)(observed < 0 ? 0 : observed), b2, sizeof(b2)), obs_src,
@@ -315,6 +337,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	}
 	xl_scan_release(&so);
 	xl_scan_release(&se);
+	xl_watch_release(&watch);
 	rc = sr.exit_code;
 out:
 	json_decref(manifest);
@@ -430,6 +453,10 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		enum xl_outcome oc;
 
 		last = attempt(&a, &plan.items[i], (int)i + 1, (int)total, &oc);
+		if (last == 0 && (o.fail_on & (1u << oc))) {
+			xl_info("outcome '%s' is in --fail-on: exit %d", xl_outcome_name(oc), XL_EX_FAIL_ON);
+			last = XL_EX_FAIL_ON;
+		}
 		if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
 			break;
 		if (i + 1 < total)
@@ -459,8 +486,9 @@ const struct xl_cmd xl_cmd_run = {
 		"recorded, and the next candidate tried when the outcome is in --retry.\n",
 	.epilog =
 		"The exit status is the last attempt's child's: its code, or 128+N for\n"
-		"signal N.  The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and\n"
-		"XLAUNCH_REPORT (a file to append JSON report lines to).\n",
+		"signal N; 79 when it exited 0 with an outcome listed in --fail-on.  The\n"
+		"child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file to\n"
+		"append JSON report lines to).\n",
 	.options = run_options,
 	XL_CMD_OPTS(struct run_opts, &run_defaults),
 	.run = cmd_run,

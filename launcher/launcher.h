@@ -120,6 +120,16 @@ struct xl_candidate {
 	struct xl_prov src;
 };
 
+/* The profile's compile section: how the compilations of its runs are
+ * judged (see etc/outcomes.yaml, compile_storm).  A number not set is -1
+ * and the file's value applies. */
+struct xl_compile_cfg {
+	char *step_pattern;      /* a POSIX extended regex for a step line, or NULL */
+	long warmup_steps, max_after_warmup;
+	double quiet_gaps;
+	struct xl_prov step_pattern_src, warmup_steps_src, max_after_warmup_src, quiet_gaps_src;
+};
+
 struct xl_profile {
 	char *name;
 	char *file;              /* the file the name resolved to */
@@ -130,6 +140,7 @@ struct xl_profile {
 	size_t nvars;
 	struct xl_policy policy;
 	struct xl_limits limits;
+	struct xl_compile_cfg compile;
 	json_t *signature;       /* merged `signature` mapping, candidate applied */
 	struct xl_candidate *cands;
 	size_t ncands;
@@ -165,8 +176,13 @@ void xl_profile_search_path(const struct xl_ctx *ctx, struct xl_strv *dirs);
 bool xl_valid_profile_name(const char *name);
 
 /* The resolved profile as JSON: {"profile","file","chain","env","unset",
- * "sources","flags","policy","limits","signature","candidate"}.  New reference. */
+ * "sources","flags","policy","limits","compile","signature","candidate"}.
+ * New reference. */
 json_t *xl_profile_to_json(const struct xl_profile *p);
+
+/* The set keys of a compile section: {step_pattern, warmup_steps,
+ * max_after_warmup, quiet_gaps}.  New reference. */
+json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c);
 
 /* Checks done on every resolved profile before it is used (types, unknown
  * XLA flags, policy).  Prints what it refuses; returns 0, 65 or 77. */

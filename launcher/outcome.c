@@ -55,14 +55,11 @@ int xl_patterns_load(const char *path, struct xl_patterns *out)
 {
 	char *def = NULL, *data, *err = NULL;
 	struct xl_ynode *root;
-	const struct xl_ynode *st;
 	size_t len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	out->warmup_s = 60;
-	out->warmup_steps = 5;
-	out->max_after_warmup = 8;
+	xl_storm_rule_default(&out->compile.rule);
 	if (!path)
 		path = def = xl_data_path("etc/outcomes.yaml");
 	data = xl_read_file(path, &len, 0);
@@ -81,20 +78,7 @@ int xl_patterns_load(const char *path, struct xl_patterns *out)
 	}
 	rc = load_list(path, xl_ymap_get(root, "oom"), &out->oom, &out->noom);
 	if (!rc)
-		rc = load_list(path, xl_ymap_get(root, "compile"), &out->compile, &out->ncompile);
-	if (!rc)
-		rc = load_list(path, xl_ymap_get(root, "cache_hit"), &out->cache_hit, &out->ncache_hit);
-	st = xl_ymap_get(root, "compile_storm");
-	if (!rc && st) {
-		double d;
-
-		if (xl_yscalar_double(xl_ymap_get(st, "warmup_s"), &d))
-			out->warmup_s = d;
-		if (xl_yscalar_double(xl_ymap_get(st, "warmup_steps"), &d))
-			out->warmup_steps = (long)d;
-		if (xl_yscalar_double(xl_ymap_get(st, "max_after_warmup"), &d))
-			out->max_after_warmup = (long)d;
-	}
+		rc = xl_cpats_load(path, root, &out->compile);
 	xl_ynode_free(root);
 	free(def);
 	if (rc)
@@ -116,8 +100,7 @@ static void release_list(struct xl_pattern *v, size_t n)
 void xl_patterns_release(struct xl_patterns *p)
 {
 	release_list(p->oom, p->noom);
-	release_list(p->compile, p->ncompile);
-	release_list(p->cache_hit, p->ncache_hit);
+	xl_cpats_release(&p->compile);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -133,11 +116,16 @@ static const struct xl_pattern *match(const struct xl_pattern *v, size_t n, cons
 
 /* ---- the scanner ------------------------------------------------------------------ */
 
-void xl_scan_init(struct xl_scan *s, const struct xl_patterns *pats, double start)
+void xl_scan_init(struct xl_scan *s, const struct xl_patterns *pats)
 {
 	memset(s, 0, sizeof(*s));
 	s->pats = pats;
-	s->start = start;
+	xl_cblock_init(&s->block);
+}
+
+void xl_scan_watch(struct xl_scan *s, struct xl_watch *w)
+{
+	s->watch = w;
 }
 
 static void scan_line(struct xl_scan *s)
@@ -151,16 +139,8 @@ static void scan_line(struct xl_scan *s)
 		s->oom_id = xl_strdup(p->id);
 		s->oom_line = xl_strndup(s->line, s->len > 400 ? 400 : s->len);
 	}
-	if (match(s->pats->compile, s->pats->ncompile, s->line)) {
-		s->compiles++;
-		if (xl_mono() - s->start > s->pats->warmup_s)
-			s->compiles_after_warmup++;
-	}
-	if (match(s->pats->cache_hit, s->pats->ncache_hit, s->line)) {
-		s->cache_hits++;
-		if (xl_mono() - s->start > s->pats->warmup_s)
-			s->cache_hits_after_warmup++;
-	}
+	if (s->watch)
+		xl_watch_line(s->watch, &s->block, s->line, s->len, xl_mono());
 }
 
 void xl_scan_feed(struct xl_scan *s, const char *data, size_t n)
@@ -195,6 +175,8 @@ void xl_scan_finish(struct xl_scan *s)
 		scan_line(s);
 		s->len = 0;
 	}
+	if (s->watch)
+		xl_cblock_close(s->watch, &s->block);
 }
 
 char *xl_scan_tail(const struct xl_scan *s, int lines)
@@ -225,6 +207,8 @@ void xl_scan_release(struct xl_scan *s)
 	free(s->oom_id);
 	free(s->oom_line);
 	s->oom_id = s->oom_line = NULL;
+	if (s->watch)
+		xl_cblock_close(s->watch, &s->block);
 }
 
 /* ---- the report file ---------------------------------------------------------------- */
@@ -233,7 +217,7 @@ void xl_report_init(struct xl_report *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->predicted_bytes = r->peak_bytes = r->limit_bytes = -1;
-	r->compiles = r->compiles_at_warmup = r->cache_hits = r->last_step = -1;
+	r->compiles = r->cache_hits = r->last_step = -1;
 }
 
 static bool get_count(json_t *o, const char *key, long long *out)
@@ -251,7 +235,7 @@ static bool get_count(json_t *o, const char *key, long long *out)
 	return false;
 }
 
-bool xl_report_line(const char *line, size_t len, long warmup_steps, struct xl_report *r)
+bool xl_report_line(const char *line, size_t len, struct xl_report *r)
 {
 	json_error_t jerr;
 	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -285,11 +269,8 @@ bool xl_report_line(const char *line, size_t len, long warmup_steps, struct xl_r
 		if (get_count(o, "cache_hits", &v))
 			r->cache_hits = (long)v;
 	} else if (strcmp(kind, "step") == 0) {
-		if (get_count(o, "step", &v)) {
+		if (get_count(o, "step", &v))
 			r->last_step = (long)v;
-			if (v >= warmup_steps && r->compiles_at_warmup < 0)
-				r->compiles_at_warmup = r->compiles < 0 ? 0 : r->compiles;
-		}
 	} else {
 		r->unknown++;
 	}
@@ -297,7 +278,7 @@ bool xl_report_line(const char *line, size_t len, long warmup_steps, struct xl_r
 	return true;
 }
 
-void xl_report_read(const char *path, long warmup_steps, struct xl_report *r)
+void xl_report_read(const char *path, struct xl_report *r)
 {
 	FILE *f = fopen(path, "re");
 	char *line = NULL;
@@ -316,7 +297,7 @@ void xl_report_read(const char *path, long warmup_steps, struct xl_report *r)
 			/* a line this long is not a report; do not parse it */
 			r->lines++;
 			r->malformed++;
-		} else if (!xl_report_line(line, (size_t)n, warmup_steps, r)) {
+		} else if (!xl_report_line(line, (size_t)n, r)) {
 			/* counted inside */
 		}
 		if (r->malformed && !first_bad)
@@ -336,30 +317,16 @@ void xl_report_read(const char *path, long warmup_steps, struct xl_report *r)
 
 void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		 const struct xl_scan *se, const struct xl_report *rep,
-		 const struct xl_patterns *pats, struct xl_classified *out)
+		 const struct xl_storm *storm, struct xl_classified *out)
 {
 	const struct xl_scan *hit = se && se->oom_id ? se : so && so->oom_id ? so : NULL;
-	/* a program loaded from the persistent cache is logged as built too */
-	long log_compiles = (so ? so->compiles - so->cache_hits : 0) +
-			    (se ? se->compiles - se->cache_hits : 0);
-	long log_after = (so ? so->compiles_after_warmup - so->cache_hits_after_warmup : 0) +
-			 (se ? se->compiles_after_warmup - se->cache_hits_after_warmup : 0);
-	long after;
 	bool failed = sr->exit_code != 0;
 
 	memset(out, 0, sizeof(*out));
-	if (log_compiles < 0)
-		log_compiles = 0;
-	if (log_after < 0)
-		log_after = 0;
-	after = log_after;
-	out->compile_count = log_compiles;
-	if (rep && rep->compiles >= 0 && rep->compiles > log_compiles)
+	out->compile_count = storm ? storm->compiles : 0;
+	if (rep && rep->compiles > out->compile_count)
 		out->compile_count = rep->compiles;
-	if (rep && rep->compiles >= 0 && rep->compiles_at_warmup >= 0 &&
-	    rep->compiles - rep->compiles_at_warmup > after)
-		after = rep->compiles - rep->compiles_at_warmup;
-	out->storm = pats && after > pats->max_after_warmup;
+	out->storm = storm && storm->storm;
 
 	if (sr->forwarded) {
 		out->outcome = XL_OUT_INTERRUPTED;
@@ -391,13 +358,34 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		snprintf(out->reason, sizeof(out->reason), "exited with status %d", sr->exit_code);
 	} else if (out->storm) {
 		out->outcome = XL_OUT_COMPILE_STORM;
-		snprintf(out->reason, sizeof(out->reason),
-			 "%ld compilations after the warm-up window (more than %ld): something recompiles every step",
-			 after, pats->max_after_warmup);
+		snprintf(out->reason, sizeof(out->reason), "%s", storm->reason);
 	} else {
 		out->outcome = XL_OUT_OK;
 		snprintf(out->reason, sizeof(out->reason), "exited 0");
 	}
+}
+
+void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
+		       const struct xl_profile *p, const char *report_path, double start)
+{
+	struct xl_watch_cfg cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pats = pats ? &pats->compile : NULL;
+	if (pats)
+		cfg.rule = pats->compile.rule;
+	else
+		xl_storm_rule_default(&cfg.rule);
+	if (p->compile.warmup_steps >= 0)
+		cfg.rule.warmup_steps = p->compile.warmup_steps;
+	if (p->compile.max_after_warmup >= 0)
+		cfg.rule.max_after_warmup = p->compile.max_after_warmup;
+	if (p->compile.quiet_gaps > 0)
+		cfg.rule.quiet_gaps = p->compile.quiet_gaps;
+	cfg.step_pattern = p->compile.step_pattern;
+	cfg.report_path = report_path;
+	cfg.start = start;
+	xl_watch_init(w, &cfg);
 }
 
 int xl_rank(const char **from)

@@ -155,10 +155,25 @@ static void check_one(const struct xl_profile *p, struct verdict *vd, const char
 		}
 	}
 	if ((d->tags & XL_FTAG_DEBUG) && p->policy.timing) {
-		report(p, src, "policy 'timing: true' (%s:%u) refuses debug %s %s%s%s",
-		       prov_file(&p->policy.timing_src), p->policy.timing_src.line, shown, label,
-		       value ? "=" : "", value ? value : "");
-		vd->policy = true;
+		char *refused = xl_timing_refused(d, value);
+
+		if (refused && d->timing_allows) {
+			struct xl_buf ok = XL_BUF_INIT;
+
+			for (size_t i = 0; d->timing_allows[i]; i++)
+				xl_buf_addf(&ok, "%s%s", i ? ", " : "", d->timing_allows[i]);
+			report(p, src, "policy 'timing: true' (%s:%u) refuses %s %s=%s: %s (a timing run may set only %s)",
+			       prov_file(&p->policy.timing_src), p->policy.timing_src.line, shown, label,
+			       value ? value : "", refused, xl_buf_str(&ok));
+			xl_buf_release(&ok);
+			vd->policy = true;
+		} else if (refused) {
+			report(p, src, "policy 'timing: true' (%s:%u) refuses debug %s %s%s%s",
+			       prov_file(&p->policy.timing_src), p->policy.timing_src.line, shown, label,
+			       value ? "=" : "", value ? value : "");
+			vd->policy = true;
+		}
+		free(refused);
 	}
 	if ((d->tags & XL_FTAG_CACHE) && p->policy.cache == XL_CACHE_LOCAL && value && *value) {
 		char buf[512];
@@ -235,6 +250,21 @@ int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p)
 								   v->name, before, v->value,
 								   xl_families[d->family].name));
 		free(before);
+	}
+	/* torch.compile's caches default to $TMPDIR/torchinductor_$USER, a /tmp
+	 * that many clusters wipe or share: a local-cache profile that uses
+	 * torch.compile's variables should say where they go */
+	if (p->policy.cache == XL_CACHE_LOCAL && !xl_profile_var(p, "TORCHINDUCTOR_CACHE_DIR")) {
+		for (size_t i = 0; i < p->nvars; i++) {
+			const struct xl_flagdef *d = p->vars[i].value ? xl_catalog_env(p->vars[i].name) : NULL;
+
+			if (d && strcmp(xl_families[d->family].name, "torch") == 0) {
+				xl_warn("profile '%s': policy 'cache: local' (%s:%u): %s is set but TORCHINDUCTOR_CACHE_DIR is not, so Inductor and Triton cache under $TMPDIR/torchinductor_$USER; set it to a local directory",
+					p->name, prov_file(&p->policy.cache_src), p->policy.cache_src.line,
+					p->vars[i].name);
+				break;
+			}
+		}
 	}
 	if (vd.data)
 		return XL_EX_DATAERR;

@@ -7,6 +7,7 @@
 #include "launcher/profile.h"
 
 #include <dirent.h>
+#include <regex.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -16,7 +17,10 @@
 
 static const char *const top_keys[] = {
 	"description", "extends", "env", "unset", "flags", "policy", "limits",
-	"signature", "candidates", NULL,
+	"compile", "signature", "candidates", NULL,
+};
+static const char *const compile_keys[] = {
+	"step_pattern", "warmup_steps", "max_after_warmup", "quiet_gaps", NULL,
 };
 static const char *const policy_keys[] = { "timing", "cache", "ambient", "bundle", "strict", NULL };
 static const char *const limit_keys[] = { "address_space", "open_files", "core", "cpu_time", NULL };
@@ -321,6 +325,47 @@ static bool check_limits(const struct layer *l, const struct xl_ynode *m)
 	return true;
 }
 
+static bool check_compile(const struct layer *l, const struct xl_ynode *m)
+{
+	if (!want_kind(l, m, XL_Y_MAP, "compile") || !check_keys(l, m, "compile", compile_keys))
+		return false;
+	for (size_t i = 0; i + 1 < m->n; i += 2) {
+		const char *k = m->items[i]->str;
+		const struct xl_ynode *v = m->items[i + 1];
+		double d;
+
+		if (!want_kind(l, v, XL_Y_SCALAR, k))
+			return false;
+		if (strcmp(k, "step_pattern") == 0) {
+			regex_t re;
+			int e = regcomp(&re, v->str, REG_EXTENDED);
+
+			if (e) {
+				char msg[200];
+
+				regerror(e, &re, msg, sizeof(msg));
+				perr(l, v, "compile.step_pattern: '%s' is not a POSIX extended regex: %s",
+				     v->str, msg);
+				return false;
+			}
+			regfree(&re);
+			if (!*v->str) {
+				perr(l, v, "compile.step_pattern must not be empty");
+				return false;
+			}
+		} else if (strcmp(k, "quiet_gaps") == 0) {
+			if (!xl_yscalar_double(v, &d) || !(d > 0) || d > 1e6) {
+				perr(l, v, "compile.quiet_gaps: '%s' is not a number above 0", v->str);
+				return false;
+			}
+		} else if (!xl_yscalar_double(v, &d) || d < 0 || d > 1e9 || d != (double)(long)d) {
+			perr(l, v, "compile.%s: '%s' is not a count (0 or more)", k, v->str);
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool check_signature(const struct layer *l, const struct xl_ynode *s)
 {
 	static const struct { const char *name; const char *const *keys; } secs[] = {
@@ -458,6 +503,7 @@ static bool validate(struct layer *l)
 	SECTION("flags", flags, check_flags(l, v));
 	SECTION("policy", policy, check_policy(l, v));
 	SECTION("limits", limits, check_limits(l, v));
+	SECTION("compile", compile, check_compile(l, v));
 	SECTION("signature", signature, check_signature(l, v));
 	SECTION("candidates", candidates, check_candidates(l, v));
 #undef SECTION

@@ -324,6 +324,33 @@ static void apply_limits(struct xl_profile *p, const struct xl_ynode *m)
 	}
 }
 
+static void apply_compile(struct xl_profile *p, const struct layer *l, const struct xl_ynode *m)
+{
+	struct xl_compile_cfg *c = &p->compile;
+	const struct xl_ynode *v;
+	double d;
+
+	if (!m)
+		return;
+	if ((v = xl_ymap_get(m, "step_pattern"))) {
+		free(c->step_pattern);
+		c->step_pattern = xl_strdup(v->str);
+		c->step_pattern_src = prov_of(l, v);
+	}
+	if ((v = xl_ymap_get(m, "warmup_steps")) && xl_yscalar_double(v, &d)) {
+		c->warmup_steps = (long)d;
+		c->warmup_steps_src = prov_of(l, v);
+	}
+	if ((v = xl_ymap_get(m, "max_after_warmup")) && xl_yscalar_double(v, &d)) {
+		c->max_after_warmup = (long)d;
+		c->max_after_warmup_src = prov_of(l, v);
+	}
+	if ((v = xl_ymap_get(m, "quiet_gaps")) && xl_yscalar_double(v, &d)) {
+		c->quiet_gaps = d;
+		c->quiet_gaps_src = prov_of(l, v);
+	}
+}
+
 /* YAML scalar to JSON: plain numbers and booleans keep their type. */
 static json_t *scalar_json(const struct xl_ynode *n)
 {
@@ -413,8 +440,10 @@ static int apply_layer(struct xl_profile *p, const struct layer *l, const struct
 	apply_unset(p, l, section(root, "unset"));
 	if ((rc = apply_flags(p, l, section(root, "flags"))))
 		return rc;
-	if (!m)
+	if (!m) {
 		apply_policy(p, l, l->policy);
+		apply_compile(p, l, l->compile);
+	}
 	apply_limits(p, section(root, "limits"));
 	apply_signature(p, section(root, "signature"));
 	return 0;
@@ -711,6 +740,8 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 	pv->nofiles = nofollow;
 	p->cand = -1;
 	p->limits.address_space = p->limits.open_files = p->limits.core = p->limits.cpu_time = -1;
+	p->compile.warmup_steps = p->compile.max_after_warmup = -1;
+	p->compile.quiet_gaps = -1;
 	p->signature = json_object();
 	*out = NULL;
 	memset(&z, 0, sizeof(z));
@@ -882,6 +913,7 @@ void xl_profile_free(struct xl_profile *p)
 	}
 	free(p->cands);
 	xl_strv_release(&p->policy.bundle);
+	free(p->compile.step_pattern);
 	xl_strv_release(&p->chain);
 	xl_strv_release(&p->chain_files);
 	xl_strv_release(&p->notes);
@@ -893,6 +925,21 @@ void xl_profile_free(struct xl_profile *p)
 }
 
 /* ---- JSON view -------------------------------------------------------------------- */
+
+json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c)
+{
+	json_t *o = json_object();
+
+	if (c->step_pattern)
+		json_object_set_new(o, "step_pattern", json_string(c->step_pattern));
+	if (c->warmup_steps >= 0)
+		json_object_set_new(o, "warmup_steps", json_integer(c->warmup_steps));
+	if (c->max_after_warmup >= 0)
+		json_object_set_new(o, "max_after_warmup", json_integer(c->max_after_warmup));
+	if (c->quiet_gaps > 0)
+		json_object_set_new(o, "quiet_gaps", json_real(c->quiet_gaps));
+	return o;
+}
 
 static json_t *prov_json(struct xl_prov s)
 {
@@ -960,6 +1007,7 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 	LIM(cpu_time);
 #undef LIM
 	json_object_set_new(j, "limits", lim);
+	json_object_set_new(j, "compile", xl_compile_cfg_json(&p->compile));
 	json_object_set(j, "signature", p->signature);
 	for (size_t i = 0; i < p->ncands; i++)
 		json_array_append_new(cands, json_string(p->cands[i].name));

@@ -4,6 +4,7 @@
 #define XLAUNCH_LAUNCHER_RUN_H
 
 #include "launcher/launcher.h"
+#include "launcher/storm.h"
 
 #include <regex.h>
 #include <sys/types.h>
@@ -18,11 +19,9 @@ struct xl_pattern {
 };
 
 struct xl_patterns {
-	struct xl_pattern *oom, *compile, *cache_hit;
-	size_t noom, ncompile, ncache_hit;
-	double warmup_s;
-	long warmup_steps;
-	long max_after_warmup;
+	struct xl_pattern *oom;
+	size_t noom;
+	struct xl_cpats compile;     /* lines about compiling, the storm rule */
 };
 
 /* Loads etc/outcomes.yaml (or path).  Returns 0 or 65/66 after printing. */
@@ -42,14 +41,13 @@ struct xl_scan {
 	bool tail_full;
 	char *oom_id;                 /* first OOM pattern seen, and its line */
 	char *oom_line;
-	long compiles;                /* compile lines seen */
-	long compiles_after_warmup;
-	long cache_hits;              /* persistent-cache hit lines seen */
-	long cache_hits_after_warmup;
-	double start;                 /* monotonic start of the run */
+	struct xl_watch *watch;       /* compile events go here, or NULL */
+	struct xl_cblock block;       /* this stream's open block of compile lines */
 };
 
-void xl_scan_init(struct xl_scan *s, const struct xl_patterns *pats, double start);
+void xl_scan_init(struct xl_scan *s, const struct xl_patterns *pats);
+/* Lines of the stream go to w as well (compilations, steps). */
+void xl_scan_watch(struct xl_scan *s, struct xl_watch *w);
 void xl_scan_feed(struct xl_scan *s, const char *data, size_t n);
 void xl_scan_finish(struct xl_scan *s);
 /* The last few lines of the stream; caller frees. */
@@ -64,7 +62,6 @@ struct xl_report {
 	long long limit_bytes;
 	char source[64];
 	long compiles;               /* last cumulative count reported, -1 none */
-	long compiles_at_warmup;     /* count when the warm-up step was reported, -1 */
 	long cache_hits;             /* -1 none */
 	long last_step;              /* -1 none */
 	long lines, malformed, unknown;
@@ -72,9 +69,9 @@ struct xl_report {
 
 /* Reads the report file (a missing file is an empty report).  Malformed and
  * unknown lines are counted and warned about once; nothing fails. */
-void xl_report_read(const char *path, long warmup_steps, struct xl_report *r);
+void xl_report_read(const char *path, struct xl_report *r);
 /* One line into r; returns false when malformed (fuzz entry point). */
-bool xl_report_line(const char *line, size_t len, long warmup_steps, struct xl_report *r);
+bool xl_report_line(const char *line, size_t len, struct xl_report *r);
 void xl_report_init(struct xl_report *r);
 
 /* ---- supervision ------------------------------------------------------------- */
@@ -87,6 +84,7 @@ struct xl_sup_opts {
 	double grace_s;       /* between SIGTERM and SIGKILL */
 	int out_log, err_log; /* run-directory files, or -1 */
 	struct xl_scan *scan_out, *scan_err;
+	struct xl_watch *watch; /* its report file is read as the child runs, or NULL */
 };
 
 struct xl_sup_result {
@@ -111,13 +109,21 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r);
 struct xl_classified {
 	enum xl_outcome outcome;
 	char reason[512];
-	bool storm;           /* compiles kept coming after warm-up */
+	bool storm;           /* compiles kept coming after warm-up, or a recompile limit */
 	long compile_count;
 };
 
+/* The outcome from the exit status, the OOM lines of both streams, the
+ * report and the storm verdict (NULL: none). */
 void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		 const struct xl_scan *se, const struct xl_report *rep,
-		 const struct xl_patterns *pats, struct xl_classified *out);
+		 const struct xl_storm *storm, struct xl_classified *out);
+
+/* Starts watching an attempt's compilations: the patterns' rule with the
+ * profile's compile section over it, its step pattern, the report file
+ * (read as it grows).  Release with xl_watch_release. */
+void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
+		       const struct xl_profile *p, const char *report_path, double start);
 
 /* ---- ranks ------------------------------------------------------------------------ */
 

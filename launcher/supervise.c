@@ -386,6 +386,11 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 
 			timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
 		}
+		if (!child_done && o->watch && (timeout < 0 || timeout > 100)) {
+			/* the report file is read as it grows, so its steps and
+			 * counts fall in time with the output's lines */
+			timeout = 100;
+		}
 		if (child_done) {
 			/* descendants may hold the pipes: wait a little, not forever */
 			double left = child_done_at + 2.0 - now;
@@ -397,6 +402,9 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		if (poll(pf, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
 			break;
 		now = xl_mono();
+		/* report lines written before the output just woken for come first */
+		if (o->watch)
+			xl_watch_poll_report(o->watch, now);
 		for (int i = 1; i < nfds; i++) {
 			bool is_out = pf[i].fd == outp[0];
 
@@ -476,6 +484,8 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 	}
 	xl_scan_finish(o->scan_out);
 	xl_scan_finish(o->scan_err);
+	if (o->watch)
+		xl_watch_finish(o->watch, child_done ? child_done_at : xl_mono());
 	r->term_dropped = termq_close(&tq_out, 5.0) + termq_close(&tq_err, 5.0);
 	if (gw >= 0) {
 		char c = 'x';

@@ -270,9 +270,19 @@ def report_compiles(count, cache_hits=None):
 
 @_never_raise
 def report_step(step, loss=None, step_time_s=None):
-    """Report one training step's loss and wall time in seconds."""
+    """Report one training step's loss and wall time in seconds.
+
+    A CompileCounter that is counting reports its count first when it
+    changed since the step before, so xlaunch sees in which step the
+    compilations happened (a count reported only at the end is a total,
+    and says nothing about when)."""
+    for counter in _counting:
+        counter._report_if_changed()
     emit({"kind": "step", "step": int(step), "loss": _json_number(loss),
           "step_time_s": _json_number(step_time_s)})
+
+
+_counting = []  # CompileCounter objects between start() and stop()
 
 
 class CompileCounter:
@@ -297,6 +307,7 @@ class CompileCounter:
         self.cache_misses = 0  # entries written to the persistent cache
         self._active = False
         self._registered = False
+        self._reported = None  # (compiles, cache_hits) last reported
 
     @property
     def compiles(self):
@@ -315,8 +326,11 @@ class CompileCounter:
             self.requests += 1
 
     def start(self):
-        """Begin counting; returns self.  Safe to call more than once."""
+        """Begin counting; returns self.  Safe to call more than once.
+        While counting, report_step() reports the count when it changed."""
         self._active = True
+        if self not in _counting:
+            _counting.append(self)
         if not self._registered:
             try:
                 import jax.monitoring as mon
@@ -330,7 +344,15 @@ class CompileCounter:
     def stop(self):
         """Stop counting (the listeners stay registered but ignore events)."""
         self._active = False
+        if self in _counting:
+            _counting.remove(self)
+
+    def _report_if_changed(self):
+        now = (self.compiles, self.cache_hits)
+        if now != self._reported and (self._reported is not None or any(now)):
+            self.report()
 
     def report(self):
         """Report the counts so far as a compile line; returns compiles."""
+        self._reported = (self.compiles, self.cache_hits)
         return report_compiles(self.compiles, self.cache_hits)

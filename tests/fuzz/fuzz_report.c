@@ -11,6 +11,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	xl_verbosity = -2;
 	xl_report_init(&r);
-	xl_report_line((const char *)data, size, 5, &r);
+	xl_report_line((const char *)data, size, &r);
 	return 0;
 }

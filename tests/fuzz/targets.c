@@ -1,8 +1,10 @@
 /* targets.c - the fuzz targets (targets.h), on the modules' own interfaces. */
 #include "tests/fuzz/targets.h"
 #include "bundle/bundle.h"
+#include "launcher/cachekey.h"
 #include "launcher/catalog.h"
 #include "launcher/profile.h"
+#include "launcher/run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -195,4 +197,107 @@ int xl_fuzz_args(const uint8_t *data, size_t len)
 	parse_level(cmd, cmd->name, argc, argv);
 	free(words);
 	return 0;
+}
+
+int xl_fuzz_compile(const uint8_t *data, size_t len)
+{
+	static struct xl_patterns pats;
+	static bool loaded;
+	struct xl_watch_cfg cfg;
+	struct xl_watch w;
+	struct xl_cblock b[2];
+	struct xl_storm s;
+	char *text, summary[256];
+	size_t start = 1;
+	double t = 100;
+	json_t *j;
+
+	if (!loaded) {
+		setenv("XLAUNCH_DATADIR", ".", 0);
+		if (xl_patterns_load(NULL, &pats) != 0)
+			abort();
+		loaded = true;
+	}
+	if (!len)
+		return 0;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pats = &pats.compile;
+	cfg.rule = pats.compile.rule;
+	cfg.step_pattern = "^step ([0-9]+) ";
+	cfg.start = 100;
+	xl_watch_init(&w, &cfg);
+	xl_cblock_init(&b[0]);
+	xl_cblock_init(&b[1]);
+	text = xl_strndup((const char *)data, len);
+	for (size_t i = 1; i <= len; i++) {
+		if (i < len && text[i] != '\n')
+			continue;
+		text[i < len ? i : len] = '\0';
+		xl_watch_line(&w, &b[(data[0] >> (start % 8)) & 1], text + start, i - start, t);
+		t += (data[0] & 7) * 0.01;
+		start = i + 1;
+	}
+	xl_cblock_close(&w, &b[0]);
+	xl_cblock_close(&w, &b[1]);
+	xl_watch_finish(&w, t + (data[0] >> 4));
+	xl_watch_verdict(&w, &s);
+	if (s.compiles < 0 || s.recompiles < 0 || s.recompiles > s.compiles || s.after_warmup < 0)
+		abort();
+	j = xl_watch_json(&w, &s);
+	json_decref(j);
+	xl_watch_summary(&w, &s, summary, sizeof(summary));
+	xl_watch_release(&w);
+	free(text);
+	return (int)s.compiles;
+}
+
+static const char *fuzz_env_get(const void *ctx, const char *name)
+{
+	char *const *env = ctx;
+	size_t n = strlen(name);
+
+	for (size_t i = 0; env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
+int xl_fuzz_cachestamp(const uint8_t *data, size_t len)
+{
+	const char *nul = memchr(data, '\0', len);
+	size_t envlen = nul ? (size_t)(nul - (const char *)data) : 0;
+	struct xl_strv env = XL_STRV_INIT;
+	char *envtext = xl_strndup((const char *)data, envlen);
+	const char *stamp = nul ? nul + 1 : (const char *)data;
+	size_t slen = len - (size_t)(stamp - (const char *)data);
+	int last = -1;
+
+	xl_strv_split(&env, envtext, "\n");
+	xl_strv_push(&env, "JAX_COMPILATION_CACHE_DIR=/c");
+	/* a NULL-terminated environment */
+	env.v = xl_realloc(env.v, (env.n + 1) * sizeof(char *));
+	env.v[env.n] = NULL;
+	for (size_t k = 0; k < xl_ck_nruntimes; k++) {
+		json_t *set = xl_ck_settings(&xl_ck_runtimes[k], fuzz_env_get, env.v, env.v);
+		char *diff = NULL, *since = NULL;
+		size_t index = 0;
+
+		last = xl_ck_stamp_compare(stamp, slen, set, &index, &diff, &since);
+		if ((last == 1) != (diff != NULL) || (last == 0 && since))
+			abort();
+		for (size_t i = 0; i < env.n; i++) {
+			const char *eq = strchr(env.v[i], '=');
+			char *name = eq ? xl_strndup(env.v[i], (size_t)(eq - env.v[i])) : NULL;
+
+			if (name && strchr(name, ' ') == NULL)
+				(void)xl_ck_flag_invalidates(&xl_ck_runtimes[k], "XLA_FLAGS", name, eq + 1, NULL);
+			free(name);
+		}
+		free(diff);
+		free(since);
+		json_decref(set);
+	}
+	xl_strv_release(&env);
+	free(envtext);
+	return last;
 }

@@ -170,6 +170,41 @@ static void test_known_bad(void **state)
 	xl_profile_free(p);
 }
 
+/* torch.compile: TORCH_LOGS items, the cheap ones a timing run keeps, the
+ * local-cache rule on Inductor's and Triton's directories, Config booleans */
+static void test_torch_compile(void **state)
+{
+	char *text;
+
+	(void)state;
+	assert_int_equal(check_text("tl1", "env:\n  TORCH_LOGS: recompiles,graph_breaks\n"
+				    "policy: {timing: true}\n", NULL), 0);
+	assert_int_equal(check_text("tl2", "env:\n  TORCH_LOGS: \"-dynamo, recompiles\"\n"
+				    "policy: {timing: true}\n", NULL), 0);
+	assert_int_equal(check_text("tl3", "env:\n  TORCH_LOGS: +dynamo,recompiles\n"
+				    "policy: {timing: true}\n", NULL), 77);
+	assert_int_equal(check_text("tl4", "env:\n  TORCH_LOGS: output_code\n"
+				    "policy: {timing: true}\n", NULL), 77);
+	assert_int_equal(check_text("tl5", "env:\n  TORCH_LOGS: output_code,torch._dynamo.guards\n", NULL), 0);
+	/* a name torch does not know makes it raise at import */
+	assert_int_equal(check_text("tl6", "env:\n  TORCH_LOGS: recompile\n", NULL), 65);
+	assert_int_equal(check_text("tl7", "env:\n  TORCH_COMPILE_DEBUG: 1\n"
+				    "policy: {timing: true}\n", NULL), 77);
+	assert_int_equal(check_text("tl8", "env:\n  TORCH_COMPILE_DEBUG: 1\n", NULL), 0);
+	/* cache: local covers TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR */
+	assert_int_equal(check_text("ic1", "env:\n  TORCHINDUCTOR_CACHE_DIR: inductor\n"
+				    "policy: {cache: local}\n", NULL), 77);
+	assert_int_equal(check_text("ic2", "env:\n  TRITON_CACHE_DIR: gs://bucket/triton\n"
+				    "policy: {cache: local}\n", NULL), 77);
+	text = xl_asprintf("env:\n  TORCHINDUCTOR_CACHE_DIR: %s/ind\n  TRITON_CACHE_DIR: %s/tri\n"
+			   "policy: {cache: local}\n", xl_test_dir, xl_test_dir);
+	assert_int_equal(check_text("ic3", text, NULL), 0);
+	free(text);
+	/* a Config boolean reads "false" as a true string */
+	assert_int_equal(check_text("cb1", "env:\n  TORCHINDUCTOR_FX_GRAPH_CACHE: \"false\"\n", NULL), 77);
+	assert_int_equal(check_text("cb2", "env:\n  TORCHINDUCTOR_FX_GRAPH_CACHE: 0\n", NULL), 0);
+}
+
 static void test_runtime_defaults(void **state)
 {
 	struct xl_profile *p;
@@ -209,6 +244,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_booleans),
 		cmocka_unit_test(test_known_bad),
 		cmocka_unit_test(test_runtime_defaults),
+		cmocka_unit_test(test_torch_compile),
 	};
 
 	return XL_TEST_RUN(tests, setup_dir, xl_test_dir_teardown);

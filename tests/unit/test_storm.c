@@ -1,0 +1,435 @@
+/* test_storm.c - compilations from the runtimes' own lines (the captures in
+ * tests/data/runtime-output/ and lines made here with chosen arrival
+ * times), the report file read as it grows, and the storm rule by steps,
+ * by the shape of the compile times and by torch.compile's recompile
+ * limit; the patterns file's errors. */
+#include "tests/unit/unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher/run.h"
+#include "tests/fuzz/targets.h"
+
+static struct xl_patterns pats;
+
+static int setup(void **state)
+{
+	xl_verbosity = -1;
+	if (xl_patterns_load(NULL, &pats) != 0)
+		return -1;
+	return xl_test_dir_setup(state);
+}
+
+static int teardown(void **state)
+{
+	xl_patterns_release(&pats);
+	return xl_test_dir_teardown(state);
+}
+
+static void watch_init(struct xl_watch *w, const char *step_pattern, const char *report)
+{
+	struct xl_watch_cfg cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pats = &pats.compile;
+	cfg.rule = pats.compile.rule;
+	cfg.step_pattern = step_pattern;
+	cfg.report_path = report;
+	cfg.start = 1000.0;
+	xl_watch_init(w, &cfg);
+}
+
+/* Feeds text line by line, the first at time t, each next one dt later;
+ * returns the time after the last line. */
+static double feed(struct xl_watch *w, struct xl_cblock *b, const char *text, double t, double dt)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char *line = xl_strndup(p, n);
+
+		xl_watch_line(w, b, line, n, t);
+		free(line);
+		t += dt;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return t;
+}
+
+/* A capture (its first line is the command), all lines at once, then the
+ * end of the run a moment later. */
+static void replay(struct xl_watch *w, const char *name, const char *step_pattern,
+		   struct xl_storm *s)
+{
+	char *path = xl_asprintf("tests/data/runtime-output/%s", name);
+	size_t len;
+	char *text = xl_read_file(path, &len, 0);
+	struct xl_cblock b;
+
+	assert_non_null(text);
+	watch_init(w, step_pattern, NULL);
+	xl_cblock_init(&b);
+	feed(w, &b, strchr(text, '\n') + 1, 1000.5, 0);
+	xl_cblock_close(w, &b);
+	xl_watch_finish(w, 1000.6);
+	xl_watch_verdict(w, s);
+	free(text);
+	free(path);
+}
+
+static const struct xl_cfn *fn(const struct xl_watch *w, const char *name)
+{
+	for (size_t i = 0; i < w->nfns; i++)
+		if (strcmp(w->fns[i].name, name) == 0)
+			return &w->fns[i];
+	fail_msg("no function '%s'", name);
+	return NULL;
+}
+
+static void test_jax_drift(void **state)
+{
+	struct xl_watch w;
+	struct xl_storm s;
+	const struct xl_cfn *f;
+
+	(void)state;
+	replay(&w, "jax-drift-cold.txt", "^step ([0-9]+) ", &s);
+	/* the job's own count: 40 programs of step and two helpers */
+	assert_int_equal(s.compiles, 42);
+	assert_int_equal(s.recompiles, 39);
+	assert_true(s.storm);
+	assert_string_equal(s.by, "steps");
+	f = fn(&w, "jit(step)");
+	assert_int_equal(f->compiles, 40);
+	assert_int_equal(f->after_warmup, 34);   /* steps 6..39: after step 5 */
+	assert_non_null(strstr(s.reason, "jit(step) compiled 40 times, 34 after step 5"));
+	assert_non_null(strstr(f->cause, "different input types: at x, now f32[55,8] and before f32[16,8]"));
+	assert_non_null(strstr(s.reason, "different input types"));
+	assert_int_equal(fn(&w, "jit(convert_element_type)")->compiles, 1);
+	xl_watch_release(&w);
+
+	/* the same lines with a warm persistent cache: loads, not compilations */
+	replay(&w, "jax-drift-warm.txt", "^step ([0-9]+) ", &s);
+	assert_int_equal(s.compiles, 0);
+	assert_int_equal(s.cache_hits, 42);
+	assert_false(s.storm);
+	assert_int_equal(fn(&w, "jit(step)")->loads, 40);
+	xl_watch_release(&w);
+
+	/* one shape: three programs, no storm */
+	replay(&w, "jax-steady-cold.txt", "^step ([0-9]+) ", &s);
+	assert_int_equal(s.compiles, 3);
+	assert_int_equal(s.recompiles, 0);
+	assert_false(s.storm);
+	xl_watch_release(&w);
+
+	/* without JAX_EXPLAIN_CACHE_MISSES the argument types say what changed */
+	replay(&w, "jax-drift-nocache.txt", "^step ([0-9]+) ", &s);
+	assert_true(s.storm);
+	assert_non_null(strstr(s.reason, "new input types: now (float32[8,2], float32[55,8], float32[55,2]), "
+					 "before (float32[8,2], float32[54,8], float32[54,2])"));
+	xl_watch_release(&w);
+
+	/* entries too quick to be written, in JAX's words */
+	replay(&w, "jax-steady-not-written.txt", NULL, &s);
+	assert_int_equal(w.not_written.n, 3);
+	assert_string_equal(w.not_written.v[0], "jit_convert_element_type: it took < 1.00 seconds to compile (0.01s)");
+	xl_watch_release(&w);
+}
+
+static void test_torch_xla(void **state)
+{
+	struct xl_watch w;
+	struct xl_storm s;
+	const struct xl_cfn *f;
+
+	(void)state;
+	/* about twenty lines per compilation, counted once */
+	replay(&w, "ptxla-debug1-storm.txt", "^step ([0-9]+) ", &s);
+	assert_int_equal(s.compiles, 20);
+	assert_true(s.storm);
+	f = fn(&w, "main");
+	assert_int_equal(f->compiles, 20);
+	assert_int_equal(f->graphs.n, 20);
+	assert_true(xl_endswith(f->place, "examples/train_torch_xla.py:99"));
+	assert_string_equal(f->cause, "user torch_xla.sync");
+	assert_non_null(strstr(s.reason, "main (train_torch_xla.py:99) compiled 20 times"));
+	xl_watch_release(&w);
+
+	/* one late recompilation: counted, named, no storm */
+	replay(&w, "ptxla-debug2-late-recompile.txt", "^step ([0-9]+) ", &s);
+	assert_int_equal(s.compiles, 2);
+	assert_int_equal(s.recompiles, 1);
+	assert_false(s.storm);
+	assert_int_equal(fn(&w, "main")->last_step, 6);
+	xl_watch_release(&w);
+
+	/* the cache is written on the CPU and cannot be read back */
+	replay(&w, "ptxla-cache-second-launch.txt", NULL, &s);
+	assert_int_equal(w.cache_unreadable, 1);
+	assert_string_equal(w.unreadable_reason,
+			    "UNIMPLEMENTED: Deserializing serialized executable not supported.");
+	assert_string_equal(w.unreadable_runtime, "torch_xla");
+	xl_watch_release(&w);
+}
+
+static void test_torch_compile(void **state)
+{
+	struct xl_watch w;
+	struct xl_storm s;
+	const struct xl_cfn *f;
+
+	(void)state;
+	/* no logging asked for: the limit alone says it */
+	replay(&w, "torch-compile-drift-static.txt", NULL, &s);
+	assert_true(s.storm);
+	assert_string_equal(s.by, "recompile-limit");
+	f = fn(&w, "forward");
+	assert_true(f->limit_hit);
+	assert_int_equal(f->limit, 8);
+	assert_int_equal(f->compiles, 8);
+	assert_true(xl_endswith(f->place, "examples/train_torch_compile.py:59"));
+	assert_string_equal(f->limit_reason, "0/7: tensor 'x' size mismatch at index 0. expected 15, actual 16");
+	assert_non_null(strstr(s.reason, "it runs uncompiled (eager) from then on; last reason: 0/7"));
+	xl_watch_release(&w);
+
+	/* TORCH_LOGS=recompiles: 8 blocks, the 8th compiled nothing */
+	replay(&w, "torch-compile-drift-static-logs.txt", NULL, &s);
+	f = fn(&w, "forward");
+	assert_int_equal(f->compiles, 8);
+	assert_int_equal(s.recompiles, 7);
+	assert_string_equal(f->first_reason, "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 9");
+	assert_true(s.storm);
+	xl_watch_release(&w);
+
+	/* automatic dynamic shapes: one recompilation, no storm */
+	replay(&w, "torch-compile-dynamic-logs.txt", NULL, &s);
+	assert_int_equal(s.compiles, 2);
+	assert_int_equal(s.recompiles, 1);
+	assert_false(s.storm);
+	assert_string_equal(fn(&w, "forward")->cause, "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 9");
+	xl_watch_release(&w);
+
+	/* a graph break: the default warning and the logged lines are one break */
+	replay(&w, "torch-compile-graph-break-logs.txt", NULL, &s);
+	assert_int_equal(w.gb_count, 1);
+	assert_int_equal(w.ngbs, 1);
+	assert_true(xl_endswith(w.gbs[0].place, "examples/train_torch_compile.py:64"));
+	assert_string_equal(w.gbs[0].reason, "Unsupported Tensor.item() call with capture_scalar_outputs=False");
+	assert_false(s.storm);
+	xl_watch_release(&w);
+	replay(&w, "torch-compile-graph-break.txt", NULL, &s);
+	assert_int_equal(w.gb_count, 1);
+	assert_string_equal(w.gbs[0].reason, "Tensor.item()");
+	xl_watch_release(&w);
+}
+
+/* Compilations of one function at chosen times, no steps. */
+static void timed(struct xl_watch *w, int n, double t0, double dt, double end, struct xl_storm *s)
+{
+	struct xl_cblock b;
+	double t = t0;
+
+	watch_init(w, NULL, NULL);
+	xl_cblock_init(&b);
+	for (int i = 0; i < n; i++, t += dt)
+		xl_watch_line(w, &b, "Finished XLA compilation of jit(f) in 0.01 sec", 47, 1000 + t);
+	xl_cblock_close(w, &b);
+	xl_watch_finish(w, 1000 + end);
+	xl_watch_verdict(w, s);
+}
+
+static void test_time_rule(void **state)
+{
+	struct xl_watch w;
+	struct xl_storm s;
+
+	(void)state;
+	/* compiled at start, then steady, however short the run */
+	timed(&w, 20, 0.5, 0.01, 0.9, &s);
+	assert_false(s.storm);
+	assert_string_equal(s.by, "time");
+	assert_int_equal(s.recompiles, 19);
+	xl_watch_release(&w);
+	timed(&w, 30, 1.0, 0.05, 3.0, &s);
+	assert_false(s.storm);
+	xl_watch_release(&w);
+	/* arriving until the end, on a second's scale and on an hour's */
+	timed(&w, 20, 0.5, 0.1, 2.45, &s);
+	assert_true(s.storm);
+	assert_non_null(strstr(s.reason, "jit(f) compiled 20 times, and its recompilations kept coming"));
+	xl_watch_release(&w);
+	timed(&w, 12, 60, 300, 60 + 11 * 300 + 200, &s);
+	assert_true(s.storm);
+	xl_watch_release(&w);
+	/* a few late recompilations are no storm */
+	timed(&w, 8, 1, 100, 900, &s);
+	assert_false(s.storm);
+	xl_watch_release(&w);
+}
+
+static void test_step_rule(void **state)
+{
+	struct xl_watch w;
+	struct xl_cblock b;
+	struct xl_storm s;
+	double t = 1000;
+
+	(void)state;
+	/* a step pattern from the profile: compilations after step 5 count */
+	watch_init(&w, "^it ([0-9]+):", NULL);
+	xl_cblock_init(&b);
+	for (int i = 0; i < 15; i++) {
+		char line[64];
+
+		if (i == 0 || i > 5)
+			t = feed(&w, &b, "Finished XLA compilation of jit(f) in 0.01 sec", t, 0.01);
+		snprintf(line, sizeof(line), "it %d: loss 1.0", i);
+		t = feed(&w, &b, line, t, 0.01);
+	}
+	xl_cblock_close(&w, &b);
+	xl_watch_finish(&w, t + 100);
+	xl_watch_verdict(&w, &s);
+	assert_int_equal(w.steps, 15);
+	assert_true(w.steps_from_output);
+	assert_string_equal(s.by, "steps");
+	assert_int_equal(s.after_warmup, 9);
+	assert_true(s.storm);
+	xl_watch_release(&w);
+}
+
+static void test_report_live(void **state)
+{
+	struct xl_watch w;
+	struct xl_storm s;
+	char *path;
+	FILE *f;
+
+	(void)state;
+	/* a count with every step: placed in the steps it happened in */
+	path = xl_test_path("report.jsonl");
+	f = fopen(path, "w");
+	for (int i = 0; i < 20; i++)
+		fprintf(f, "{\"kind\":\"compile\",\"count\":%d}\n{\"kind\":\"step\",\"step\":%d,\"step_time_s\":0.5}\n",
+			i + 1, i);
+	fclose(f);
+	watch_init(&w, NULL, path);
+	xl_watch_poll_report(&w, 1001);
+	xl_watch_finish(&w, 1002);
+	xl_watch_verdict(&w, &s);
+	assert_int_equal(s.compiles, 20);
+	assert_true(w.steps_from_report);
+	assert_true(s.storm);
+	assert_int_equal(s.after_warmup, 14);
+	assert_true(w.first_step_s >= 0);
+	assert_true(w.rep_first_step_time > 0.49 && w.rep_first_step_time < 0.51);
+	xl_watch_release(&w);
+
+	/* a count reported only after the last step is a total: no storm */
+	f = fopen(path, "w");
+	for (int i = 0; i < 20; i++)
+		fprintf(f, "{\"kind\":\"step\",\"step\":%d}\n", i);
+	fprintf(f, "{\"kind\":\"compile\",\"count\":50,\"cache_hits\":3}\n");
+	fclose(f);
+	watch_init(&w, NULL, path);
+	xl_watch_poll_report(&w, 1001);
+	xl_watch_finish(&w, 1002);
+	xl_watch_verdict(&w, &s);
+	assert_int_equal(s.compiles, 50);
+	assert_int_equal(s.cache_hits, 3);
+	assert_false(s.storm);
+	xl_watch_release(&w);
+
+	/* a line cut in two by the poll is read whole */
+	f = fopen(path, "w");
+	fputs("{\"kind\":\"st", f);
+	fclose(f);
+	watch_init(&w, NULL, path);
+	xl_watch_poll_report(&w, 1001);
+	f = fopen(path, "a");
+	fputs("ep\",\"step\":3}\n", f);
+	fclose(f);
+	xl_watch_poll_report(&w, 1001.1);
+	xl_watch_finish(&w, 1002);
+	assert_int_equal(w.steps, 1);
+	assert_int_equal(w.step, 3);
+	xl_watch_release(&w);
+	free(path);
+}
+
+/* etc/outcomes.yaml with one thing wrong is refused with its place */
+static void test_bad_patterns(void **state)
+{
+	static const char *const bad[] = {
+		"compile_events:\n  - {id: a, runtime: jax, event: compild, text: x}\n",
+		"compile_events:\n  - {id: a, runtime: jax, event: compiled, regex: 'x(y)', function: 2}\n",
+		"compile_events:\n  - {id: a, runtime: jax, event: guard, in: shapes, text: x}\n",
+		"compile_events:\n  - {id: a, runtime: jax, event: compiled}\n",
+		"compile_events:\n  - {id: a, runtime: jax, event: compiled, text: x, functon: 1}\n",
+		"compile_events:\n  - {id: a, runtime: jax, event: compiled, regex: '('}\n",
+		"compile_storm: {warmup_step: 3}\n",
+		"compile_storm: {quiet_gaps: 0}\n",
+		"block_lines: -1\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct xl_patterns p;
+		char *path = xl_test_write("outcomes.yaml", bad[i]);
+
+		assert_int_equal(xl_patterns_load(path, &p), 65);
+		free(path);
+	}
+}
+
+/* The fuzz entry point on its seeds and hostile bytes: no crash, counts sane. */
+static void test_fuzz_entry(void **state)
+{
+	static const char *const seeds[] = {
+		"jax-drift-cold", "ptxla-debug1-late-recompile", "torch-compile-drift-static-logs",
+		"torch-compile-graph-break-logs", "ptxla-cache-second-launch",
+	};
+	static const char hostile[] =
+		"\x07Compilation Analysis: Compilation Cause\nCompilation Analysis:   \n"
+		"[0/0] torch._dynamo hit config.recompile_limit (99999999999999999999)\n"
+		"   function: '' (:)\n   last reason: \n"
+		"[9/9] [__recompiles] Recompiling function f in x:1\n[__recompiles]     - \n"
+		"Persistent compilation cache hit for ''\nFinished XLA compilation of () in 1\n"
+		"step 99999999999999999999999 \n\n\n";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		char *path = xl_asprintf("tests/fuzz/corpus/compile/%s", seeds[i]);
+		size_t len;
+		char *data = xl_read_file(path, &len, 0);
+
+		assert_non_null(data);
+		/* the last two seeds have no compilation in their first 4 KB */
+		assert_true(xl_fuzz_compile((const uint8_t *)data, len) > (i < 3 ? 0 : -1));
+		free(data);
+		free(path);
+	}
+	assert_int_equal(xl_fuzz_compile(NULL, 0), 0);
+	assert_true(xl_fuzz_compile((const uint8_t *)hostile, sizeof(hostile) - 1) >= 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jax_drift),
+		cmocka_unit_test(test_torch_xla),
+		cmocka_unit_test(test_torch_compile),
+		cmocka_unit_test(test_time_rule),
+		cmocka_unit_test(test_step_rule),
+		cmocka_unit_test(test_report_live),
+		cmocka_unit_test(test_bad_patterns),
+		cmocka_unit_test(test_fuzz_entry),
+	};
+
+	return XL_TEST_RUN(tests, setup, teardown);
+}

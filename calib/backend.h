@@ -99,6 +99,36 @@ int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 /* The wait set by calib_set_wait(), in seconds. */
 double calib_wait_limit(void);
 
+/* ---- shared by the backends ------------------------------------------------ */
+
+/* The uid of a probe recorded without one: SHA-256 hex of host, time and
+ * the document's compact sorted-key JSON.  Caller frees. */
+char *calib_probe_uid(const char *host, double t, const char *doc_text);
+
+/* One backend of a probe document, as the probe_backends rows keep it:
+ * the first device's kind, the device count, the smallest device memory
+ * (-1: none given).  Strings are borrowed from the document. */
+struct calib_probe_backend {
+	const char *name, *state, *kind;
+	int64_t count;
+	int64_t memory_bytes;
+};
+/* The named backends of doc, in order, into *out (caller frees the array).
+ * Returns how many. */
+size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out);
+
+/* The hardware of a probe, offered one alive backend at a time: an
+ * accelerator before cpu, then the most total memory.  Start with
+ * *best_rank = -1; it is still -1 when nothing was offered. */
+void calib_hardware_offer(struct calib_hardware *out, int *best_rank, double *best_total,
+			  const char *kind, int64_t count, int64_t memory_bytes);
+
+/* The median of v[0..n) (sorted in place); NAN when n is 0. */
+double calib_median(double *v, size_t n);
+
+/* The analytic part of a prediction from parts (no store). */
+void calib_predict_analytic(const json_t *parts, struct calib_prediction *out);
+
 /* The analytic part of a prediction from parts (no store). */
 void calib_predict_analytic(const json_t *parts, struct calib_prediction *out);
 

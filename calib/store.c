@@ -671,3 +671,80 @@ void calib_import_result_release(struct calib_import_result *res)
 	free(res->errors);
 	memset(res, 0, sizeof(*res));
 }
+
+/* ---- shared by the backends --------------------------------------------------------- */
+
+char *calib_probe_uid(const char *host, double t, const char *doc_text)
+{
+	char *s = xl_asprintf("%s\n%.6f\n%s", host, t, doc_text);
+	char hex[65];
+
+	calib_sha256_hex(s, strlen(s), hex);
+	free(s);
+	return xl_strdup(hex);
+}
+
+size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out)
+{
+	const json_t *backends = json_object_get(doc, "backends"), *b;
+	size_t i, n = 0;
+
+	*out = xl_calloc(json_array_size(backends) + 1, sizeof(**out));
+	json_array_foreach(backends, i, b) {
+		const json_t *devs = json_object_get(b, "devices"), *d;
+		struct calib_probe_backend *r = &(*out)[n];
+		size_t j;
+
+		r->name = json_string_value(json_object_get(b, "name"));
+		if (!r->name)
+			continue;
+		r->state = json_string_value(json_object_get(b, "state"));
+		r->kind = NULL;
+		r->count = 0;
+		r->memory_bytes = -1;
+		json_array_foreach(devs, j, d) {
+			const json_t *m = json_object_get(d, "memory_bytes");
+
+			if (!r->kind)
+				r->kind = json_string_value(json_object_get(d, "kind"));
+			r->count++;
+			if (json_is_integer(m) && (r->memory_bytes < 0 || json_integer_value(m) < r->memory_bytes))
+				r->memory_bytes = json_integer_value(m);
+			else if (json_is_real(m) &&
+				 (r->memory_bytes < 0 || json_real_value(m) < (double)r->memory_bytes))
+				r->memory_bytes = (int64_t)json_real_value(m);
+		}
+		n++;
+	}
+	return n;
+}
+
+void calib_hardware_offer(struct calib_hardware *out, int *best_rank, double *best_total,
+			  const char *kind, int64_t count, int64_t memory_bytes)
+{
+	int rank = strcasecmp(kind, "cpu") == 0 ? 0 : 1;
+	double total = (double)count * (double)memory_bytes;
+
+	if (rank > *best_rank || (rank == *best_rank && total > *best_total)) {
+		snprintf(out->kind, sizeof(out->kind), "%s", kind);
+		out->count = count;
+		out->memory_bytes = memory_bytes;
+		*best_rank = rank;
+		*best_total = total;
+	}
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+double calib_median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}

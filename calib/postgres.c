@@ -42,7 +42,8 @@
 	X(PQfinish) X(PQconninfo) X(PQconninfoFree) X(PQsetNoticeProcessor) X(PQsendQuery) \
 	X(PQsendQueryParams) X(PQsetSingleRowMode) X(PQconsumeInput) X(PQisBusy) \
 	X(PQgetResult) X(PQresultStatus) X(PQresultErrorField) X(PQclear) X(PQntuples) \
-	X(PQgetvalue) X(PQgetisnull) X(PQcmdTuples) X(PQtransactionStatus)
+	X(PQgetvalue) X(PQgetisnull) X(PQcmdTuples) X(PQtransactionStatus) X(PQconninfoParse) \
+	X(PQfreemem)
 
 static struct {
 #define X(f) __typeof__(f) *f;
@@ -97,12 +98,33 @@ struct pg {
 	PGconn *conn;              /* NULL when not connected */
 	char *uri;                 /* as given, password included: for libpq only */
 	int tx_depth;              /* begin nesting: only the outermost one talks */
+	bool ended;                /* the server ended the connection (it may not
+				    * know it yet) */
 	char sqlstate[6];          /* of the last failed statement, "" when none */
 };
 
 static bool lost(const struct pg *g)
 {
-	return !g->conn || pq.PQstatus(g->conn) == CONNECTION_BAD;
+	return !g->conn || g->ended || pq.PQstatus(g->conn) == CONNECTION_BAD;
+}
+
+/* SQLSTATEs after which the connection is of no more use: connection
+ * exceptions (class 08) and the server ending it (57P01 admin_shutdown,
+ * 57P02 crash_shutdown, 57P03 cannot_connect_now, 57P05 idle session
+ * timeout). */
+static bool ends_connection(const char *state)
+{
+	return state && (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
+			 strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0 ||
+			 strcmp(state, "57P05") == 0);
+}
+
+/* A server gets at least this long to answer, whatever the wait. */
+#define MIN_ANSWER_S 1.0
+
+static double answer_limit(void)
+{
+	return calib_wait_limit() > MIN_ANSWER_S ? calib_wait_limit() : MIN_ANSWER_S;
 }
 
 static void drop(struct pg *g)
@@ -111,6 +133,7 @@ static void drop(struct pg *g)
 		pq.PQfinish(g->conn);
 	g->conn = NULL;
 	g->tx_depth = 0;
+	g->ended = false;
 }
 
 /* A message of libpq or the server on one line: lines joined by "; ", no
@@ -166,7 +189,7 @@ static void quiet(void *arg, const char *message)
 static double connect_limit(PGconn *conn)
 {
 	PQconninfoOption *opts = pq.PQconninfo(conn);
-	double limit = calib_wait_limit();
+	double limit = answer_limit();
 
 	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
 		if (strcmp(o->keyword, "connect_timeout") == 0 && o->val && *o->val) {
@@ -235,7 +258,7 @@ static int pg_connect(struct calib_store *st)
 static int await(struct calib_store *st, const char *what)
 {
 	struct pg *g = st->impl;
-	double limit = calib_wait_limit(), deadline = xl_mono() + limit;
+	double limit = answer_limit(), deadline = xl_mono() + limit;
 
 	while (pq.PQisBusy(g->conn)) {
 		int w = wait_fd(pq.PQsocket(g->conn), POLLIN, deadline);
@@ -263,6 +286,8 @@ static int pg_error(struct calib_store *st, const char *what, const PGresult *r)
 	int rc;
 
 	snprintf(g->sqlstate, sizeof(g->sqlstate), "%s", state ? state : "");
+	if (ends_connection(state))
+		g->ended = true;
 	/* serialization_failure, deadlock_detected */
 	if (state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0))
 		st->retry = true;
@@ -551,6 +576,9 @@ static const struct {
 
 static const char q_schema_version[] = "SELECT coalesce(max(version), 0) FROM calib_schema";
 static const char q_schema_set[] = "INSERT INTO calib_schema (version, applied) VALUES ($1, $2)";
+/* READ COMMITTED whatever the server's default: each statement must see
+ * what a migration that held the lock before committed */
+static const char q_migration_begin[] = "BEGIN ISOLATION LEVEL READ COMMITTED";
 /* one migration at a time per database ('xlaunch' as a number) */
 static const char q_migration_lock[] = "SELECT pg_advisory_xact_lock(33896163043074920)";
 
@@ -589,7 +617,7 @@ static int migrate(struct calib_store *st, unsigned flags)
 				  v, CALIB_SCHEMA_VERSION);
 	if (v == 0 && (flags & CALIB_OPEN_NOCREATE))
 		return calib_fail(st, XL_EX_CANTCREAT, "no store in this database");
-	if ((rc = tx_begin(st)))
+	if ((rc = tx_begin_as(st, q_migration_begin)))
 		return rc;
 	/* another process may be migrating: wait for it, then look again */
 	if ((rc = run(st, "cannot lock for a schema migration", q_migration_lock, NULL, NULL, NULL,
@@ -624,6 +652,27 @@ out:
 	return rc;
 }
 
+/* A location libpq cannot read (an unknown parameter, a bad escape) is
+ * said to be so, not unreachable. */
+static int check_location(struct calib_store *st, const char *uri)
+{
+	char *err = NULL, *msg;
+	PQconninfoOption *opts = pq.PQconninfoParse(uri, &err);
+	int rc;
+
+	if (opts) {
+		pq.PQconninfoFree(opts);
+		return 0;
+	}
+	if (!err)
+		xl_oom();
+	msg = one_line(err);
+	pq.PQfreemem(err);
+	rc = calib_fail(st, XL_EX_CANTCREAT, "invalid location: %s", msg);
+	free(msg);
+	return rc;
+}
+
 static int pg_open(struct calib_store *st, const char *uri, unsigned flags)
 {
 	struct pg *g = xl_calloc(1, sizeof(*g));
@@ -633,6 +682,8 @@ static int pg_open(struct calib_store *st, const char *uri, unsigned flags)
 	st->impl = g;
 	if (pq_load(why, sizeof(why)))
 		return calib_fail(st, XL_EX_CANTCREAT, "PostgreSQL stores need libpq (%s)", why);
+	if ((rc = check_location(st, uri)))
+		return rc;
 	g->uri = xl_strdup(uri);
 	if ((rc = pg_connect(st)))
 		return rc;

@@ -25,7 +25,16 @@ double calib_wait_limit(void)
 	return retry_limit_s;
 }
 
-/* s with every occurrence of each secret shown as "***".  Caller frees. */
+/* True when hit (len bytes, inside s) stands alone: no letter or digit
+ * right before or after it. */
+static bool alone(const char *s, const char *hit, size_t len)
+{
+	return (hit == s || !isalnum((unsigned char)hit[-1])) && !isalnum((unsigned char)hit[len]);
+}
+
+/* s with each secret shown as "***": everywhere when it is 6 bytes or
+ * more, else where it stands alone (a short password is not looked for
+ * inside words such as "unreachable").  Caller frees. */
 static char *scrub(const char *s, const struct xl_strv *secrets)
 {
 	char *out = xl_strdup(s);
@@ -39,8 +48,10 @@ static char *scrub(const char *s, const struct xl_strv *secrets)
 		if (!len || !strstr(out, sec))
 			continue;
 		while ((hit = strstr(p, sec))) {
+			bool hide = len >= 6 || alone(out, hit, len);
+
 			xl_buf_add(&b, p, (size_t)(hit - p));
-			xl_buf_adds(&b, "***");
+			xl_buf_adds(&b, hide ? "***" : sec);
 			p = hit + len;
 		}
 		xl_buf_adds(&b, p);

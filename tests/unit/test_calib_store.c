@@ -1061,6 +1061,20 @@ static void test_pg_password_never_shown(void **state)
 		assert_non_null(strstr(err, "bob"));
 		free(err);
 	}
+	/* a short password is hidden where it stands alone, not inside words */
+	{
+		struct calib_store *st = NULL;
+		char *err = NULL;
+
+		assert_int_equal(calib_open("postgresql://bob:b%zz@/db?host=/nonexistent-xl", 0, &st, &err),
+				 XL_EX_CANTCREAT);
+		assert_non_null(strstr(err, "invalid location: invalid percent-encoded token: \"***\""));
+		free(err);
+		assert_int_equal(calib_open("postgresql://bob:b@/db?host=/nonexistent-xl", 0, &st, &err),
+				 XL_EX_CANTCREAT);
+		assert_non_null(strstr(err, "'postgresql://bob@/db?host=/nonexistent-xl': unreachable: "));
+		free(err);
+	}
 }
 
 /* Makes role NAME (password PASS, one who must give it) with a schema of

@@ -1225,9 +1225,15 @@ static int pg_latest_attempt(struct calib_store *st, const char *signature,
 	return run(st, "cannot read past launches", q_latest_attempt, &p, one_attempt_row, &oa, NULL);
 }
 
+/* The three queries below go from the signatures to each one's newest
+ * attempts (LATERAL, on attempts(signature, time, seq)): their cost is
+ * bounded by the signatures that match, never by all the attempts, which a
+ * plan walking attempts newest first until one matches would read through
+ * when none does (the planner's guess for LIMIT; SQLite's CROSS JOIN). */
 static const char q_latest_same_shape[] =
 	"SELECT " ATTEMPT_COLS ", s.stack_hash IS DISTINCT FROM $2::text"
-	" FROM signatures s JOIN attempts a ON a.signature = s.hash"
+	" FROM signatures s CROSS JOIN LATERAL (SELECT * FROM attempts b"
+	" WHERE b.signature = s.hash ORDER BY b.time DESC, b.seq DESC LIMIT 1) a"
 	" WHERE s.shape_hash = $1 AND s.hash <> $3"
 	" ORDER BY a.time DESC, a.seq DESC LIMIT 1";
 
@@ -1246,12 +1252,14 @@ static int pg_latest_same_shape(struct calib_store *st, const char *shape, const
 		   NULL);
 }
 
-/* %zu: the most samples wanted */
+/* each %zu: the most samples wanted */
 static const char q_correction_samples[] =
 	"SELECT a.observed_bytes, a.predicted_bytes, s.json"
-	" FROM signatures s JOIN attempts a ON a.signature = s.hash"
-	" WHERE s.hardware_kind = $1 AND s.stack_hash = $2 AND a.outcome = 'ok'"
-	" AND a.observed_bytes > 0 ORDER BY a.time DESC, a.seq DESC LIMIT %zu";
+	" FROM signatures s CROSS JOIN LATERAL (SELECT b.observed_bytes, b.predicted_bytes,"
+	" b.time, b.seq FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok'"
+	" AND b.observed_bytes > 0 ORDER BY b.time DESC, b.seq DESC LIMIT %zu) a"
+	" WHERE s.hardware_kind = $1 AND s.stack_hash = $2"
+	" ORDER BY a.time DESC, a.seq DESC LIMIT %zu";
 
 struct samples {
 	struct calib_sample *out;
@@ -1279,7 +1287,7 @@ static int pg_correction_samples(struct calib_store *st, const char *kind, const
 {
 	struct samples sm = { out, n, max };
 	struct params p = { .n = 0 };
-	char *sql = xl_asprintf(q_correction_samples, max);
+	char *sql = xl_asprintf(q_correction_samples, max, max);
 	int rc;
 
 	*n = 0;
@@ -1291,9 +1299,10 @@ static int pg_correction_samples(struct calib_store *st, const char *kind, const
 }
 
 static const char q_count_other_stacks[] =
-	"SELECT count(*) FROM (SELECT 1 FROM signatures s JOIN attempts a ON a.signature = s.hash"
-	" WHERE s.hardware_kind = $1 AND s.stack_hash IS DISTINCT FROM $2::text"
-	" AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000) x";
+	"SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN LATERAL (SELECT 1"
+	" FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok'"
+	" AND b.observed_bytes > 0 LIMIT 1000) a"
+	" WHERE s.hardware_kind = $1 AND s.stack_hash IS DISTINCT FROM $2::text LIMIT 1000) x";
 
 static int pg_count_other_stacks(struct calib_store *st, const char *kind, const char *stack,
 				 unsigned *n)

@@ -31,10 +31,11 @@ bindir() {
 	exit 69
 }
 
-# as_owner CMD...: runs CMD as the user that owns the server's files
+# as_owner CMD...: runs CMD as the user that owns the server's files (from
+# /, which that user can enter whatever the caller's directory)
 as_owner() {
 	if [ "$(id -u)" -eq 0 ]; then
-		runuser -u postgres -- "$@"
+		(cd / && runuser -u postgres -- "$@")
 	else
 		"$@"
 	fi
@@ -63,6 +64,12 @@ start() {
 
 cmd=${1:-}
 [ $# -gt 0 ] && shift
+# DIR as an absolute path: libpq takes a socket directory only as one
+if [ $# -gt 0 ] && [ -d "$1" ]; then
+	d=$(cd "$1" && pwd -P)
+	shift
+	set -- "$d" "$@"
+fi
 case "$cmd" in
 available)
 	bindir >/dev/null 2>&1

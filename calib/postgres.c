@@ -1073,7 +1073,7 @@ static int pg_stats(struct calib_store *st, const char *profile, long long limit
 		p_text(&p, profile);
 		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = $1)");
 	}
-	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC");
+	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC, a.signature");
 	if (limit > 0)
 		xl_buf_addf(&q, " LIMIT %lld", limit);
 	rc = run(st, "cannot read attempts", xl_buf_str(&q), &p, stats_row, &sr, NULL);

@@ -655,7 +655,7 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 			" FROM attempts a");
 	if (profile)
 		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = ?1)");
-	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC");
+	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC, a.signature");
 	if (limit > 0)
 		xl_buf_addf(&q, " LIMIT %lld", limit);
 	s = prepare(st, xl_buf_str(&q));

@@ -111,6 +111,9 @@ struct calib_store {
  * the URI), is shown as "***". */
 int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Adds a password the backend found in the location (as its library reads
+ * it) to those never shown, and takes it out of st->location. */
+void calib_add_secret(struct calib_store *st, const char *secret);
 /* The wait set by calib_set_wait(), in seconds. */
 double calib_wait_limit(void);
 

@@ -65,6 +65,9 @@ void calib_set_wait(double seconds);
 /* Where the store lives: its file, or its URI without a password (owned by
  * the store). */
 const char *calib_store_path(const struct calib_store *st);
+/* A location as it may be shown: a URI without its password (of
+ * "user:password@" and of "password=" parameters).  Caller frees. */
+char *calib_location_display(const char *location);
 /* The last error of a store operation, "store 'LOCATION': what failed", or
  * "" (owned by the store; valid until the next call on it). */
 const char *calib_errmsg(const struct calib_store *st);

@@ -661,6 +661,10 @@ static int check_location(struct calib_store *st, const char *uri)
 	int rc;
 
 	if (opts) {
+		/* the password as libpq reads it, whatever the URI's shape */
+		for (PQconninfoOption *o = opts; o->keyword; o++)
+			if (strcmp(o->keyword, "password") == 0)
+				calib_add_secret(st, o->val);
 		pq.PQconninfoFree(opts);
 		return 0;
 	}

@@ -178,20 +178,20 @@ static void add_secret(struct xl_strv *secrets, const char *s, size_t len)
 }
 
 /* A URI as it may be shown, and the passwords it holds: the password of
- * "user:password@host" and "password=" parameters are left out (as libpq
- * reads a URI: the user part ends at the first '@' before any '/'; every
- * parameter name and value is percent-decoded).  Caller frees. */
+ * "user:password@host" and "password=" parameters are left out.  As libpq
+ * reads a URI: the user part ends at the first '@' before any '/'; the
+ * parameters follow the first '?' after it, separated by '&'; names and
+ * values are percent-decoded.  Caller frees. */
 static char *redact(const char *uri, size_t scheme_len, struct xl_strv *secrets)
 {
 	const char *auth = uri + scheme_len;
 	const char *end = auth + strcspn(auth, "@/");
-	const char *query = strchr(auth, '?');
+	const char *rest = auth, *query;
 	struct xl_buf b = XL_BUF_INIT;
-	const char *rest = auth;
 	bool first = true;
 
 	xl_buf_add(&b, uri, scheme_len);
-	if (*end == '@' && (!query || query > end)) {
+	if (*end == '@') {
 		const char *colon = memchr(auth, ':', (size_t)(end - auth));
 
 		if (colon) {
@@ -200,12 +200,13 @@ static char *redact(const char *uri, size_t scheme_len, struct xl_strv *secrets)
 			rest = end;
 		}
 	}
-	if (!query || query < rest) {
+	query = strchr(*end == '@' ? end : rest, '?');
+	if (!query) {
 		xl_buf_adds(&b, rest);
 		return xl_buf_detach(&b);
 	}
 	xl_buf_add(&b, rest, (size_t)(query - rest));
-	for (const char *p = query + 1; *p;) {
+	for (const char *p = query + 1;; p++) {
 		size_t len = strcspn(p, "&");
 		const char *eq = memchr(p, '=', len);
 		char *key = eq ? percent_decode(p, (size_t)(eq - p)) : NULL;
@@ -219,10 +220,32 @@ static char *redact(const char *uri, size_t scheme_len, struct xl_strv *secrets)
 		}
 		free(key);
 		p += len;
-		if (*p == '&')
-			p++;
+		if (*p != '&')
+			break;
 	}
 	return xl_buf_detach(&b);
+}
+
+char *calib_location_display(const char *location)
+{
+	struct xl_strv secrets = XL_STRV_INIT;
+	size_t scheme = uri_scheme(location);
+	char *shown = scheme ? redact(location, scheme, &secrets) : xl_strdup(location);
+
+	xl_strv_release(&secrets);
+	return shown;
+}
+
+void calib_add_secret(struct calib_store *st, const char *secret)
+{
+	char *shown;
+
+	if (!secret || !*secret || xl_strv_contains(&st->secrets, secret))
+		return;
+	xl_strv_push(&st->secrets, secret);
+	shown = scrub(st->location, &st->secrets);
+	free(st->location);
+	st->location = shown;
 }
 
 int calib_open(const char *location, unsigned flags, struct calib_store **out, char **err)

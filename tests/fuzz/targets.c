@@ -1,6 +1,7 @@
 /* targets.c - the fuzz targets (targets.h), on the modules' own interfaces. */
 #include "tests/fuzz/targets.h"
 #include "bundle/bundle.h"
+#include "calib/calib.h"
 #include "launcher/catalog.h"
 #include "launcher/profile.h"
 
@@ -179,5 +180,22 @@ int xl_fuzz_args(const uint8_t *data, size_t len)
 	argv[argc] = NULL;
 	parse_level(cmd, cmd->name, argc, argv);
 	free(words);
+	return 0;
+}
+
+int xl_fuzz_location(const uint8_t *data, size_t len)
+{
+	char *loc = xl_strndup((const char *)data, len);
+	char *shown = calib_location_display(loc);
+	const char *scheme = strstr(loc, "://");
+
+	/* taking out never adds; a URI keeps its scheme; with neither a user
+	 * part nor a parameter there is nothing to take out */
+	if (strlen(shown) > strlen(loc) ||
+	    (scheme && strncmp(shown, loc, (size_t)(scheme - loc)) != 0) ||
+	    (!strchr(loc, '@') && !strchr(loc, '=') && strcmp(shown, loc) != 0))
+		abort();
+	free(shown);
+	free(loc);
 	return 0;
 }

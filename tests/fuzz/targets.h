@@ -31,4 +31,9 @@ int xl_fuzz_profile(const uint8_t *data, size_t len);
  * Parsed level by level, subcommands found by prefix; nothing is run. */
 int xl_fuzz_args(const uint8_t *data, size_t len);
 
+/* A store location: shown without its password, never longer than what
+ * was given, with its scheme, unchanged when it has no user part and no
+ * parameter. */
+int xl_fuzz_location(const uint8_t *data, size_t len);
+
 #endif

@@ -7,6 +7,7 @@
 #include "tests/unit/unit.h"
 
 #include "calib/calib.h"
+#include "tests/fuzz/targets.h"
 
 #include <libpq-fe.h>
 #include <signal.h>
@@ -1077,6 +1078,30 @@ static void test_pg_password_never_shown(void **state)
 	}
 }
 
+static void test_location_display(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/x/calib.db", "/x/calib.db" },
+		{ "postgresql://u:pw@h/db", "postgresql://u@h/db" },
+		{ "postgres://u@h/db?password=pw&sslmode=require", "postgres://u@h/db?sslmode=require" },
+		{ "postgresql://h/db?sslmode=require&pass%77ord=pw", "postgresql://h/db?sslmode=require" },
+		/* the user part ends at the first '@' before any '/', '?' or not */
+		{ "postgresql://u?:pw@h/db", "postgresql://u?@h/db" },
+		{ "postgresql://u:p@w@h/db", "postgresql://u@w@h/db" },
+		{ "postgresql://h/a:b@c", "postgresql://h/a:b@c" },
+		{ "postgresql://u:pw@", "postgresql://u@" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *shown = calib_location_display(cases[i][0]);
+
+		assert_string_equal(shown, cases[i][1]);
+		assert_int_equal(xl_fuzz_location((const uint8_t *)cases[i][0], strlen(cases[i][0])), 0);
+		free(shown);
+	}
+}
+
 /* Makes role NAME (password PASS, one who must give it) with a schema of
  * its own; returns "postgresql://NAME:PASS@/xlaunch?host=..." (PASS
  * percent-encoded as given, NULL: no password in the URL; caller frees). */
@@ -1324,6 +1349,7 @@ int main(int argc, char **argv)
 		PG(test_pg_schema),
 		cmocka_unit_test(test_pg_unreachable),
 		cmocka_unit_test(test_pg_password_never_shown),
+		cmocka_unit_test(test_location_display),
 		PG(test_pg_passwords),
 		PG(test_pg_lost_connection),
 		PG(test_pg_serialization_retried),

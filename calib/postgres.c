@@ -168,6 +168,8 @@ static int wait_fd(int fd, short events, double deadline)
 
 		if (left <= 0)
 			return 0;
+		if (fd < 0)             /* no socket yet: libpq has more to do */
+			return 1;
 		r = poll(&p, 1, left > 3600 ? 3600 * 1000 : (int)(left * 1000) + 1);
 		if (r > 0)
 			return 1;

@@ -72,7 +72,7 @@ static const struct {
 	{ 66, "noinput", "profile or file not found" },
 	{ 69, "unavailable", "backend unavailable (probe: a backend that is installed is not alive)" },
 	{ 70, "software", "internal error" },
-	{ 73, "cantcreat", "store cannot be created or opened" },
+	{ 73, "cantcreat", "store cannot be created, opened or reached" },
 	{ 77, "noperm", "refused by policy (timing, cache, ambient, bundle gate, known-bad flag)" },
 	{ 78, "config", "configuration error (environment, search path)" },
 	{ -1, "1-255", "run and exec: the child's own exit code" },

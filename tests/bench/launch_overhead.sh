@@ -87,7 +87,8 @@ printf '  %-52s %8s\n' "attempts in the store (all runs of this script)" "$rows"
 if "$SRC/tools/pg.sh" available 2>/dev/null; then
 	PGD=$("$SRC/tools/pg.sh" new)
 	trap '"$SRC/tools/pg.sh" destroy "$PGD"; rm -rf "$T"' EXIT
-	export XLAUNCH_STORE="$("$SRC/tools/pg.sh" url "$PGD")"
+	XLAUNCH_STORE=$("$SRC/tools/pg.sh" url "$PGD")
+	export XLAUNCH_STORE
 	"$XL" run cpu-jax -q -- "$TRUE"
 	pg1=$(med "$XL" run cpu-jax -q -- "$TRUE")
 	echo "PostgreSQL store (server on a Unix socket of this host)"

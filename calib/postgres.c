@@ -567,13 +567,16 @@ static const char schema_v3[] =
 	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
 
 /* The steps from an older store to this build's, oldest first: each runs
- * in the one migration transaction when the store is below its version.
- * A new schema version is one more step here (and one in sqlite.c). */
+ * in the one migration transaction when the store is below its version, its
+ * DDL first, then its fill (data the new schema derives from the old, as
+ * migrate_v2_backfill is to SQLite), when it has one.  A new schema version
+ * is one more step here (and one in sqlite.c). */
 static const struct {
 	int version;
 	const char *sql;
+	int (*fill)(struct calib_store *st);
 } migrations[] = {
-	{ 3, schema_v3 },
+	{ 3, schema_v3, NULL },
 };
 
 static const char q_schema_version[] = "SELECT coalesce(max(version), 0) FROM calib_schema";
@@ -638,6 +641,7 @@ static int migrate(struct calib_store *st, unsigned flags)
 		p_int(&p, migrations[i].version);
 		p_real(&p, xl_now());
 		if ((rc = run_script(st, what, migrations[i].sql)) ||
+		    (migrations[i].fill && (rc = migrations[i].fill(st))) ||
 		    (rc = run(st, "cannot set the schema version", q_schema_set, &p, NULL, NULL, NULL)))
 			goto out;
 		v = migrations[i].version;

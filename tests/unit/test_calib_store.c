@@ -977,6 +977,76 @@ static void test_pg_schema(void **state)
 	free(loc);
 }
 
+/* The PostgreSQL schemas as they shipped, version by version (verbatim, as
+ * old_v1 and old_v2 are for SQLite): a store made by an older xlaunch must
+ * open, migrated, with what it held. */
+static const char pg_old_v3[] =
+	"CREATE TABLE calib_schema (version integer PRIMARY KEY, applied double precision NOT NULL);"
+	"INSERT INTO calib_schema VALUES (3, 0);"
+	"CREATE TABLE signatures (hash text COLLATE \"C\" PRIMARY KEY, shape_hash text COLLATE \"C\","
+	" stack_hash text COLLATE \"C\", hardware_kind text, json text,"
+	" first_seen double precision NOT NULL);"
+	"CREATE TABLE attempts (seq bigint GENERATED ALWAYS AS IDENTITY, id text COLLATE \"C\" PRIMARY KEY,"
+	" time double precision NOT NULL, profile text, candidate text,"
+	" signature text COLLATE \"C\" NOT NULL REFERENCES signatures(hash) ON DELETE CASCADE,"
+	" host text, rank bigint, outcome text NOT NULL, exit_status bigint, predicted_bytes bigint,"
+	" observed_bytes bigint, wall_s double precision, compile_count bigint,"
+	" host_peak_rss_bytes bigint);"
+	"CREATE TABLE probes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, uid text COLLATE \"C\","
+	" host text NOT NULL, time double precision NOT NULL, doc text NOT NULL);"
+	"CREATE TABLE probe_backends (probe bigint NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
+	" name text NOT NULL, state text, kind text, count bigint, memory_bytes bigint);"
+	"CREATE INDEX attempts_time ON attempts(time, seq);"
+	"CREATE INDEX attempts_signature_time ON attempts(signature, time, seq);"
+	"CREATE INDEX attempts_profile_time ON attempts(profile, time, seq);"
+	"CREATE INDEX attempts_host_time ON attempts(host, time, seq);"
+	"CREATE INDEX attempts_outcome_time ON attempts(outcome, time, seq);"
+	"CREATE INDEX signatures_shape ON signatures(shape_hash);"
+	"CREATE INDEX signatures_kind_stack ON signatures(hardware_kind, stack_hash);"
+	"CREATE INDEX probes_host_time ON probes(host, time, id);"
+	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
+	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
+static const char pg_sample_v3[] =
+	"INSERT INTO signatures VALUES ('%s', 'sh', 'st', 'tpu', '{\"model\":{\"params\":1000}}', 1000);"
+	"INSERT INTO attempts (id, time, profile, candidate, signature, host, rank, outcome,"
+	" observed_bytes, predicted_bytes) VALUES ('old-1', 1000, 'p', 'c', '%s', 'h1', 0, 'ok', 10, 9);"
+	"INSERT INTO probes (uid, host, time, doc) VALUES ('u1', 'h1', 1000, '{}');"
+	"INSERT INTO probe_backends SELECT id, 'pjrt:libtpu.so', 'alive', 'TPU v6e', 2, 34359738368"
+	" FROM probes;";
+
+static void test_pg_migrations(void **state)
+{
+	static const char *const olds[] = { pg_old_v3 };
+
+	backend_of(state);
+	for (size_t i = 0; i < sizeof(olds) / sizeof(olds[0]); i++) {
+		char name[32], hash[65], *loc, *rows;
+		struct calib_store *st;
+		struct calib_hardware hw;
+		struct calib_filter f = CALIB_FILTER_INIT;
+		int n = 0;
+
+		snprintf(name, sizeof(name), "old%zu", i);
+		loc = pg_location(name);
+		calib_sha256_hex("x", 1, hash);
+		pg_exec(loc, olds[i]);
+		rows = xl_asprintf(pg_sample_v3, hash, hash);
+		pg_exec(loc, rows);
+		free(rows);
+		st = open_ok(loc);
+		assert_int_equal(calib_history(st, &f, count_row, &n), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(calib_latest_hardware(st, "h1", &hw), 0);
+		assert_string_equal(hw.kind, "TPU v6e");
+		assert_int_equal(record(st, "new-1", "{\"model\": {\"params\": 5}}", "oom", 0, 2000), 0);
+		calib_close(st);
+		assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), CALIB_SCHEMA_VERSION);
+		assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts"), 2);
+		pg_check(loc);
+		free(loc);
+	}
+}
+
 /* A listening socket that never answers: a server that hangs. */
 static int silent_server(const char *dir)
 {
@@ -1347,6 +1417,7 @@ int main(int argc, char **argv)
 		BOTH(test_many_writers),
 		BOTH(test_killed_writer),
 		PG(test_pg_schema),
+		PG(test_pg_migrations),
 		cmocka_unit_test(test_pg_unreachable),
 		cmocka_unit_test(test_pg_password_never_shown),
 		cmocka_unit_test(test_location_display),

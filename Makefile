@@ -8,7 +8,7 @@ DATADIR = $(PREFIX)/share/xlaunch
 MANDIR = $(PREFIX)/share/man/man1
 PYTHON ?= python3
 
-PKGS = yaml-0.1 jansson sqlite3
+PKGS = yaml-0.1 jansson sqlite3 libpq
 WERROR ?=
 SAN ?=
 
@@ -24,7 +24,19 @@ override CPPFLAGS += -MMD -MP -I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/
 # libraries is most of what `xlaunch exec` would otherwise add to a launch
 # (tests/bench/RESULTS.md).  STATIC_DEPS=0 links them as shared libraries.
 STATIC_DEPS ?= 1
-DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+# libpq (PostgreSQL stores) is not linked: calib/postgres.c dlopen()s
+# libpq.so.5 the first time a postgresql:// store is opened, so no other
+# command loads it and the dozen libraries it needs (TLS, Kerberos, LDAP).
+# LIBPQ=link links it as a shared library instead (tests/bench/RESULTS.md
+# compares the two).
+LIBPQ ?= dlopen
+LINK_PKGS = $(filter-out libpq,$(PKGS))
+DEP_LIBS = $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null)
+PQ_LIBS = $(shell $(PKG_CONFIG) --libs libpq 2>/dev/null)
+ifeq ($(LIBPQ),link)
+override CPPFLAGS += -DXL_LIBPQ_LINKED
+override LDLIBS += $(PQ_LIBS)
+endif
 ifeq ($(SAN),1)
 STATIC_DEPS = 0
 endif
@@ -118,7 +130,7 @@ $(BUILD)/tests/obj/targets.o: tests/fuzz/targets.c
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_OBJS) $(BUILD)/libxlaunch.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS) $(BUILD)/libxlaunch.a \
-		$(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null) $(LDLIBS)
+		$(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null) $(LDLIBS) $(PQ_LIBS)
 
 # The man page is assembled from one part per command family.
 $(BUILD)/xlaunch.1: $(sort $(wildcard man/*.man))
@@ -172,6 +184,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD = build/fuzz
 FUZZ_FLAGS = -g -O1 -std=c11 -D_GNU_SOURCE -I. -DXL_DATADIR='"$(DATADIR)"' \
+	$(shell $(PKG_CONFIG) --cflags libpq 2>/dev/null) \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out launcher/main.c,$(SRCS))) \
 	$(FUZZ_BUILD)/obj/catalog_table.o $(FUZZ_BUILD)/obj/cachekeys_table.o \

@@ -11,9 +11,14 @@
  * forward migrations; every write is one BEGIN IMMEDIATE transaction,
  * retried while another writer holds the lock, so many ranks and launches on
  * one host may record at once.  "postgresql://..." (or "postgres://") names
- * a server store shared by a fleet; this build has no PostgreSQL backend and
- * says so (73).  Every function below works the same on any backend
- * (calib/backend.h is the interface a backend implements).
+ * a server store shared by a fleet, read by libpq as it reads any URI (its
+ * environment, service and password files apply); its tables live in the
+ * database named, in the first schema of its search_path, versioned by the
+ * table calib_schema and migrated forward on open like SQLite's.  Every
+ * function below works the same on either backend (calib/backend.h is the
+ * interface a backend implements).  A server that cannot be reached fails
+ * calib_open with 73, "unreachable: why", without waiting longer than the
+ * store's wait; a message never shows the location's password.
  *
  * Ownership: a calib_store is opened by calib_open() and freed by
  * calib_close().  Functions returning json_t * return a new reference (the
@@ -53,12 +58,16 @@ enum {
 int calib_open(const char *location, unsigned flags, struct calib_store **out, char **err);
 /* NULL is fine. */
 void calib_close(struct calib_store *st);
-/* How long, in seconds, a store operation waits for another process's lock
- * before it fails with 73 (default 30).  Process-wide. */
+/* How long, in seconds, a store operation waits for another process's lock,
+ * or for a server to connect or answer, before it fails with 73 (default
+ * 30).  Process-wide. */
 void calib_set_wait(double seconds);
 /* Where the store lives: its file, or its URI without a password (owned by
  * the store). */
 const char *calib_store_path(const struct calib_store *st);
+/* A location as it may be shown: a URI without its password (of
+ * "user:password@" and of "password=" parameters).  Caller frees. */
+char *calib_location_display(const char *location);
 /* The last error of a store operation, "store 'LOCATION': what failed", or
  * "" (owned by the store; valid until the next call on it). */
 const char *calib_errmsg(const struct calib_store *st);

@@ -204,16 +204,6 @@ static const char schema_v3[] =
 	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
 	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
 
-static char *probe_uid(const char *host, double t, const char *doc)
-{
-	char *s = xl_asprintf("%s\n%.6f\n%s", host, t, doc);
-	char hex[65];
-
-	calib_sha256_hex(s, strlen(s), hex);
-	free(s);
-	return xl_strdup(hex);
-}
-
 static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc);
 
 static int migrate_v2_backfill(struct calib_store *st)
@@ -234,7 +224,7 @@ static int migrate_v2_backfill(struct calib_store *st)
 		double t = sqlite3_column_double(sel, 2);
 		const char *text = (const char *)sqlite3_column_text(sel, 3);
 		json_t *doc = json_loads(text ? text : "", 0, NULL);
-		char *uid = probe_uid(host ? host : "", t, text ? text : "");
+		char *uid = calib_probe_uid(host ? host : "", t, text ? text : "");
 
 		sqlite3_bind_text(upd, 1, uid, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(upd, 2, id);
@@ -509,42 +499,25 @@ out:
 
 static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc)
 {
+	struct calib_probe_backend *rows;
+	size_t n = calib_probe_backends(doc, &rows);
 	sqlite3_stmt *s;
-	const json_t *b;
-	size_t i;
 	int rc = 0;
 
 	s = prepare(st, "INSERT INTO probe_backends (probe, name, state, kind, count,"
 			" memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-	if (!s)
+	if (!s) {
+		free(rows);
 		return XL_EX_CANTCREAT;
-	json_array_foreach(json_object_get(doc, "backends"), i, b) {
-		const json_t *devs = json_object_get(b, "devices"), *d;
-		const char *name = json_string_value(json_object_get(b, "name"));
-		const char *kind = NULL;
-		json_int_t mem = -1;
-		size_t j, count = 0;
-
-		if (!name)
-			continue;
-		json_array_foreach(devs, j, d) {
-			const json_t *m = json_object_get(d, "memory_bytes");
-
-			if (!kind)
-				kind = json_string_value(json_object_get(d, "kind"));
-			count++;
-			if (json_is_integer(m) && (mem < 0 || json_integer_value(m) < mem))
-				mem = json_integer_value(m);
-			else if (json_is_real(m) && (mem < 0 || json_real_value(m) < (double)mem))
-				mem = (json_int_t)json_real_value(m);
-		}
+	}
+	for (size_t i = 0; i < n; i++) {
 		sqlite3_bind_int64(s, 1, probe);
-		sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, json_string_value(json_object_get(b, "state")), -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, kind, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 5, (sqlite3_int64)count);
-		if (mem >= 0)
-			sqlite3_bind_int64(s, 6, mem);
+		sqlite3_bind_text(s, 2, rows[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, rows[i].state, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 4, rows[i].kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 5, rows[i].count);
+		if (rows[i].memory_bytes >= 0)
+			sqlite3_bind_int64(s, 6, rows[i].memory_bytes);
 		else
 			sqlite3_bind_null(s, 6);
 		if (step(s) != SQLITE_DONE) {
@@ -554,6 +527,7 @@ static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const js
 		sqlite3_reset(s);
 	}
 	sqlite3_finalize(s);
+	free(rows);
 	return rc;
 }
 
@@ -567,7 +541,7 @@ static int sq_record_probe(struct calib_store *st, const json_t *doc, const char
 	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text)
 		xl_oom();
-	uid = given_uid ? xl_strdup(given_uid) : probe_uid(host, t, text);
+	uid = given_uid ? xl_strdup(given_uid) : calib_probe_uid(host, t, text);
 	s = prepare(st, "INSERT OR IGNORE INTO probes (uid, host, time, doc) VALUES (?1, ?2, ?3, ?4)");
 	if (!s) {
 		rc = XL_EX_CANTCREAT;
@@ -608,19 +582,9 @@ static int sq_latest_hardware(struct calib_store *st, const char *host, struct c
 		return XL_EX_CANTCREAT;
 	sqlite3_bind_text(s, 1, host ? host : xl_hostname(), -1, SQLITE_TRANSIENT);
 	while ((rc = step(s)) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(s, 0);
-		sqlite3_int64 count = sqlite3_column_int64(s, 1);
-		sqlite3_int64 mem = sqlite3_column_int64(s, 2);
-		int rank = strcasecmp(kind, "cpu") == 0 ? 0 : 1;
-		double total = (double)count * (double)mem;
-
-		if (rank > best_rank || (rank == best_rank && total > best_total)) {
-			snprintf(out->kind, sizeof(out->kind), "%s", kind);
-			out->count = count;
-			out->memory_bytes = mem;
-			best_rank = rank;
-			best_total = total;
-		}
+		calib_hardware_offer(out, &best_rank, &best_total,
+				     (const char *)sqlite3_column_text(s, 0),
+				     sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -677,13 +641,6 @@ static int sq_history(struct calib_store *st, const struct calib_filter *f, cali
 	return r;
 }
 
-static int cmp_dbl(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 static int sq_stats(struct calib_store *st, const char *profile, long long limit,
 		    calib_stats_fn *fn, void *arg)
 {
@@ -698,7 +655,7 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 			" FROM attempts a");
 	if (profile)
 		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = ?1)");
-	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC");
+	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC, a.signature");
 	if (limit > 0)
 		xl_buf_addf(&q, " LIMIT %lld", limit);
 	s = prepare(st, xl_buf_str(&q));
@@ -724,7 +681,6 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 		ss.last_seen = sqlite3_column_double(s, 4);
 		ss.profile = (const char *)sqlite3_column_text(s, 5);
 		ss.candidate = (const char *)sqlite3_column_text(s, 6);
-		ss.ratio_median = NAN;
 		sqlite3_bind_text(r, 1, ss.signature, -1, SQLITE_TRANSIENT);
 		while (step(r) == SQLITE_ROW) {
 			if (nr == cap) {
@@ -734,10 +690,7 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 			ratios[nr++] = (double)sqlite3_column_int64(r, 0) / (double)sqlite3_column_int64(r, 1);
 		}
 		sqlite3_reset(r);
-		if (nr) {
-			qsort(ratios, nr, sizeof(*ratios), cmp_dbl);
-			ss.ratio_median = nr % 2 ? ratios[nr / 2] : (ratios[nr / 2 - 1] + ratios[nr / 2]) / 2;
-		}
+		ss.ratio_median = calib_median(ratios, nr);
 		free(ratios);
 		ret = fn(&ss, arg);
 	}

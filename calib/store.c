@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* How long a write waits for another process's lock before it gives up
  * (the record is then kept by the caller); calib_set_wait() changes it. */
@@ -23,6 +25,42 @@ double calib_wait_limit(void)
 	return retry_limit_s;
 }
 
+/* True when hit (len bytes, inside s) stands alone: no letter or digit
+ * right before or after it. */
+static bool alone(const char *s, const char *hit, size_t len)
+{
+	return (hit == s || !isalnum((unsigned char)hit[-1])) && !isalnum((unsigned char)hit[len]);
+}
+
+/* s with each secret shown as "***": everywhere when it is 6 bytes or
+ * more, else where it stands alone (a short password is not looked for
+ * inside words such as "unreachable").  Caller frees. */
+static char *scrub(const char *s, const struct xl_strv *secrets)
+{
+	char *out = xl_strdup(s);
+
+	for (size_t i = 0; i < secrets->n; i++) {
+		const char *sec = secrets->v[i];
+		size_t len = strlen(sec);
+		struct xl_buf b = XL_BUF_INIT;
+		const char *p = out, *hit;
+
+		if (!len || !strstr(out, sec))
+			continue;
+		while ((hit = strstr(p, sec))) {
+			bool hide = len >= 6 || alone(out, hit, len);
+
+			xl_buf_add(&b, p, (size_t)(hit - p));
+			xl_buf_adds(&b, hide ? "***" : sec);
+			p = hit + len;
+		}
+		xl_buf_adds(&b, p);
+		free(out);
+		out = xl_buf_detach(&b);
+	}
+	return out;
+}
+
 int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 {
 	struct xl_buf b = XL_BUF_INIT;
@@ -33,8 +71,44 @@ int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
 	xl_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	free(st->err);
-	st->err = xl_buf_detach(&b);
+	st->err = scrub(xl_buf_str(&b), &st->secrets);
+	xl_buf_release(&b);
 	return code;
+}
+
+/* ---- retries --------------------------------------------------------------------- */
+
+/* How many times one write runs again after failures the backend calls
+ * passing (st->retry), within the wait limit. */
+#define RETRY_MAX 25
+
+/* A few milliseconds, more after each try, with jitter of this process's
+ * own so that writers that failed together do not retry together. */
+static void backoff(unsigned tries)
+{
+	static unsigned seed;
+	struct timespec ts;
+	unsigned ms;
+
+	if (!seed)
+		seed = (unsigned)getpid() ^ (unsigned)(xl_mono() * 1e6);
+	ms = (tries < 6 ? 1u << tries : 64) + (unsigned)(rand_r(&seed) % 16);
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)ms * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+/* After a write failed: true, having waited a little, when the backend says
+ * it may pass when run again from its start, and it is no part of a larger
+ * transaction, and tries and the wait limit allow. */
+static bool again(struct calib_store *st, unsigned *tries, double start)
+{
+	if (!st->retry || st->in_tx || *tries >= RETRY_MAX ||
+	    xl_mono() - start > calib_wait_limit())
+		return false;
+	st->retry = false;
+	backoff((*tries)++);
+	return true;
 }
 
 const char *calib_store_path(const struct calib_store *st)
@@ -61,17 +135,117 @@ static size_t uri_scheme(const char *s)
 	return strncmp(s + i, "://", 3) == 0 ? i + 3 : 0;
 }
 
-/* A URI as it may be shown: the password of "user:password@host" left out. */
-static char *redact(const char *uri, size_t scheme_len)
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* len bytes of s with %XX decoded; NULL when an escape is malformed.
+ * Caller frees. */
+static char *percent_decode(const char *s, size_t len)
+{
+	char *out = xl_malloc(len + 1), *o = out;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '%') {
+			*o++ = s[i];
+		} else if (i + 2 < len && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+			*o++ = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+			i += 2;
+		} else {
+			free(out);
+			return NULL;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Adds a password as written and as decoded to secrets. */
+static void add_secret(struct xl_strv *secrets, const char *s, size_t len)
+{
+	char *raw = xl_strndup(s, len), *dec = percent_decode(s, len);
+
+	if (*raw)
+		xl_strv_push_owned(secrets, raw);
+	else
+		free(raw);
+	if (dec && *dec && !xl_strv_contains(secrets, dec))
+		xl_strv_push_owned(secrets, dec);
+	else
+		free(dec);
+}
+
+/* A URI as it may be shown, and the passwords it holds: the password of
+ * "user:password@host" and "password=" parameters are left out.  As libpq
+ * reads a URI: the user part ends at the first '@' before any '/'; the
+ * parameters follow the first '?' after it, separated by '&'; names and
+ * values are percent-decoded.  Caller frees. */
+static char *redact(const char *uri, size_t scheme_len, struct xl_strv *secrets)
 {
 	const char *auth = uri + scheme_len;
-	const char *at = strchr(auth, '@');
-	const char *colon = strchr(auth, ':');
-	const char *slash = strchr(auth, '/');
+	const char *end = auth + strcspn(auth, "@/");
+	const char *rest = auth, *query;
+	struct xl_buf b = XL_BUF_INIT;
+	bool first = true;
 
-	if (!at || !colon || colon > at || (slash && slash < at))
-		return xl_strdup(uri);
-	return xl_asprintf("%.*s%s", (int)(colon - uri), uri, at);
+	xl_buf_add(&b, uri, scheme_len);
+	if (*end == '@') {
+		const char *colon = memchr(auth, ':', (size_t)(end - auth));
+
+		if (colon) {
+			add_secret(secrets, colon + 1, (size_t)(end - colon - 1));
+			xl_buf_add(&b, auth, (size_t)(colon - auth));
+			rest = end;
+		}
+	}
+	query = strchr(*end == '@' ? end : rest, '?');
+	if (!query) {
+		xl_buf_adds(&b, rest);
+		return xl_buf_detach(&b);
+	}
+	xl_buf_add(&b, rest, (size_t)(query - rest));
+	for (const char *p = query + 1;; p++) {
+		size_t len = strcspn(p, "&");
+		const char *eq = memchr(p, '=', len);
+		char *key = eq ? percent_decode(p, (size_t)(eq - p)) : NULL;
+
+		if (key && strcmp(key, "password") == 0) {
+			add_secret(secrets, eq + 1, len - (size_t)(eq + 1 - p));
+		} else {
+			xl_buf_addc(&b, first ? '?' : '&');
+			xl_buf_add(&b, p, len);
+			first = false;
+		}
+		free(key);
+		p += len;
+		if (*p != '&')
+			break;
+	}
+	return xl_buf_detach(&b);
+}
+
+char *calib_location_display(const char *location)
+{
+	struct xl_strv secrets = XL_STRV_INIT;
+	size_t scheme = uri_scheme(location);
+	char *shown = scheme ? redact(location, scheme, &secrets) : xl_strdup(location);
+
+	xl_strv_release(&secrets);
+	return shown;
+}
+
+void calib_add_secret(struct calib_store *st, const char *secret)
+{
+	char *shown;
+
+	if (!secret || !*secret || xl_strv_contains(&st->secrets, secret))
+		return;
+	xl_strv_push(&st->secrets, secret);
+	shown = scrub(st->location, &st->secrets);
+	free(st->location);
+	st->location = shown;
 }
 
 int calib_open(const char *location, unsigned flags, struct calib_store **out, char **err)
@@ -99,18 +273,18 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 		path = st->location;
 		st->be = &calib_sqlite_backend;
 	} else if ((scheme = uri_scheme(location)) != 0) {
-		st->location = redact(location, scheme);
-		/* a server store (postgresql://, postgres://) is a backend of its
-		 * own, listed here when this build has one */
+		st->location = redact(location, scheme, &st->secrets);
+		/* a server store: libpq reads the URI as given, password and all */
 		if (strncmp(location, "postgresql://", scheme) == 0 ||
-		    strncmp(location, "postgres://", scheme) == 0)
-			rc = calib_fail(st, XL_EX_CANTCREAT,
-					"PostgreSQL stores are not supported by this build");
-		else
+		    strncmp(location, "postgres://", scheme) == 0) {
+			st->be = &calib_pg_backend;
+			path = location;
+		} else {
 			rc = calib_fail(st, XL_EX_CANTCREAT,
 					"unknown kind of store '%.*s' (a path, sqlite:PATH or "
 					"postgresql://...)", (int)scheme, location);
-		goto fail;
+			goto fail;
+		}
 	} else {
 		st->location = xl_strdup(location);
 		path = st->location;
@@ -139,6 +313,7 @@ void calib_close(struct calib_store *st)
 		st->be->close(st);
 	free(st->location);
 	free(st->err);
+	xl_strv_release(&st->secrets);
 	free(st);
 }
 
@@ -407,7 +582,13 @@ int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
 		rc = calib_fail(st, XL_EX_DATAERR,
 				"attempt '%s': 'signature' is not a SHA-256 hex digest", a->id);
 	} else {
-		rc = st->be->record_attempt(st, &c);
+		double start = xl_mono();
+		unsigned tries = 0;
+
+		do {
+			st->retry = false;
+			rc = st->be->record_attempt(st, &c);
+		} while (rc && again(st, &tries, start));
 	}
 	if (a->signature_json)
 		calib_sig_release(&computed);
@@ -451,7 +632,17 @@ int calib_record_probe(struct calib_store *st, const json_t *doc)
 	} else {
 		t = xl_now();
 	}
-	return st->be->record_probe(st, doc, host, t, NULL);
+	{
+		double start = xl_mono();
+		unsigned tries = 0;
+		int rc;
+
+		do {
+			st->retry = false;
+			rc = st->be->record_probe(st, doc, host, t, NULL);
+		} while (rc && again(st, &tries, start));
+		return rc;
+	}
 }
 
 int calib_latest_hardware(struct calib_store *st, const char *host, struct calib_hardware *out)
@@ -503,7 +694,15 @@ int calib_resolve_signature(struct calib_store *st, const char *prefix, char has
 
 int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
 {
-	return st->be->forget(st, hash, attempts);
+	double start = xl_mono();
+	unsigned tries = 0;
+	int rc;
+
+	do {
+		st->retry = false;
+		rc = st->be->forget(st, hash, attempts);
+	} while (rc && again(st, &tries, start));
+	return rc;
 }
 
 /* ---- export and import ------------------------------------------------------------ */
@@ -604,8 +803,10 @@ static void line_error(struct calib_import_result *res, size_t line, int col, ch
 	res->bad++;
 }
 
-int calib_import(struct calib_store *st, const char *data, size_t len,
-		 struct calib_import_result *res)
+/* One try at an import: every line in one transaction, committed when all
+ * are good. */
+static int import_pass(struct calib_store *st, const char *data, size_t len,
+		       struct calib_import_result *res)
 {
 	char *copy = xl_strndup(data, len), *line, *next;
 	size_t lineno = 0;
@@ -616,6 +817,7 @@ int calib_import(struct calib_store *st, const char *data, size_t len,
 		free(copy);
 		return rc;
 	}
+	st->in_tx = true;
 	for (line = copy; line && *line; line = next) {
 		json_error_t je;
 		json_t *o;
@@ -642,6 +844,7 @@ int calib_import(struct calib_store *st, const char *data, size_t len,
 			line_error(res, lineno, 0, err ? err : xl_strdup("bad line"));
 		} else if (r) {
 			free(err);
+			st->in_tx = false;
 			st->be->rollback(st);
 			free(copy);
 			return r;
@@ -652,6 +855,7 @@ int calib_import(struct calib_store *st, const char *data, size_t len,
 		}
 	}
 	free(copy);
+	st->in_tx = false;
 	if (res->bad) {
 		st->be->rollback(st);
 		return calib_fail(st, XL_EX_DATAERR, "%zu bad line%s: nothing imported", res->bad,
@@ -664,10 +868,103 @@ int calib_import(struct calib_store *st, const char *data, size_t len,
 	return 0;
 }
 
+int calib_import(struct calib_store *st, const char *data, size_t len,
+		 struct calib_import_result *res)
+{
+	double start = xl_mono();
+	unsigned tries = 0;
+	int rc;
+
+	for (;;) {
+		st->retry = false;
+		rc = import_pass(st, data, len, res);
+		if (!rc || !again(st, &tries, start))
+			return rc;
+		calib_import_result_release(res);
+	}
+}
+
 void calib_import_result_release(struct calib_import_result *res)
 {
 	for (size_t i = 0; i < res->nerrors; i++)
 		free(res->errors[i].msg);
 	free(res->errors);
 	memset(res, 0, sizeof(*res));
+}
+
+/* ---- shared by the backends --------------------------------------------------------- */
+
+char *calib_probe_uid(const char *host, double t, const char *doc_text)
+{
+	char *s = xl_asprintf("%s\n%.6f\n%s", host, t, doc_text);
+	char hex[65];
+
+	calib_sha256_hex(s, strlen(s), hex);
+	free(s);
+	return xl_strdup(hex);
+}
+
+size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out)
+{
+	const json_t *backends = json_object_get(doc, "backends"), *b;
+	size_t i, n = 0;
+
+	*out = xl_calloc(json_array_size(backends) + 1, sizeof(**out));
+	json_array_foreach(backends, i, b) {
+		const json_t *devs = json_object_get(b, "devices"), *d;
+		struct calib_probe_backend *r = &(*out)[n];
+		size_t j;
+
+		r->name = json_string_value(json_object_get(b, "name"));
+		if (!r->name)
+			continue;
+		r->state = json_string_value(json_object_get(b, "state"));
+		r->kind = NULL;
+		r->count = 0;
+		r->memory_bytes = -1;
+		json_array_foreach(devs, j, d) {
+			const json_t *m = json_object_get(d, "memory_bytes");
+
+			if (!r->kind)
+				r->kind = json_string_value(json_object_get(d, "kind"));
+			r->count++;
+			if (json_is_integer(m) && (r->memory_bytes < 0 || json_integer_value(m) < r->memory_bytes))
+				r->memory_bytes = json_integer_value(m);
+			else if (json_is_real(m) &&
+				 (r->memory_bytes < 0 || json_real_value(m) < (double)r->memory_bytes))
+				r->memory_bytes = (int64_t)json_real_value(m);
+		}
+		n++;
+	}
+	return n;
+}
+
+void calib_hardware_offer(struct calib_hardware *out, int *best_rank, double *best_total,
+			  const char *kind, int64_t count, int64_t memory_bytes)
+{
+	int rank = strcasecmp(kind, "cpu") == 0 ? 0 : 1;
+	double total = (double)count * (double)memory_bytes;
+
+	if (rank > *best_rank || (rank == *best_rank && total > *best_total)) {
+		snprintf(out->kind, sizeof(out->kind), "%s", kind);
+		out->count = count;
+		out->memory_bytes = memory_bytes;
+		*best_rank = rank;
+		*best_total = total;
+	}
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+double calib_median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -2,11 +2,14 @@
 # Installs the Debian packages that building and testing xlaunch need, when
 # any is missing.  Uses sudo when not run as root.  python3-dev: Inductor
 # (torch.compile on the CPU) builds each kernel module with g++ against
-# Python.h of the interpreter the torch venv was made from.
+# Python.h of the interpreter the torch venv was made from.  libpq-dev: the
+# PostgreSQL store backend's header (libpq5 comes with it and is loaded at
+# run time); postgresql: the server the store tests start privately
+# (tools/pg.sh), never a system-wide one.
 set -e
 PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
 clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-dev python3-yaml
-ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux"
+ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux libpq-dev postgresql"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -17,6 +20,17 @@ done
 echo "xlaunch deps: installing:$missing"
 if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
+# Debian's server package makes and starts a cluster of its own unless told
+# not to; the tests need only the programs (tools/pg.sh runs its own server).
+# The file is the package's own conffile: --force-confold keeps this one.
+case "$missing" in
+*" postgresql"*)
+	if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+		$SUDO mkdir -p /etc/postgresql-common
+		echo "create_main_cluster = false" | $SUDO tee /etc/postgresql-common/createcluster.conf >/dev/null
+	fi
+	;;
+esac
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+$SUDO apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confold $missing

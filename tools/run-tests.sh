@@ -10,6 +10,30 @@ export XLAUNCH_SRC="$(pwd)"
 export XLAUNCH_DATADIR="$(pwd)"
 pass=0 fail=0 skip=0 failed=""
 log=$(mktemp -d "${TMPDIR:-/tmp}/xlaunch-tests.XXXXXX")
+# The store tests run on both backends: a private PostgreSQL server
+# (tools/pg.sh, on a Unix socket in a temporary directory) for the whole
+# run, stopped and removed at the end whatever happens; XLAUNCH_TEST_PG
+# names it (or a server of the caller's, when already set).
+pgdir=""
+cleanup() {
+	rm -rf "$log"
+	if [ -n "$pgdir" ]; then tools/pg.sh destroy "$pgdir"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+if [ -z "${XLAUNCH_TEST_PG:-}" ]; then
+	if ! tools/pg.sh available; then
+		echo "SKIP PostgreSQL: no server programs (tools/deps.sh installs them); the store tests run on SQLite only"
+	elif pgdir=$(tools/pg.sh new 2>"$log/pg.log"); then
+		XLAUNCH_TEST_PG=$(tools/pg.sh url "$pgdir")
+		export XLAUNCH_TEST_PG
+		echo "PostgreSQL test server: $XLAUNCH_TEST_PG"
+	else
+		pgdir=""
+		fail=$((fail + 1)); failed="$failed postgresql-server"; echo "FAIL postgresql-server"
+		sed 's/^/    /' "$log/pg.log" | tail -20
+	fi
+fi
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
@@ -39,7 +63,6 @@ for t in tests/integration/*.sh; do
 		sed 's/^/    /' "$log/$name.log" | tail -60
 	fi
 done
-rm -rf "$log"
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -1,19 +1,31 @@
 #!/bin/sh
-# calib_queries.sh - history and order queries on stores of 10^3 and 10^6
-# attempts: time ratios (large / small, same run) and the query plans.
+# calib_queries.sh - history and order queries on stores of 10^3 and N
+# attempts (N: CALIB_BENCH_N, default 10^6), on each backend: time ratios
+# (large / small, same run) and the query plans, which must use an index.
 # Not part of `make test`; run by `make bench`.
 #   tests/bench/calib_queries.sh [XLAUNCH_BINARY]
+# CALIB_BENCH_BACKENDS: "sqlite postgresql" (default; PostgreSQL runs on a
+# private server from tools/pg.sh, and is left out with a note when the
+# server programs are not installed).
 set -eu
 XL=${1:-${XLAUNCH_BIN:-./xlaunch}}
 case "$XL" in /*) ;; *) XL="$(pwd)/$XL" ;; esac
-command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is needed to build the stores"; exit 77; }
+SRC=$(pwd)
+N=${CALIB_BENCH_N:-1000000}
+BACKENDS=${CALIB_BENCH_BACKENDS:-sqlite postgresql}
 T=$(mktemp -d "${TMPDIR:-/tmp}/xlbench.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+PGD=""
+cleanup() {
+	if [ -n "$PGD" ]; then "$SRC/tools/pg.sh" destroy "$PGD"; fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
 export HOME="$T/home" XDG_STATE_HOME="$T/state" NO_COLOR=1
 unset XLAUNCH_STORE
 
-# Builds a store of $2 attempts over 1000 signatures in one transaction.
-build() {
+# The same stores on each backend: $2 attempts over 1000 signatures (5
+# stacks, 100 shapes), 50 profiles, 16 hosts, one in ten an oom.
+build_sqlite() {
 	"$XL" --store "$1" calib history >/dev/null 2>&1
 	sqlite3 "$1" <<SQL
 BEGIN;
@@ -34,6 +46,26 @@ COMMIT;
 SQL
 }
 
+build_postgresql() {
+	"$XL" --store "$1" calib history >/dev/null 2>&1
+	"$PSQL" -X -q -v ON_ERROR_STOP=1 "$1" <<SQL
+BEGIN;
+INSERT INTO signatures (hash, shape_hash, stack_hash, hardware_kind, json, first_seen)
+SELECT lpad(to_hex(i * 7919 + 1), 64, '0'), lpad(to_hex(i % 100), 64, '0'), lpad(to_hex(i % 5), 64, '0'),
+       'tpu', '{"model":{"params":' || (1000000000 + i) || '},"hardware":{"kind":"tpu","memory":34359738368}}', 0
+FROM generate_series(0, 999) i;
+INSERT INTO attempts (id, time, profile, candidate, signature, host, rank, outcome, exit_status,
+                      predicted_bytes, observed_bytes, wall_s, compile_count)
+SELECT 'run-' || i, 1700000000 + i, 'profile' || (i % 50), 'cand' || (i % 4),
+       lpad(to_hex((i % 1000) * 7919 + 1), 64, '0'), 'host' || (i % 16), i % 8,
+       CASE WHEN i % 10 = 0 THEN 'oom' WHEN i % 10 = 1 THEN 'error' ELSE 'ok' END,
+       CASE WHEN i % 10 < 2 THEN 1 ELSE 0 END, 30000000000, 31000000000 + i % 1000, 60.0, 3
+FROM generate_series(0, $2 - 1) i;
+COMMIT;
+VACUUM ANALYZE;
+SQL
+}
+
 # Best of 5 wall times of a command, in microseconds.
 best_us() {
 	best=""
@@ -47,32 +79,9 @@ best_us() {
 	echo "$best"
 }
 
-small="$T/small.db"
-large="$T/large.db"
-echo "building stores of 10^3 and 10^6 attempts..."
-s=$(date +%s)
-build "$small" 1000
-build "$large" 1000000
-echo "built in $(( $(date +%s) - s ))s"
-
-SIG=$(printf "%064x" 7920)
 status=0
-printf '%-44s %12s %12s %8s\n' QUERY "10^3 (us)" "10^6 (us)" RATIO
-for q in "history --limit 50" "history --profile profile7 --limit 50" "history --outcome oom --limit 50" \
-	 "history --host host3 --since 2023-11-20 --limit 50" "history --signature $SIG --limit 50"; do
-	# shellcheck disable=SC2086
-	a=$(best_us "$XL" --store "$small" calib $q --json)
-	# shellcheck disable=SC2086
-	b=$(best_us "$XL" --store "$large" calib $q --json)
-	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
-	printf '%-44s %12s %12s %8s\n' "$q" "$a" "$b" "$r"
-	awk -v r="$r" 'BEGIN { exit !(r > 20) }' && { echo "  too slow: ratio above 20"; status=1; }
-done
-
-# calib order through a profile when profiles resolve in this build
-if "$XL" help 2>/dev/null | grep -q '^  profile '; then
-	mkdir -p "$T/profiles"
-	cat >"$T/profiles/bench.yaml" <<'YAML'
+mkdir -p "$T/profiles"
+cat >"$T/profiles/bench.yaml" <<'YAML'
 signature:
   model: {params: 1.0e9, layers: 24, hidden: 2048, heads: 16, seq: 2048}
   device: {kind: tpu, count: 1, memory: 32GiB}
@@ -83,34 +92,109 @@ candidates:
   - name: c
     signature: {train: {micro_batch: 4}}
 YAML
-	a=$(best_us "$XL" --profile-path "$T/profiles" --store "$small" calib order bench --json)
-	b=$(best_us "$XL" --profile-path "$T/profiles" --store "$large" calib order bench --json)
+
+# times every query on stores $1 (10^3) and $2 (N)
+time_queries() {
+	SIG=$(printf "%064x" 7920)
+	printf '%-44s %12s %12s %8s\n' QUERY "10^3 (us)" "$N (us)" RATIO
+	for q in "history --limit 50" "history --profile profile7 --limit 50" "history --outcome oom --limit 50" \
+		 "history --host host3 --since 2023-11-20 --limit 50" "history --signature $SIG --limit 50"; do
+		# shellcheck disable=SC2086
+		a=$(best_us "$XL" --store "$1" calib $q --json)
+		# shellcheck disable=SC2086
+		b=$(best_us "$XL" --store "$2" calib $q --json)
+		r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
+		printf '%-44s %12s %12s %8s\n' "$q" "$a" "$b" "$r"
+		awk -v r="$r" 'BEGIN { exit !(r > 20) }' && { echo "  too slow: ratio above 20"; status=1; }
+	done
+	a=$(best_us "$XL" --profile-path "$T/profiles" --store "$1" calib order bench --json)
+	b=$(best_us "$XL" --profile-path "$T/profiles" --store "$2" calib order bench --json)
 	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
 	printf '%-44s %12s %12s %8s\n' "order bench (3 candidates)" "$a" "$b" "$r"
 	awk -v r="$r" 'BEGIN { exit !(r > 20) }' && { echo "  too slow: ratio above 20"; status=1; }
-else
-	echo "order: timed only through a profile; 'xlaunch profile' is not in this build (plans below)"
-fi
-
-# The plans of the queries behind history and order, on the large store.
-H=$(printf '%064x' 7920)
-plan() {
-	echo "-- $1"
-	p=$(sqlite3 "$large" "EXPLAIN QUERY PLAN $2")
-	echo "$p" | sed 's/^/   /'
-	# an index-ordered scan ("SCAN attempts USING INDEX") stops at the LIMIT
-	if echo "$p" | grep -qE 'SCAN (a|attempts)$'; then
-		echo "   FULL SCAN of attempts"; status=1
-	fi
+	return 0
 }
-plan "history, newest first" "SELECT id FROM attempts WHERE 1 ORDER BY time DESC, rowid DESC LIMIT 50"
-plan "history --profile" "SELECT id FROM attempts WHERE 1 AND profile = 'profile7' ORDER BY time DESC, rowid DESC LIMIT 50"
-plan "history --signature" "SELECT id FROM attempts WHERE 1 AND signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 50"
-plan "history --host --since" "SELECT id FROM attempts WHERE 1 AND host = 'host3' AND time >= 1700000000 ORDER BY time DESC, rowid DESC LIMIT 50"
-plan "order: latest attempt of a signature" "SELECT outcome, id, time FROM attempts WHERE signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 1"
-plan "order: latest attempt of the shape" "SELECT a.outcome, a.id, a.time, s.stack_hash IS NOT 'x' FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.shape_hash = '$H' AND s.hash <> '$H' ORDER BY a.time DESC LIMIT 1"
-plan "predict: signatures of a kind and stack" "SELECT count(*) FROM signatures WHERE hardware_kind = 'tpu' AND stack_hash = '$H'"
-plan "predict: correction (few signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s CROSS JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
-plan "predict: correction (many signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
-plan "signature prefix" "SELECT hash FROM signatures WHERE hash >= 'aaa' AND hash < 'aaag' ORDER BY hash LIMIT 2"
+
+H=$(printf '%064x' 7920)
+# The plans of the queries behind history and order, on the large store.
+plans_sqlite() {
+	plan() {
+		echo "-- $1"
+		p=$(sqlite3 "$large" "EXPLAIN QUERY PLAN $2")
+		echo "$p" | sed 's/^/   /'
+		# an index-ordered scan ("SCAN attempts USING INDEX") stops at the LIMIT
+		if echo "$p" | grep -qE 'SCAN (a|attempts)$'; then
+			echo "   FULL SCAN of attempts"; status=1
+		fi
+	}
+	plan "history, newest first" "SELECT id FROM attempts WHERE 1 ORDER BY time DESC, rowid DESC LIMIT 50"
+	plan "history --profile" "SELECT id FROM attempts WHERE 1 AND profile = 'profile7' ORDER BY time DESC, rowid DESC LIMIT 50"
+	plan "history --signature" "SELECT id FROM attempts WHERE 1 AND signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 50"
+	plan "history --host --since" "SELECT id FROM attempts WHERE 1 AND host = 'host3' AND time >= 1700000000 ORDER BY time DESC, rowid DESC LIMIT 50"
+	plan "order: latest attempt of a signature" "SELECT outcome, id, time FROM attempts WHERE signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 1"
+	plan "order: latest attempt of the shape" "SELECT a.outcome, a.id, a.time, s.stack_hash IS NOT 'x' FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.shape_hash = '$H' AND s.hash <> '$H' ORDER BY a.time DESC LIMIT 1"
+	plan "predict: signatures of a kind and stack" "SELECT count(*) FROM signatures WHERE hardware_kind = 'tpu' AND stack_hash = '$H'"
+	plan "predict: correction (few signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s CROSS JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
+	plan "predict: correction (many signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
+	plan "signature prefix" "SELECT hash FROM signatures WHERE hash >= 'aaa' AND hash < 'aaag' ORDER BY hash LIMIT 2"
+}
+
+# The same on PostgreSQL: the statements of calib/postgres.c with values
+# in place of their parameters; EXPLAIN ANALYZE, so the plan is the one run.
+plans_postgresql() {
+	S0=$(printf '%064x' 0)
+	plan() {
+		echo "-- $1"
+		p=$("$PSQL" -X -q -At "$large" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $2")
+		echo "$p" | sed 's/^/   /'
+		if echo "$p" | grep -qE 'Seq Scan on attempts'; then
+			echo "   FULL SCAN of attempts"; status=1
+		fi
+	}
+	A="a.id, a.time, a.profile, a.candidate, a.signature, a.host, a.rank, a.outcome, a.exit_status, a.predicted_bytes, a.observed_bytes, a.wall_s, a.compile_count, a.host_peak_rss_bytes"
+	plan "history, newest first" "SELECT $A FROM attempts a WHERE true ORDER BY a.time DESC, a.seq DESC LIMIT 50"
+	plan "history --profile" "SELECT $A FROM attempts a WHERE true AND a.profile = 'profile7' ORDER BY a.time DESC, a.seq DESC LIMIT 50"
+	plan "history --outcome" "SELECT $A FROM attempts a WHERE true AND a.outcome = 'oom' ORDER BY a.time DESC, a.seq DESC LIMIT 50"
+	plan "history --signature" "SELECT $A FROM attempts a WHERE true AND a.signature = '$H' ORDER BY a.time DESC, a.seq DESC LIMIT 50"
+	plan "history --host --since" "SELECT $A FROM attempts a WHERE true AND a.host = 'host3' AND a.time >= 1700000000 ORDER BY a.time DESC, a.seq DESC LIMIT 50"
+	plan "order: latest attempt of a signature" "SELECT $A FROM attempts a WHERE a.signature = '$H' ORDER BY a.time DESC, a.seq DESC LIMIT 1"
+	S10=$(printf '%064x' 10)
+	for shape in "$S10" "$H"; do
+		plan "order: latest attempt of the shape ($shape)" "SELECT $A, s.stack_hash IS DISTINCT FROM 'x'::text FROM signatures s CROSS JOIN LATERAL (SELECT * FROM attempts b WHERE b.signature = s.hash ORDER BY b.time DESC, b.seq DESC LIMIT 1) a WHERE s.shape_hash = '$shape' AND s.hash <> '$H' ORDER BY a.time DESC, a.seq DESC LIMIT 1"
+	done
+	for stack in "$S0" "$H"; do
+		plan "predict: correction (stack $stack)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s CROSS JOIN LATERAL (SELECT b.observed_bytes, b.predicted_bytes, b.time, b.seq FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok' AND b.observed_bytes > 0 ORDER BY b.time DESC, b.seq DESC LIMIT 20) a WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$stack' ORDER BY a.time DESC, a.seq DESC LIMIT 20"
+		plan "predict: other stacks (than $stack)" "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN LATERAL (SELECT 1 FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok' AND b.observed_bytes > 0 LIMIT 1000) a WHERE s.hardware_kind = 'tpu' AND s.stack_hash IS DISTINCT FROM '$stack'::text LIMIT 1000) x"
+	done
+	plan "signature prefix" "SELECT hash FROM signatures WHERE hash >= 'aaa' AND hash < 'aaag' ORDER BY hash LIMIT 2"
+}
+
+for be in $BACKENDS; do
+	echo "== $be"
+	case $be in
+	sqlite)
+		command -v sqlite3 >/dev/null || { echo "left out: the sqlite3 shell is needed to build the stores"; continue; }
+		small="$T/small.db"
+		large="$T/large.db"
+		;;
+	postgresql)
+		"$SRC/tools/pg.sh" available 2>/dev/null ||
+			{ echo "left out: no PostgreSQL server programs (tools/deps.sh installs them)"; continue; }
+		PSQL="$("$SRC/tools/pg.sh" bindir)/psql"
+		PGD=$("$SRC/tools/pg.sh" new)
+		url=$("$SRC/tools/pg.sh" url "$PGD")
+		"$PSQL" -X -q "$url" -c "CREATE SCHEMA small" -c "CREATE SCHEMA large"
+		small="$url&options=-csearch_path%3Dsmall"
+		large="$url&options=-csearch_path%3Dlarge"
+		;;
+	*) echo "unknown backend '$be'"; exit 64 ;;
+	esac
+	echo "building stores of 10^3 and $N attempts..."
+	s=$(date +%s)
+	"build_$be" "$small" 1000
+	"build_$be" "$large" "$N"
+	echo "built in $(( $(date +%s) - s ))s"
+	time_queries "$small" "$large"
+	"plans_$be"
+done
 exit $status

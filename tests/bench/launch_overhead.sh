@@ -82,3 +82,30 @@ printf '  %-52s %8s  %sx of 64 x one run\n' "64 at once, wall" "$wall" "$(ratio 
 printf '  %-52s %8s\n' "lines on stderr (errors, 'database is locked')" "$errs"
 printf '  %-52s %8s\n' "attempts in the store (all runs of this script)" "$rows"
 [ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }
+
+# the same with a PostgreSQL store (a private server, tools/pg.sh)
+if "$SRC/tools/pg.sh" available 2>/dev/null; then
+	PGD=$("$SRC/tools/pg.sh" new)
+	trap '"$SRC/tools/pg.sh" destroy "$PGD"; rm -rf "$T"' EXIT
+	XLAUNCH_STORE=$("$SRC/tools/pg.sh" url "$PGD")
+	export XLAUNCH_STORE
+	"$XL" run cpu-jax -q -- "$TRUE"
+	pg1=$(med "$XL" run cpu-jax -q -- "$TRUE")
+	echo "PostgreSQL store (server on a Unix socket of this host)"
+	printf '  %-52s %8s  %sx exec, %sx the SQLite run\n' "xlaunch run -- true (manifest + store)" "$pg1" "$(ratio "$pg1" "$xexec")" "$(ratio "$pg1" "$run_rec")"
+	rm -f "$T"/c*.err
+	start=$(date +%s.%N)
+	i=0; while [ $i -lt 64 ]; do "$XL" run cpu-jax -q -- "$TRUE" >/dev/null 2>"$T/c$i.err" & i=$((i + 1)); done
+	wait
+	end=$(date +%s.%N)
+	errs=$(cat "$T"/c*.err | wc -l)
+	wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')
+	rows=$("$XL" calib history --json --limit 0 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+	printf '  %-52s %8s  %sx of 64 x one run\n' "64 at once, wall" "$wall" "$(ratio "$wall" "$(awk -v a="$pg1" 'BEGIN{print a*64}')")"
+	printf '  %-52s %8s\n' "lines on stderr (errors)" "$errs"
+	printf '  %-52s %8s  (expected %s)\n' "attempts in the store" "$rows" "$((N + 1 + 64))"
+	[ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }
+	[ "$rows" -eq $((N + 1 + 64)) ] || { echo "launches lost"; exit 1; }
+else
+	echo "PostgreSQL store: left out (no server programs; tools/deps.sh installs them)"
+fi

@@ -2,6 +2,7 @@
 #include "tests/fuzz/targets.h"
 #include "bundle/bundle.h"
 #include "launcher/cachekey.h"
+#include "calib/calib.h"
 #include "launcher/catalog.h"
 #include "launcher/profile.h"
 #include "launcher/run.h"
@@ -300,4 +301,21 @@ int xl_fuzz_cachestamp(const uint8_t *data, size_t len)
 	xl_strv_release(&env);
 	free(envtext);
 	return last;
+}
+
+int xl_fuzz_location(const uint8_t *data, size_t len)
+{
+	char *loc = xl_strndup((const char *)data, len);
+	char *shown = calib_location_display(loc);
+	const char *scheme = strstr(loc, "://");
+
+	/* taking out never adds; a URI keeps its scheme; with neither a user
+	 * part nor a parameter there is nothing to take out */
+	if (strlen(shown) > strlen(loc) ||
+	    (scheme && strncmp(shown, loc, (size_t)(scheme - loc)) != 0) ||
+	    (!strchr(loc, '@') && !strchr(loc, '=') && strcmp(shown, loc) != 0))
+		abort();
+	free(shown);
+	free(loc);
+	return 0;
 }

@@ -43,5 +43,9 @@ int xl_fuzz_compile(const uint8_t *data, size_t len);
  * NAME=VALUE lines of a launch's environment, the rest the file; compared
  * for every runtime.  Returns the result of the comparison (-1, 0, 1). */
 int xl_fuzz_cachestamp(const uint8_t *data, size_t len);
+/* A store location: shown without its password, never longer than what
+ * was given, with its scheme, unchanged when it has no user part and no
+ * parameter. */
+int xl_fuzz_location(const uint8_t *data, size_t len);
 
 #endif

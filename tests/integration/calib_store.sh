@@ -1,7 +1,27 @@
 # calib_store.sh - the calib commands on a real store: history and its
 # filters, stats, record, export/import round trip, bad data, corrupt store,
-# forget, many concurrent writers.
+# forget, many concurrent writers.  On SQLite files; calib_store_pg.sh runs
+# the same on PostgreSQL (STORE_BACKEND=postgresql).
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
+BACKEND=${STORE_BACKEND:-sqlite}
+[ "$BACKEND" = postgresql ] && pg_setup
+# store NAME: the location of a new, empty store called NAME
+store() {
+	case $BACKEND in
+	sqlite) echo "$T/$1/calib.db" ;;
+	postgresql) pg_store "cs_$1" ;;
+	esac
+}
+# integrity LOCATION: the backend's own consistency check
+integrity() {
+	case $BACKEND in
+	sqlite) command -v sqlite3 >/dev/null || return 0
+		expect_eq "$(sqlite3 "$1" 'PRAGMA integrity_check')" ok "integrity_check" ;;
+	postgresql)
+		expect_eq "$(pg_sql "$1" -c "SELECT count(*) FROM attempts a LEFT JOIN signatures s
+			ON s.hash = a.signature WHERE s.hash IS NULL")" 0 "every attempt has its signature" ;;
+	esac
+}
 
 S1=$(printf 'aaaa1%059d' 0)
 S2=$(printf 'aaaa2%059d' 0)
@@ -15,13 +35,16 @@ cat >"$T/in.jsonl" <<JSON
 {"type":"attempt","id":"r4","time":"2026-01-04T00:00:00Z","profile":"llm","candidate":"mb4","signature":"$S3","host":"h2","outcome":"error","exit_status":2}
 JSON
 
-export XLAUNCH_STORE="$T/store/calib.db"
+XLAUNCH_STORE=$(store store)
+export XLAUNCH_STORE
 run "$XL" calib history
 expect_rc 0 "history of an empty store"
 expect_err "no attempts recorded" "empty history says so"
-[ "$(stat -c %a "$T/store/calib.db")" = 600 ] || fail "store mode"
-[ "$(stat -c %a "$T/store")" = 700 ] || fail "store directory mode"
-ok "store 0600 in 0700"
+if [ "$BACKEND" = sqlite ]; then
+	[ "$(stat -c %a "$T/store/calib.db")" = 600 ] || fail "store mode"
+	[ "$(stat -c %a "$T/store")" = 700 ] || fail "store directory mode"
+	ok "store 0600 in 0700"
+fi
 
 run "$XL" calib import "$T/in.jsonl"
 expect_rc 0 "import"
@@ -103,13 +126,14 @@ expect_rc 0 "export to a file"
 cmp -s "$T/e1.jsonl" "$T/e1b.jsonl" || fail "export to stdout differs from export to a file"
 expect_eq "$(grep -c '"type":"attempt"' "$T/e1.jsonl")" 5 "export: all attempts"
 expect_eq "$(grep -c '"type":"probe"' "$T/e1.jsonl")" 1 "export: the probe"
-run "$XL" --store "$T/other/c.db" calib import "$T/e1.jsonl"
+OTHER=$(store other)
+run "$XL" --store "$OTHER" calib import "$T/e1.jsonl"
 expect_rc 0 "import into a new store"
-"$XL" --store "$T/other/c.db" calib export >"$T/e2.jsonl"
+"$XL" --store "$OTHER" calib export >"$T/e2.jsonl"
 cmp "$T/e1.jsonl" "$T/e2.jsonl" || fail "export -> import -> export differs"
 ok "export -> import -> export identical"
-"$XL" --store "$T/other/c.db" calib import "$T/e2.jsonl" >/dev/null
-"$XL" --store "$T/other/c.db" calib export | cmp -s - "$T/e1.jsonl" || fail "second import changed the store"
+"$XL" --store "$OTHER" calib import "$T/e2.jsonl" >/dev/null
+"$XL" --store "$OTHER" calib export | cmp -s - "$T/e1.jsonl" || fail "second import changed the store"
 ok "import idempotent"
 
 # bad import data: 65, line numbers, nothing imported
@@ -136,19 +160,36 @@ expect_no_out '"id": "r1"' "forgotten attempts are gone"
 run "$XL" calib forget aaaa1
 expect_rc 66 "forget twice"
 
-# a corrupt store: 73, naming the file
-head -c 8192 /dev/urandom >"$T/corrupt.db"
-for sub in history stats "export" "forget abc"; do
-	# shellcheck disable=SC2086
-	run "$XL" --store "$T/corrupt.db" calib $sub
-	expect_rc 73 "corrupt store: calib $sub"
-	expect_err "store '$T/corrupt.db'" "corrupt store named ($sub)"
-done
-run "$XL" --store "$T/nodir/x/../../corrupt.db/calib.db" calib history
-expect_rc 73 "store under a file"
+if [ "$BACKEND" = sqlite ]; then
+	# a corrupt store: 73, naming the file
+	head -c 8192 /dev/urandom >"$T/corrupt.db"
+	for sub in history stats "export" "forget abc"; do
+		# shellcheck disable=SC2086
+		run "$XL" --store "$T/corrupt.db" calib $sub
+		expect_rc 73 "corrupt store: calib $sub"
+		expect_err "store '$T/corrupt.db'" "corrupt store named ($sub)"
+	done
+	run "$XL" --store "$T/nodir/x/../../corrupt.db/calib.db" calib history
+	expect_rc 73 "store under a file"
+else
+	# a database that is not a store: 73, naming it
+	pg_sql "$PG_URL" -c "DROP SCHEMA IF EXISTS cs_bad CASCADE" -c "CREATE SCHEMA cs_bad" \
+		-c "CREATE TABLE cs_bad.calib_schema (version text)" \
+		-c "INSERT INTO cs_bad.calib_schema VALUES ('not a version')" >/dev/null 2>&1
+	for sub in history stats "export" "forget abc"; do
+		# shellcheck disable=SC2086
+		run "$XL" --store "$PG_URL&options=-csearch_path%3Dcs_bad" calib $sub
+		expect_rc 73 "not a store: calib $sub"
+		expect_err "store '$PG_URL&options=-csearch_path%3Dcs_bad'" "the store named ($sub)"
+	done
+	run "$XL" --store "postgresql://nobody@/nodb?host=$T/nosocket" calib history
+	expect_rc 73 "no server"
+	expect_err "unreachable" "no server: said so"
+fi
 
 # many writers at once: no "database is locked", no lost record
-export XLAUNCH_STORE="$T/many/calib.db"
+XLAUNCH_STORE=$(store many)
+export XLAUNCH_STORE
 "$XL" calib import "$T/in.jsonl" >/dev/null
 i=0
 while [ $i -lt 64 ]; do
@@ -161,9 +202,7 @@ cat "$T"/w*.err >"$T/allerr"
 ok "64 writers, no errors"
 run "$XL" calib history --signature bbbb --limit 0 --json
 expect_eq "$(grep -c '"id": "c' "$T/out")" 64 "64 writers: all rows present"
-if command -v sqlite3 >/dev/null; then
-	expect_eq "$(sqlite3 "$XLAUNCH_STORE" 'PRAGMA integrity_check')" ok "integrity_check"
-fi
+integrity "$XLAUNCH_STORE"
 
 # --help everywhere
 for sub in history stats order predict record export import forget; do

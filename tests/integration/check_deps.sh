@@ -30,6 +30,11 @@ expect_rc 1 "a private header of another module refused"
 expect_out "private to calib/ (use calib/calib.h)" "the public header named"
 inject launcher/cmd-run.c '#include <sqlite3.h>'
 expect_rc 1 "SQL outside the store backend refused"
+inject launcher/cmd-run.c '#include <libpq-fe.h>'
+expect_rc 1 "libpq outside the PostgreSQL backend refused"
+inject calib/store.c '#include <libpq-fe.h>'
+expect_rc 1 "libpq in another file of calib refused"
+expect_out "SQL lives in calib/postgres.c" "the rule named"
 inject launcher/cmd-env.c '#include <getopt.h>'
 expect_rc 1 "a hand-written option loop refused"
 inject calib/order.c '#include "tests/fuzz/targets.h"'

@@ -44,4 +44,28 @@ expect_eq() {  # expect_eq ACTUAL EXPECTED description
 	ok "$3"
 }
 done_ok() { echo "ok ($nchecks checks)"; exit 0; }
+
+# PostgreSQL stores.  pg_setup: the test runner's server (XLAUNCH_TEST_PG),
+# else a private one started here (tools/pg.sh) and removed on exit; skips
+# when the server programs are not installed.  pg_store NAME: the location
+# of a new, empty store in schema NAME of that server.  pg_sql LOCATION
+# ARG...: psql on a store (-c SQL), unaligned and quiet.
+pg_setup() {
+	PG_URL=${XLAUNCH_TEST_PG:-}
+	"$SRC/tools/pg.sh" available 2>/dev/null || skip "no PostgreSQL server programs (tools/deps.sh installs them)"
+	PSQL="$("$SRC/tools/pg.sh" bindir)/psql"
+	if [ -z "$PG_URL" ]; then
+		PGD=$("$SRC/tools/pg.sh" new) || fail "tools/pg.sh could not start a server"
+		trap 'rm -rf "$T"; "$SRC/tools/pg.sh" destroy "$PGD"' EXIT
+		PG_URL=$("$SRC/tools/pg.sh" url "$PGD")
+	fi
+}
+pg_sql() {
+	"$PSQL" -X -q -At -v ON_ERROR_STOP=1 "$@"
+}
+pg_store() {
+	pg_sql "$PG_URL" -c "DROP SCHEMA IF EXISTS $1 CASCADE" -c "CREATE SCHEMA $1" >/dev/null 2>&1 ||
+		fail "cannot make schema $1 on $PG_URL"
+	echo "$PG_URL&options=-csearch_path%3D$1"
+}
 set -e

@@ -20,6 +20,16 @@ vg bundle match ">=2.9,<3" 2.9.0a0+git21fec65 2.9.1
 vg run cpu-jax -- true
 vg calib history --json
 vg calib order cpu-jax
+# a PostgreSQL store (libpq loaded at run time), when the runner has a server
+if [ -n "${XLAUNCH_TEST_PG:-}" ]; then
+	pg_setup
+	PGS=$(pg_store vg_store)
+	vg --store "$PGS" run cpu-jax -- true
+	vg --store "$PGS" calib history --json
+	vg --store "$PGS" calib order cpu-jax
+	vg --store "postgresql://nobody:pw@/nodb?host=$T/nosocket" calib history
+	expect_rc 73 "an unreachable server under valgrind"
+fi
 # the cpu probe's triad steps over four times the last-level cache: slow
 # under memcheck, so a generous limit, and it must finish (not be killed)
 vg probe --backend cpu --timeout 60s

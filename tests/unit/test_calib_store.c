@@ -1,14 +1,22 @@
-/* test_calib_store.c - the SQLite store: creation, migrations, corrupt
- * files, recording, correction, retry order, concurrency and crashes. */
+/* test_calib_store.c - the store on both backends: SQLite (creation,
+ * migrations, corrupt files) and PostgreSQL (schema, reaching the server,
+ * passwords, lost connections), and on each of them recording, correction,
+ * retry order, many writers and killed writers.  The tests named *_pg run
+ * against the server in XLAUNCH_TEST_PG (tools/run-tests.sh starts one with
+ * tools/pg.sh), each in a schema of its own; without it they are skipped. */
 #include "tests/unit/unit.h"
 
 #include "calib/calib.h"
+#include "tests/fuzz/targets.h"
 
+#include <libpq-fe.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +74,149 @@ static void expect_integrity(const char *path)
 	sqlite3_close(db);
 }
 
+/* ---- the two backends ---------------------------------------------------------------------- */
+
+/* What a test needs of a backend besides the store interface: a location
+ * for a new store, and SQL on it from outside (a raw connection). */
+struct backend {
+	const char *name;
+	/* a new, empty store called name (caller frees) */
+	char *(*location)(const char *name);
+	/* the first column of the first row of sql, -1 when no row */
+	long long (*count)(const char *loc, const char *sql);
+	/* runs sql (statements that must succeed) on a connection of its own */
+	void (*exec)(const char *loc, const char *sql);
+	/* the store is consistent: every reference points at a row */
+	void (*check)(const char *loc);
+};
+
+static char *sq_location(const char *name)
+{
+	char *file = xl_asprintf("%s.db", name), *path = path_of(file);
+
+	free(file);
+	return path;
+}
+
+static long long sq_count(const char *loc, const char *sql)
+{
+	sqlite3 *db = raw(loc);
+	long long v = scalar(db, sql);
+
+	sqlite3_close(db);
+	return v;
+}
+
+static void sq_exec(const char *loc, const char *sql)
+{
+	sqlite3 *db = raw(loc);
+
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static const struct backend sqlite_be = {
+	"sqlite", sq_location, sq_count, sq_exec, expect_integrity,
+};
+
+/* The test server, or NULL. */
+static const char *pg_base(void)
+{
+	const char *u = getenv("XLAUNCH_TEST_PG");
+
+	return u && *u ? u : NULL;
+}
+
+static PGconn *pg_raw(const char *loc)
+{
+	PGconn *c = PQconnectdb(loc);
+
+	if (PQstatus(c) != CONNECTION_OK)
+		fprintf(stderr, "connect: %s\n", PQerrorMessage(c));
+	assert_int_equal(PQstatus(c), CONNECTION_OK);
+	return c;
+}
+
+static void pg_exec(const char *loc, const char *sql)
+{
+	PGconn *c = pg_raw(loc);
+	PGresult *r = PQexec(c, sql);
+
+	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+		fprintf(stderr, "%s: %s\n", sql, PQresultErrorMessage(r));
+	assert_true(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK);
+	PQclear(r);
+	PQfinish(c);
+}
+
+static long long pg_count(const char *loc, const char *sql)
+{
+	PGconn *c = pg_raw(loc);
+	PGresult *r = PQexec(c, sql);
+	long long v = -1;
+
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		fprintf(stderr, "%s: %s\n", sql, PQresultErrorMessage(r));
+	assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+	if (PQntuples(r) > 0 && !PQgetisnull(r, 0, 0))
+		v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	PQfinish(c);
+	return v;
+}
+
+/* base (a URL with parameters) with more parameters; caller frees. */
+static char *pg_url_with(const char *base, const char *more)
+{
+	return xl_asprintf("%s%c%s", base, strchr(base, '?') ? '&' : '?', more);
+}
+
+/* A schema of its own on the test server, empty: the store's tables go
+ * there (search_path), as a site would give each store a schema. */
+static char *pg_location(const char *name)
+{
+	char schema[64], *sql, *opt, *loc;
+	size_t k = 0;
+
+	k = (size_t)snprintf(schema, sizeof(schema), "u_");
+	for (const char *p = name; *p && k < sizeof(schema) - 1; p++)
+		schema[k++] = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p : '_';
+	schema[k] = '\0';
+	sql = xl_asprintf("DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema);
+	pg_exec(pg_base(), sql);
+	free(sql);
+	opt = xl_asprintf("options=-csearch_path%%3D%s", schema);
+	loc = pg_url_with(pg_base(), opt);
+	free(opt);
+	return loc;
+}
+
+static void pg_check(const char *loc)
+{
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts a LEFT JOIN signatures s"
+				  " ON s.hash = a.signature WHERE s.hash IS NULL"), 0);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM probe_backends b LEFT JOIN probes p"
+				  " ON p.id = b.probe WHERE p.id IS NULL"), 0);
+}
+
+static const struct backend pg_be = {
+	"postgresql", pg_location, pg_count, pg_exec, pg_check,
+};
+
+/* The backend a test runs on; a PostgreSQL test without a server is
+ * skipped, and says why. */
+static const struct backend *backend_of(void **state)
+{
+	const struct backend *be = *state;
+
+	if (be == &pg_be && !pg_base()) {
+		fprintf(stderr, "SKIP: no PostgreSQL test server (XLAUNCH_TEST_PG is not set; "
+			"tools/run-tests.sh starts one with tools/pg.sh)\n");
+		skip();
+	}
+	return be;
+}
+
 /* Records one attempt of parts (JSON text). */
 static int record(struct calib_store *st, const char *id, const char *parts, const char *outcome,
 		  long long observed, double t)
@@ -83,6 +234,13 @@ static int record(struct calib_store *st, const char *id, const char *parts, con
 	json_decref(a);
 	json_decref(p);
 	return rc;
+}
+
+static int count_row(const struct calib_attempt *a, void *arg)
+{
+	(void)a;
+	(*(int *)arg)++;
+	return 0;
 }
 
 /* ---- open ---------------------------------------------------------------------------------- */
@@ -279,13 +437,12 @@ static void test_migrations(void **state)
 
 static void test_record_attempt(void **state)
 {
-	char *path = path_of("rec.db");
+	const struct backend *be = backend_of(state);
+	char *path = be->location("rec");
 	struct calib_store *st = open_ok(path);
 	struct calib_sig sig;
 	json_t *parts = json_loads("{\"model\": {\"params\": 100}}", 0, NULL), *a;
-	sqlite3 *db;
 
-	(void)state;
 	calib_signature(parts, &sig);
 	a = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:I, s:I, s:f, s:i, s:s,"
 		      " s:s, s:s}",
@@ -298,11 +455,9 @@ static void test_record_attempt(void **state)
 	/* the same id again: a no-op */
 	json_object_set_new(a, "outcome", json_string("ok"));
 	assert_int_equal(calib_record_attempt_json(st, a), 0);
-	db = raw(path);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts"), 1);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE outcome = 'oom' AND"
-				" time = 1795341600 AND compile_count = 3 AND rank = 0"), 1);
-	sqlite3_close(db);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM attempts"), 1);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM attempts WHERE outcome = 'oom' AND"
+				   " time = 1795341600 AND compile_count = 3 AND rank = 0"), 1);
 	/* bad data: 65, with a message; nothing written */
 	json_object_set_new(a, "id", json_string("run-2"));
 	json_object_set_new(a, "outcome", json_string("exploded"));
@@ -322,9 +477,7 @@ static void test_record_attempt(void **state)
 	json_object_del(a, "rank");
 	json_object_del(a, "id");
 	assert_int_equal(calib_record_attempt_json(st, a), XL_EX_DATAERR);
-	db = raw(path);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts"), 1);
-	sqlite3_close(db);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM attempts"), 1);
 	json_decref(a);
 	json_decref(parts);
 	calib_sig_release(&sig);
@@ -334,12 +487,12 @@ static void test_record_attempt(void **state)
 
 static void test_record_probe(void **state)
 {
-	char *path = path_of("probe.db");
+	const struct backend *be = backend_of(state);
+	char *path = be->location("probe");
 	struct calib_store *st = open_ok(path);
 	json_t *doc, *parts;
 	struct calib_hardware hw;
 
-	(void)state;
 	doc = json_loads("{\"host\": \"h9\", \"time\": \"2026-01-01T00:00:00Z\", \"backends\": ["
 			 "{\"name\": \"cpu\", \"state\": \"alive\", \"devices\": [{\"kind\": \"cpu\","
 			 " \"memory_bytes\": 68719476736}]},"
@@ -347,6 +500,8 @@ static void test_record_probe(void **state)
 			 " \"devices\": [{\"kind\": \"H100\", \"memory_bytes\": 85899345920}]}]}", 0, NULL);
 	assert_int_equal(calib_record_probe(st, doc), 0);
 	assert_int_equal(calib_record_probe(st, doc), 0); /* same document and time: once */
+	assert_int_equal(be->count(path, "SELECT count(*) FROM probes"), 1);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM probe_backends"), 2);
 	assert_int_equal(calib_latest_hardware(st, "h9", &hw), 0);
 	/* the cuda backend is not alive: cpu it is */
 	assert_string_equal(hw.kind, "cpu");
@@ -387,14 +542,14 @@ static void test_record_probe(void **state)
 
 static void test_correction(void **state)
 {
-	char *path = path_of("corr.db");
+	const struct backend *be = backend_of(state);
+	char *path = be->location("corr");
 	struct calib_store *st = open_ok(path);
 	struct calib_prediction p;
 	json_t *parts = json_loads("{" SHAPE ", \"bundle\": {\"jax\": \"0.4.30\"}}", 0, NULL);
 	json_t *other = json_loads("{" SHAPE ", \"bundle\": {\"jax\": \"0.4.31\"}}", 0, NULL);
 	uint64_t analytic;
 
-	(void)state;
 	assert_int_equal(calib_predict(st, parts, 0, &p), 0);
 	assert_false(p.calibrated);
 	assert_non_null(strstr(p.note, "stack uncalibrated"));
@@ -527,12 +682,12 @@ static void check_order(struct calib_store *st, const enum kind *kinds, int n)
 
 static void test_order_all_permutations(void **state)
 {
-	char *path = path_of("order.db");
+	const struct backend *be = backend_of(state);
+	char *path = be->location("order");
 	struct calib_store *st = open_ok(path);
 	enum kind perm[5] = { K_GOOD, K_UNSEEN, K_SUSPECT, K_INFEASIBLE, K_BAD };
 	int c[5] = { 0 }, i = 0, count = 1;
 
-	(void)state;
 	/* candidate i of kind k has its own signature: seed every (i, k) */
 	for (int j = 0; j < 6; j++)
 		for (int k = K_GOOD; k <= K_BAD; k++)
@@ -586,11 +741,11 @@ static void seed_parts(struct calib_store *st, json_t *parts, const char *outcom
 
 static void test_order_precedence(void **state)
 {
-	char *path = path_of("prec.db");
+	const struct backend *be = backend_of(state);
+	char *path = be->location("prec");
 	struct calib_store *st = open_ok(path);
 	json_t *cands, *order;
 
-	(void)state;
 	/* latest outcome decides: oom then ok is good; ok then oom is bad */
 	seed_parts(st, cand_parts(0, K_GOOD, "0.4.30"), "oom", 10, "a-1");
 	seed_parts(st, cand_parts(0, K_GOOD, "0.4.30"), "ok", 20, "a-2");
@@ -658,44 +813,48 @@ static void test_order_precedence(void **state)
 #define WRITERS 64
 #define PER_WRITER 5
 
+/* A writer process: opens (and may create and migrate) the store and
+ * records PER_WRITER attempts.  Returns its exit status. */
+static int many_writer(const char *path, int w)
+{
+	struct calib_store *st = NULL;
+	char *err = NULL;
+
+	if (calib_open(path, 0, &st, &err)) {
+		fprintf(stderr, "writer %d: %s\n", w, err);
+		return 1;
+	}
+	for (int k = 0; k < PER_WRITER; k++) {
+		char id[32], parts[96];
+
+		snprintf(id, sizeof(id), "w%d-%d", w, k);
+		snprintf(parts, sizeof(parts), "{\"model\": {\"params\": %d}}", w % 7);
+		json_t *p = json_loads(parts, 0, NULL);
+		json_t *a = json_pack("{s:s, s:O, s:s, s:i}", "id", id, "signature_json", p,
+				      "outcome", "ok", "rank", w);
+
+		if (calib_record_attempt_json(st, a)) {
+			fprintf(stderr, "writer %d: %s\n", w, calib_errmsg(st));
+			return 1;
+		}
+		json_decref(a);
+		json_decref(p);
+	}
+	calib_close(st);
+	return 0;
+}
+
 static void test_many_writers(void **state)
 {
-	char *path = path_of("many/calib.db");
+	const struct backend *be = backend_of(state);
+	char *path = be->location("many/calib");
 	pid_t pids[WRITERS];
-	sqlite3 *db;
 
-	(void)state;
 	for (int w = 0; w < WRITERS; w++) {
 		pids[w] = fork();
 		assert_true(pids[w] >= 0);
-		if (pids[w] == 0) {
-			struct calib_store *st = NULL;
-			char *err = NULL;
-
-			/* every writer opens (and may create and migrate) the store */
-			if (calib_open(path, 0, &st, &err)) {
-				fprintf(stderr, "writer %d: %s\n", w, err);
-				_exit(1);
-			}
-			for (int k = 0; k < PER_WRITER; k++) {
-				char id[32], parts[96];
-
-				snprintf(id, sizeof(id), "w%d-%d", w, k);
-				snprintf(parts, sizeof(parts), "{\"model\": {\"params\": %d}}", w % 7);
-				json_t *p = json_loads(parts, 0, NULL);
-				json_t *a = json_pack("{s:s, s:O, s:s, s:i}", "id", id, "signature_json", p,
-						      "outcome", "ok", "rank", w);
-
-				if (calib_record_attempt_json(st, a)) {
-					fprintf(stderr, "writer %d: %s\n", w, calib_errmsg(st));
-					_exit(1);
-				}
-				json_decref(a);
-				json_decref(p);
-			}
-			calib_close(st);
-			_exit(0);
-		}
+		if (pids[w] == 0)
+			_exit(many_writer(path, w));
 	}
 	for (int w = 0; w < WRITERS; w++) {
 		int status;
@@ -704,35 +863,36 @@ static void test_many_writers(void **state)
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
-	expect_integrity(path);
-	db = raw(path);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts"), WRITERS * PER_WRITER);
-	assert_int_equal(scalar(db, "SELECT count(DISTINCT rank) FROM attempts"), WRITERS);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM signatures"), 7);
-	sqlite3_close(db);
+	be->check(path);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM attempts"), WRITERS * PER_WRITER);
+	assert_int_equal(be->count(path, "SELECT count(DISTINCT rank) FROM attempts"), WRITERS);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM signatures"), 7);
 	free(path);
 }
 
 static void test_killed_writer(void **state)
 {
-	char *path = path_of("kill.db");
+	const struct backend *be = backend_of(state);
+	char *path = be->location("kill");
 	struct calib_store *st = open_ok(path);
 	long long before, after;
-	sqlite3 *db;
 	pid_t pid;
 	int status;
 
-	(void)state;
 	assert_int_equal(record(st, "kept", "{\"model\": {\"params\": 1}}", "ok", 5, 1), 0);
 	calib_close(st);
 	/* 1: killed inside an open write transaction */
 	pid = fork();
 	if (pid == 0) {
-		sqlite3 *d = raw(path);
+		/* the connection stays open, its transaction too, until the kill */
+		const char *sql = "BEGIN; INSERT INTO signatures (hash, first_seen) VALUES ('half', 0);"
+				  " INSERT INTO attempts (id, time, signature, outcome)"
+				  " VALUES ('lost', 0, 'half', 'ok');";
 
-		sqlite3_exec(d, "BEGIN IMMEDIATE; INSERT INTO signatures (hash, first_seen) VALUES ('half', 0);"
-			     " INSERT INTO attempts (id, time, signature, outcome) VALUES ('lost', 0, 'half', 'ok');",
-			     NULL, NULL, NULL);
+		if (be == &sqlite_be)
+			sqlite3_exec(raw(path), sql, NULL, NULL, NULL);
+		else
+			PQexec(pg_raw(path), sql);
 		raise(SIGKILL);
 		_exit(3);
 	}
@@ -755,23 +915,492 @@ static void test_killed_writer(void **state)
 		kill(pid, SIGKILL);
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 	}
-	expect_integrity(path);
-	db = raw(path);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE id IN ('kept')"), 1);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE id = 'lost'"), 0);
-	assert_int_equal(scalar(db, "SELECT count(*) FROM signatures WHERE hash = 'half'"), 0);
-	before = scalar(db, "SELECT count(*) FROM attempts");
-	sqlite3_close(db);
+	be->check(path);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM attempts WHERE id IN ('kept')"), 1);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM attempts WHERE id = 'lost'"), 0);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM signatures WHERE hash = 'half'"), 0);
+	before = be->count(path, "SELECT count(*) FROM attempts");
 	/* the store goes on working */
 	st = open_ok(path);
 	assert_int_equal(record(st, "after", "{\"model\": {\"params\": 1}}", "ok", 5, 1), 0);
 	calib_close(st);
-	db = raw(path);
-	after = scalar(db, "SELECT count(*) FROM attempts");
-	sqlite3_close(db);
+	after = be->count(path, "SELECT count(*) FROM attempts");
 	assert_int_equal(after, before + 1);
 	free(path);
 }
+
+/* ---- PostgreSQL only ------------------------------------------------------------------------------- */
+
+static void test_pg_schema(void **state)
+{
+	char *loc, *none, *alias;
+	struct calib_store *st = NULL;
+	char *err = NULL;
+
+	backend_of(state);
+	loc = pg_location("schema");
+	st = open_ok(loc);
+	assert_int_equal(record(st, "s-1", "{\"model\": {\"params\": 5}}", "ok", 10, 100), 0);
+	calib_close(st);
+	assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), CALIB_SCHEMA_VERSION);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 1);
+	/* the indexes of SQLite's schema, here too */
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM pg_indexes WHERE schemaname ="
+				  " current_schema() AND indexname LIKE 'attempts\\_%'"
+				  " AND indexname <> 'attempts_pkey'"), 5);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM pg_indexes WHERE schemaname ="
+				  " current_schema() AND indexname IN ('signatures_shape',"
+				  " 'signatures_kind_stack', 'probes_host_time', 'probes_uid',"
+				  " 'probe_backends_probe')"), 5);
+	/* opening again is a no-op; postgres:// is the same store */
+	alias = xl_asprintf("postgres://%s", loc + strlen("postgresql://"));
+	st = open_ok(alias);
+	calib_close(st);
+	free(alias);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 1);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts"), 1);
+	/* NOCREATE: a database (schema) without a store is not given one */
+	none = pg_location("schema_none");
+	assert_int_equal(calib_open(none, CALIB_OPEN_NOCREATE, &st, &err), XL_EX_CANTCREAT);
+	assert_null(st);
+	assert_non_null(strstr(err, "no store in this database"));
+	free(err);
+	assert_int_equal(pg_count(none, "SELECT count(*) FROM pg_tables WHERE schemaname ="
+				  " current_schema()"), 0);
+	/* a schema from the future */
+	pg_exec(loc, "INSERT INTO calib_schema VALUES (99, 0)");
+	assert_int_equal(calib_open(loc, 0, &st, &err), XL_EX_CANTCREAT);
+	assert_non_null(strstr(err, "newer"));
+	assert_non_null(strstr(err, "store 'postgresql://xlaunch@"));
+	free(err);
+	free(none);
+	free(loc);
+}
+
+/* The PostgreSQL schemas as they shipped, version by version (verbatim, as
+ * old_v1 and old_v2 are for SQLite): a store made by an older xlaunch must
+ * open, migrated, with what it held. */
+static const char pg_old_v3[] =
+	"CREATE TABLE calib_schema (version integer PRIMARY KEY, applied double precision NOT NULL);"
+	"INSERT INTO calib_schema VALUES (3, 0);"
+	"CREATE TABLE signatures (hash text COLLATE \"C\" PRIMARY KEY, shape_hash text COLLATE \"C\","
+	" stack_hash text COLLATE \"C\", hardware_kind text, json text,"
+	" first_seen double precision NOT NULL);"
+	"CREATE TABLE attempts (seq bigint GENERATED ALWAYS AS IDENTITY, id text COLLATE \"C\" PRIMARY KEY,"
+	" time double precision NOT NULL, profile text, candidate text,"
+	" signature text COLLATE \"C\" NOT NULL REFERENCES signatures(hash) ON DELETE CASCADE,"
+	" host text, rank bigint, outcome text NOT NULL, exit_status bigint, predicted_bytes bigint,"
+	" observed_bytes bigint, wall_s double precision, compile_count bigint,"
+	" host_peak_rss_bytes bigint);"
+	"CREATE TABLE probes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, uid text COLLATE \"C\","
+	" host text NOT NULL, time double precision NOT NULL, doc text NOT NULL);"
+	"CREATE TABLE probe_backends (probe bigint NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
+	" name text NOT NULL, state text, kind text, count bigint, memory_bytes bigint);"
+	"CREATE INDEX attempts_time ON attempts(time, seq);"
+	"CREATE INDEX attempts_signature_time ON attempts(signature, time, seq);"
+	"CREATE INDEX attempts_profile_time ON attempts(profile, time, seq);"
+	"CREATE INDEX attempts_host_time ON attempts(host, time, seq);"
+	"CREATE INDEX attempts_outcome_time ON attempts(outcome, time, seq);"
+	"CREATE INDEX signatures_shape ON signatures(shape_hash);"
+	"CREATE INDEX signatures_kind_stack ON signatures(hardware_kind, stack_hash);"
+	"CREATE INDEX probes_host_time ON probes(host, time, id);"
+	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
+	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
+static const char pg_sample_v3[] =
+	"INSERT INTO signatures VALUES ('%s', 'sh', 'st', 'tpu', '{\"model\":{\"params\":1000}}', 1000);"
+	"INSERT INTO attempts (id, time, profile, candidate, signature, host, rank, outcome,"
+	" observed_bytes, predicted_bytes) VALUES ('old-1', 1000, 'p', 'c', '%s', 'h1', 0, 'ok', 10, 9);"
+	"INSERT INTO probes (uid, host, time, doc) VALUES ('u1', 'h1', 1000, '{}');"
+	"INSERT INTO probe_backends SELECT id, 'pjrt:libtpu.so', 'alive', 'TPU v6e', 2, 34359738368"
+	" FROM probes;";
+
+static void test_pg_migrations(void **state)
+{
+	static const char *const olds[] = { pg_old_v3 };
+
+	backend_of(state);
+	for (size_t i = 0; i < sizeof(olds) / sizeof(olds[0]); i++) {
+		char name[32], hash[65], *loc, *rows;
+		struct calib_store *st;
+		struct calib_hardware hw;
+		struct calib_filter f = CALIB_FILTER_INIT;
+		int n = 0;
+
+		snprintf(name, sizeof(name), "old%zu", i);
+		loc = pg_location(name);
+		calib_sha256_hex("x", 1, hash);
+		pg_exec(loc, olds[i]);
+		rows = xl_asprintf(pg_sample_v3, hash, hash);
+		pg_exec(loc, rows);
+		free(rows);
+		st = open_ok(loc);
+		assert_int_equal(calib_history(st, &f, count_row, &n), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(calib_latest_hardware(st, "h1", &hw), 0);
+		assert_string_equal(hw.kind, "TPU v6e");
+		assert_int_equal(record(st, "new-1", "{\"model\": {\"params\": 5}}", "oom", 0, 2000), 0);
+		calib_close(st);
+		assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), CALIB_SCHEMA_VERSION);
+		assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts"), 2);
+		pg_check(loc);
+		free(loc);
+	}
+}
+
+/* A listening socket that never answers: a server that hangs. */
+static int silent_server(const char *dir)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/.s.PGSQL.5432", dir);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	return fd;
+}
+
+static void test_pg_unreachable(void **state)
+{
+	char *nodir = path_of("nosock"), *hang = path_of("hang");
+	char *loc, *err = NULL;
+	struct calib_store *st = NULL;
+	double t0;
+	int fd;
+
+	(void)state;
+	/* no server: at once, saying so, naming the store without the password */
+	mkdir(nodir, 0700);
+	loc = xl_asprintf("postgresql://alice:Pa55-word@/calib?host=%s", nodir);
+	t0 = xl_mono();
+	assert_int_equal(calib_open(loc, 0, &st, &err), XL_EX_CANTCREAT);
+	assert_true(xl_mono() - t0 < 5);
+	assert_null(st);
+	assert_non_null(strstr(err, "store 'postgresql://alice@/calib?host="));
+	assert_non_null(strstr(err, "unreachable"));
+	assert_null(strstr(err, "Pa55-word"));
+	free(err);
+	free(loc);
+	/* a server that never answers: given up after the wait */
+	mkdir(hang, 0700);
+	fd = silent_server(hang);
+	loc = xl_asprintf("postgresql://alice@/calib?host=%s", hang);
+	calib_set_wait(1.0);
+	t0 = xl_mono();
+	assert_int_equal(calib_open(loc, 0, &st, &err), XL_EX_CANTCREAT);
+	assert_true(xl_mono() - t0 >= 0.9);
+	assert_true(xl_mono() - t0 < 5);
+	assert_non_null(strstr(err, "unreachable: no answer from the server within 1 s"));
+	free(err);
+	/* connect_timeout, when shorter, is the connection's own */
+	calib_set_wait(30.0);
+	free(loc);
+	loc = xl_asprintf("postgresql://alice@/calib?host=%s&connect_timeout=2", hang);
+	t0 = xl_mono();
+	assert_int_equal(calib_open(loc, 0, &st, &err), XL_EX_CANTCREAT);
+	assert_true(xl_mono() - t0 < 6);
+	assert_non_null(strstr(err, "within 2 s"));
+	free(err);
+	close(fd);
+	free(loc);
+	free(nodir);
+	free(hang);
+}
+
+static void test_pg_password_never_shown(void **state)
+{
+	/* as libpq reads them: the first two are the same password, encoded
+	 * and not; the last is not a valid escape at all */
+	static const char *const uris[] = {
+		"postgresql://bob:S3cret%40Pass@/db?host=/nonexistent-xl",
+		"postgresql://bob@/db?host=/nonexistent-xl&password=S3cret%40Pass",
+		"postgres://bob:S3cretPass@/db?password=Other-S3cret&host=/nonexistent-xl",
+		"postgresql://bob:S3cret%zzPass@/db?host=/nonexistent-xl",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(uris) / sizeof(uris[0]); i++) {
+		struct calib_store *st = NULL;
+		char *err = NULL;
+
+		assert_int_equal(calib_open(uris[i], 0, &st, &err), XL_EX_CANTCREAT);
+		assert_non_null(err);
+		if (strstr(err, "S3cret") || strstr(err, "Pass"))
+			fprintf(stderr, "shown: %s\n", err);
+		assert_null(strstr(err, "S3cret"));
+		assert_null(strstr(err, "Pass"));
+		assert_non_null(strstr(err, "bob"));
+		free(err);
+	}
+	/* a short password is hidden where it stands alone, not inside words */
+	{
+		struct calib_store *st = NULL;
+		char *err = NULL;
+
+		assert_int_equal(calib_open("postgresql://bob:b%zz@/db?host=/nonexistent-xl", 0, &st, &err),
+				 XL_EX_CANTCREAT);
+		assert_non_null(strstr(err, "invalid location: invalid percent-encoded token: \"***\""));
+		free(err);
+		assert_int_equal(calib_open("postgresql://bob:b@/db?host=/nonexistent-xl", 0, &st, &err),
+				 XL_EX_CANTCREAT);
+		assert_non_null(strstr(err, "'postgresql://bob@/db?host=/nonexistent-xl': unreachable: "));
+		free(err);
+	}
+}
+
+static void test_location_display(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/x/calib.db", "/x/calib.db" },
+		{ "postgresql://u:pw@h/db", "postgresql://u@h/db" },
+		{ "postgres://u@h/db?password=pw&sslmode=require", "postgres://u@h/db?sslmode=require" },
+		{ "postgresql://h/db?sslmode=require&pass%77ord=pw", "postgresql://h/db?sslmode=require" },
+		/* the user part ends at the first '@' before any '/', '?' or not */
+		{ "postgresql://u?:pw@h/db", "postgresql://u?@h/db" },
+		{ "postgresql://u:p@w@h/db", "postgresql://u@w@h/db" },
+		{ "postgresql://h/a:b@c", "postgresql://h/a:b@c" },
+		{ "postgresql://u:pw@", "postgresql://u@" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *shown = calib_location_display(cases[i][0]);
+
+		assert_string_equal(shown, cases[i][1]);
+		assert_int_equal(xl_fuzz_location((const uint8_t *)cases[i][0], strlen(cases[i][0])), 0);
+		free(shown);
+	}
+}
+
+/* Makes role NAME (password PASS, one who must give it) with a schema of
+ * its own; returns "postgresql://NAME:PASS@/xlaunch?host=..." (PASS
+ * percent-encoded as given, NULL: no password in the URL; caller frees). */
+static char *pg_role(const char *name, const char *pass, const char *url_pass)
+{
+	const char *base = pg_base(), *host = strstr(base, "host=");
+	char *sql, *url;
+
+	assert_non_null(host);
+	sql = xl_asprintf("DROP SCHEMA IF EXISTS %s CASCADE; DROP ROLE IF EXISTS %s;"
+			  " CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE xlaunch_password;"
+			  " CREATE SCHEMA %s AUTHORIZATION %s", name, name, name, pass, name, name);
+	pg_exec(base, sql);
+	free(sql);
+	url = xl_asprintf("postgresql://%s%s%s@/xlaunch?%.*s&options=-csearch_path%%3D%s", name,
+			  url_pass ? ":" : "", url_pass ? url_pass : "",
+			  (int)strcspn(host, "&"), host, name);
+	return url;
+}
+
+static void test_pg_passwords(void **state)
+{
+	char *good, *bad, *bare, *passfile, *svcfile, *text, *err = NULL;
+	struct calib_store *st = NULL;
+
+	backend_of(state);
+	/* the password has characters a URI must encode */
+	good = pg_role("u_pw", "Right@Pass/1", "Right%40Pass%2F1");
+	bad = pg_role("u_pw", "Right@Pass/1", "Wrong%40Pass%2F2");
+	bare = pg_role("u_pw", "Right@Pass/1", NULL);
+	/* a wrong password: refused, and never shown */
+	assert_int_equal(calib_open(bad, 0, &st, &err), XL_EX_CANTCREAT);
+	assert_non_null(strstr(err, "unreachable"));
+	assert_non_null(strstr(err, "password authentication failed"));
+	assert_null(strstr(err, "Wrong"));
+	free(err);
+	/* the right one: the store shows itself without it */
+	st = open_ok(good);
+	assert_null(strstr(calib_store_path(st), "Right"));
+	assert_non_null(strstr(calib_store_path(st), "postgresql://u_pw@/xlaunch?host="));
+	assert_int_equal(record(st, "pw-1", "{\"model\": {\"params\": 5}}", "ok", 10, 100), 0);
+	calib_close(st);
+	/* none given: libpq's password file (PGPASSFILE, 0600) */
+	assert_int_equal(calib_open(bare, 0, &st, &err), XL_EX_CANTCREAT);
+	assert_non_null(strstr(err, "password"));
+	free(err);
+	passfile = xl_test_write("pgpass", "*:*:*:u_pw:Right@Pass/1\n");
+	chmod(passfile, 0600);
+	setenv("PGPASSFILE", passfile, 1);
+	st = open_ok(bare);
+	assert_int_equal(record(st, "pw-2", "{\"model\": {\"params\": 5}}", "ok", 10, 101), 0);
+	calib_close(st);
+	/* a service file names the server, database, user and schema */
+	{
+		const char *host = strstr(pg_base(), "host=") + 5;
+
+		text = xl_asprintf("[xltest]\nhost=%.*s\nport=5432\ndbname=xlaunch\nuser=u_pw\n"
+				   "options=-csearch_path=u_pw\n", (int)strcspn(host, "&"), host);
+		svcfile = xl_test_write("pg_service.conf", text);
+		free(text);
+	}
+	setenv("PGSERVICEFILE", svcfile, 1);
+	st = open_ok("postgresql://?service=xltest");
+	assert_int_equal(record(st, "pw-3", "{\"model\": {\"params\": 5}}", "ok", 10, 102), 0);
+	calib_close(st);
+	unsetenv("PGSERVICEFILE");
+	unsetenv("PGPASSFILE");
+	assert_int_equal(pg_count(good, "SELECT count(*) FROM attempts"), 3);
+	free(good);
+	free(bad);
+	free(bare);
+	free(passfile);
+	free(svcfile);
+}
+
+static void test_pg_lost_connection(void **state)
+{
+	char *loc, *named;
+	struct calib_store *st;
+	const char *kill_it = "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+			      " WHERE application_name = 'xl_lost'";
+	struct calib_filter f = CALIB_FILTER_INIT;
+	int n = 0;
+
+	backend_of(state);
+	loc = pg_location("lost");
+	named = pg_url_with(loc, "application_name=xl_lost");
+	st = open_ok(named);
+	assert_int_equal(record(st, "l-1", "{\"model\": {\"params\": 5}}", "ok", 10, 100), 0);
+	/* the server ends the connection (a restart, an administrator): the
+	 * next write and the next read each go through on a new one */
+	assert_int_equal(pg_count(loc, kill_it), 1);
+	if (record(st, "l-2", "{\"model\": {\"params\": 5}}", "ok", 10, 101))
+		fail_msg("after the connection was ended: %s", calib_errmsg(st));
+	assert_int_equal(pg_count(loc, kill_it), 1);
+	assert_int_equal(calib_history(st, &f, count_row, &n), 0);
+	assert_int_equal(n, 2);
+	calib_close(st);
+	free(named);
+	free(loc);
+}
+
+/* Holds signature hash in an uncommitted transaction of its own for a
+ * moment, then commits: a concurrent SERIALIZABLE writer of the same hash
+ * gets a serialization failure. */
+static pid_t hold_signature(const char *loc, const char *hash)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		PGconn *conn = PQconnectdb(loc);
+		char *sql = xl_asprintf("BEGIN; INSERT INTO signatures (hash, first_seen)"
+					" VALUES ('%s', 0)", hash);
+		PGresult *r = PQexec(conn, sql);
+
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			_exit(1);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		usleep(300000);
+		r = PQexec(conn, "COMMIT");
+		_exit(PQresultStatus(r) == PGRES_COMMAND_OK ? 0 : 1);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+static void wait_ok(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_pg_serialization_retried(void **state)
+{
+	char *loc, *ser, *sql;
+	struct calib_store *st;
+	struct calib_sig sig1, sig2;
+	json_t *p1 = json_loads("{\"model\": {\"params\": 1}}", 0, NULL);
+	json_t *p2 = json_loads("{\"model\": {\"params\": 2}}", 0, NULL);
+	json_t *a;
+	PGconn *conn;
+	PGresult *r;
+	pid_t pid;
+
+	backend_of(state);
+	loc = pg_location("ser");
+	/* a server whose transactions are all SERIALIZABLE (loc ends in its
+	 * options) */
+	ser = xl_asprintf("%s%%20-cdefault_transaction_isolation%%3Dserializable", loc);
+	st = open_ok(ser);
+	calib_signature(p1, &sig1);
+	calib_signature(p2, &sig2);
+	/* the conflict, as the store's own insert meets it: the server's
+	 * serialization failure */
+	conn = pg_raw(ser);
+	PQclear(PQexec(conn, "BEGIN"));
+	pid = hold_signature(loc, sig1.hash);
+	sql = xl_asprintf("INSERT INTO signatures (hash, first_seen) VALUES ('%s', 1)"
+			  " ON CONFLICT (hash) DO NOTHING", sig1.hash);
+	r = PQexec(conn, sql);
+	assert_string_equal(PQresultErrorField(r, PG_DIAG_SQLSTATE), "40001");
+	PQclear(r);
+	PQfinish(conn);
+	free(sql);
+	wait_ok(pid);
+	/* the store's write meets it too, and goes through on its second try */
+	pid = hold_signature(loc, sig2.hash);
+	a = json_pack("{s:s, s:s, s:s}", "id", "ser-2", "signature_json", sig2.canonical, "outcome", "ok");
+	if (calib_record_attempt_json(st, a))
+		fail_msg("not retried: %s", calib_errmsg(st));
+	json_decref(a);
+	wait_ok(pid);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts WHERE id = 'ser-2'"), 1);
+	/* the signature first known by its hash alone learnt its parts */
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM signatures WHERE json IS NOT NULL"), 1);
+	calib_close(st);
+	calib_sig_release(&sig1);
+	calib_sig_release(&sig2);
+	json_decref(p1);
+	json_decref(p2);
+	free(ser);
+	free(loc);
+}
+
+/* Many writers on a server whose transactions are all SERIALIZABLE:
+ * conflicts are real, retried, and every record lands. */
+static void test_pg_many_writers_serializable(void **state)
+{
+	char *loc, *ser;
+	pid_t pids[WRITERS];
+
+	backend_of(state);
+	loc = pg_location("many_ser");
+	ser = xl_asprintf("%s%%20-cdefault_transaction_isolation%%3Dserializable", loc);
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		assert_true(pids[w] >= 0);
+		if (pids[w] == 0)
+			_exit(many_writer(ser, w));
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int status;
+
+		assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	pg_check(loc);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts"), WRITERS * PER_WRITER);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM signatures"), 7);
+	free(ser);
+	free(loc);
+}
+
+/* A test on SQLite (its own name) and on PostgreSQL (name_pg). */
+#define BOTH(f) \
+	{ #f, f, NULL, NULL, (void *)&sqlite_be }, { #f "_pg", f, NULL, NULL, (void *)&pg_be }
+#define PG(f) { #f, f, NULL, NULL, (void *)&pg_be }
 
 int main(int argc, char **argv)
 {
@@ -780,13 +1409,22 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_open_default_location),
 		cmocka_unit_test(test_open_failures),
 		cmocka_unit_test(test_migrations),
-		cmocka_unit_test(test_record_attempt),
-		cmocka_unit_test(test_record_probe),
-		cmocka_unit_test(test_correction),
-		cmocka_unit_test(test_order_all_permutations),
-		cmocka_unit_test(test_order_precedence),
-		cmocka_unit_test(test_many_writers),
-		cmocka_unit_test(test_killed_writer),
+		BOTH(test_record_attempt),
+		BOTH(test_record_probe),
+		BOTH(test_correction),
+		BOTH(test_order_all_permutations),
+		BOTH(test_order_precedence),
+		BOTH(test_many_writers),
+		BOTH(test_killed_writer),
+		PG(test_pg_schema),
+		PG(test_pg_migrations),
+		cmocka_unit_test(test_pg_unreachable),
+		cmocka_unit_test(test_pg_password_never_shown),
+		cmocka_unit_test(test_location_display),
+		PG(test_pg_passwords),
+		PG(test_pg_lost_connection),
+		PG(test_pg_serialization_retried),
+		PG(test_pg_many_writers_serializable),
 	};
 
 	return XL_TEST_RUN(tests, xl_test_dir_setup, xl_test_dir_teardown);

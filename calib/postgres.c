@@ -1,0 +1,1352 @@
+/* postgres.c - the PostgreSQL store backend, on libpq: connecting, schema
+ * migrations, and every read and write of the store in SQL (see
+ * calib/backend.h).  Its sections follow calib/sqlite.c's one for one, and
+ * each schema version's DDL and each query is a statement of its own, so
+ * that a schema change is made in both files the same way.
+ *
+ * libpq: loaded with dlopen() the first time a postgresql:// store is
+ * opened (or linked, when built with LIBPQ=link), so that no other command,
+ * `exec` above all, loads it and the libraries it brings (TLS, Kerberos,
+ * LDAP).  The location is handed to libpq as given: its URI syntax, its
+ * environment (PGPASSFILE, PGSERVICEFILE, PGSSLMODE, ...), service files
+ * and .pgpass apply as they do for psql.
+ *
+ * Waiting: connecting and each answer of the server wait at most the store's
+ * wait (calib_set_wait, XLAUNCH_STORE_WAIT), or the connection's own
+ * connect_timeout when that is shorter; a server that does not answer in
+ * time is given up and its connection closed (the next operation connects
+ * again).  Transactions are READ COMMITTED, and every write is an
+ * insert-if-absent, so concurrent writers do not conflict; a serialization
+ * failure or a deadlock (a server whose default isolation is SERIALIZABLE,
+ * two imports at once) sets st->retry, and store.c runs the write again.  A
+ * statement outside a transaction whose connection turns out to be lost (a
+ * server restarted since the last one) runs again, once, on a new
+ * connection; inside a transaction the whole write is retried.
+ */
+#include "calib/backend.h"
+
+#include <libpq-fe.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- libpq, loaded when first needed ---------------------------------------- */
+
+#define PQ_FUNCS(X) \
+	X(PQconnectStartParams) X(PQconnectPoll) X(PQstatus) X(PQerrorMessage) X(PQsocket) \
+	X(PQfinish) X(PQconninfo) X(PQconninfoFree) X(PQsetNoticeProcessor) X(PQsendQuery) \
+	X(PQsendQueryParams) X(PQsetSingleRowMode) X(PQconsumeInput) X(PQisBusy) \
+	X(PQgetResult) X(PQresultStatus) X(PQresultErrorField) X(PQclear) X(PQntuples) \
+	X(PQgetvalue) X(PQgetisnull) X(PQcmdTuples) X(PQtransactionStatus) X(PQconninfoParse) \
+	X(PQfreemem)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	PQ_FUNCS(X)
+#undef X
+} pq;
+
+/* The soname of libpq's C API (stable since PostgreSQL 8.0). */
+#define LIBPQ_SONAME "libpq.so.5"
+
+/* Fills pq once.  Returns 0, or -1 with why[] saying what failed. */
+static int pq_load(char *why, size_t len)
+{
+	static int state;          /* 0: not tried, 1: loaded, -1: failed */
+	static char reason[256];
+
+	if (state == 0) {
+#ifdef XL_LIBPQ_LINKED
+#define X(f) pq.f = f;
+		PQ_FUNCS(X)
+#undef X
+		state = 1;
+#else
+		void *h = dlopen(LIBPQ_SONAME, RTLD_NOW | RTLD_LOCAL);
+		const char *missing = NULL;
+
+		if (!h) {
+			snprintf(reason, sizeof(reason), "%s", dlerror());
+			state = -1;
+		} else {
+#define X(f) if (!missing && !(*(void **)&pq.f = dlsym(h, #f))) missing = #f;
+			PQ_FUNCS(X)
+#undef X
+			if (missing) {
+				snprintf(reason, sizeof(reason), "%s has no %s", LIBPQ_SONAME, missing);
+				dlclose(h);
+				state = -1;
+			} else {
+				state = 1;
+			}
+		}
+#endif
+	}
+	if (state < 0)
+		snprintf(why, len, "%s", reason);
+	return state > 0 ? 0 : -1;
+}
+
+/* ---- connection --------------------------------------------------------------- */
+
+struct pg {
+	PGconn *conn;              /* NULL when not connected */
+	char *uri;                 /* as given, password included: for libpq only */
+	int tx_depth;              /* begin nesting: only the outermost one talks */
+	bool ended;                /* the server ended the connection (it may not
+				    * know it yet) */
+	char sqlstate[6];          /* of the last failed statement, "" when none */
+};
+
+static bool lost(const struct pg *g)
+{
+	return !g->conn || g->ended || pq.PQstatus(g->conn) == CONNECTION_BAD;
+}
+
+/* SQLSTATEs after which the connection is of no more use: connection
+ * exceptions (class 08) and the server ending it (57P01 admin_shutdown,
+ * 57P02 crash_shutdown, 57P03 cannot_connect_now, 57P05 idle session
+ * timeout). */
+static bool ends_connection(const char *state)
+{
+	return state && (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
+			 strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0 ||
+			 strcmp(state, "57P05") == 0);
+}
+
+/* A server gets at least this long to answer, whatever the wait. */
+#define MIN_ANSWER_S 1.0
+
+static double answer_limit(void)
+{
+	return calib_wait_limit() > MIN_ANSWER_S ? calib_wait_limit() : MIN_ANSWER_S;
+}
+
+static void drop(struct pg *g)
+{
+	if (g->conn)
+		pq.PQfinish(g->conn);
+	g->conn = NULL;
+	g->tx_depth = 0;
+	g->ended = false;
+}
+
+/* A message of libpq or the server on one line: lines joined by "; ", no
+ * trailing newline.  Caller frees. */
+static char *one_line(const char *msg)
+{
+	struct xl_buf b = XL_BUF_INIT;
+	size_t len = msg ? strlen(msg) : 0;
+
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' ' || msg[len - 1] == '\t'))
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		if (msg[i] == '\n') {
+			while (i + 1 < len && (msg[i + 1] == '\t' || msg[i + 1] == ' '))
+				i++;
+			xl_buf_adds(&b, "; ");
+		} else {
+			xl_buf_addc(&b, msg[i]);
+		}
+	}
+	return xl_buf_detach(&b);
+}
+
+/* Waits until fd is ready for events or deadline (xl_mono() seconds) has
+ * passed: 1 ready, 0 timed out, -1 error. */
+static int wait_fd(int fd, short events, double deadline)
+{
+	for (;;) {
+		double left = deadline - xl_mono();
+		struct pollfd p = { .fd = fd, .events = events };
+		int r;
+
+		if (left <= 0)
+			return 0;
+		if (fd < 0)             /* no socket yet: libpq has more to do */
+			return 1;
+		r = poll(&p, 1, left > 3600 ? 3600 * 1000 : (int)(left * 1000) + 1);
+		if (r > 0)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* Server notices (such as "relation already exists, skipping") are not
+ * for the user. */
+static void quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/* How long connecting may take: the wait, or the connection's own
+ * connect_timeout (URI, PGCONNECT_TIMEOUT or service file) when shorter. */
+static double connect_limit(PGconn *conn)
+{
+	PQconninfoOption *opts = pq.PQconninfo(conn);
+	double limit = answer_limit();
+
+	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
+		if (strcmp(o->keyword, "connect_timeout") == 0 && o->val && *o->val) {
+			long t = strtol(o->val, NULL, 10);
+
+			/* libpq reads 1 as 2; 0 or less means none */
+			if (t > 0 && (t < 2 ? 2.0 : (double)t) < limit)
+				limit = t < 2 ? 2.0 : (double)t;
+		}
+	}
+	if (opts)
+		pq.PQconninfoFree(opts);
+	return limit;
+}
+
+static int run_script(struct calib_store *st, const char *what, const char *sql);
+
+/* Connects (again) to the server.  Returns 0 or 73 ("unreachable: why"). */
+static int pg_connect(struct calib_store *st)
+{
+	struct pg *g = st->impl;
+	/* the URI is expanded in place of dbname; client_encoding after it
+	 * wins over the URI and PGCLIENTENCODING: the store's text is UTF-8 */
+	const char *const keys[] = { "fallback_application_name", "dbname", "client_encoding", NULL };
+	const char *const vals[] = { "xlaunch", g->uri, "UTF8", NULL };
+	PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+	double limit, deadline;
+
+	drop(g);
+	g->conn = pq.PQconnectStartParams(keys, vals, 1);
+	if (!g->conn)
+		xl_oom();
+	limit = connect_limit(g->conn);
+	deadline = xl_mono() + limit;
+	while (pq.PQstatus(g->conn) != CONNECTION_BAD && ps != PGRES_POLLING_OK &&
+	       ps != PGRES_POLLING_FAILED) {
+		if (ps == PGRES_POLLING_READING || ps == PGRES_POLLING_WRITING) {
+			int w = wait_fd(pq.PQsocket(g->conn),
+					ps == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline);
+
+			if (w == 0) {
+				drop(g);
+				return calib_fail(st, XL_EX_CANTCREAT,
+						  "unreachable: no answer from the server within %.0f s",
+						  limit);
+			}
+		}
+		ps = pq.PQconnectPoll(g->conn);
+	}
+	if (pq.PQstatus(g->conn) != CONNECTION_OK) {
+		char *msg = one_line(pq.PQerrorMessage(g->conn));
+		int rc = calib_fail(st, XL_EX_CANTCREAT, "unreachable: %s", *msg ? msg : "cannot connect");
+
+		free(msg);
+		drop(g);
+		return rc;
+	}
+	pq.PQsetNoticeProcessor(g->conn, quiet, NULL);
+	/* doubles as text both ways without loss (PostgreSQL 12 and later
+	 * print the shortest exact form for any value above 0) */
+	return run_script(st, "cannot set up the connection", "SET extra_float_digits = 3");
+}
+
+/* Waits until a result can be read without blocking.  A server that does
+ * not answer within the wait loses its connection.  Returns 0 or 73. */
+static int await(struct calib_store *st, const char *what)
+{
+	struct pg *g = st->impl;
+	double limit = answer_limit(), deadline = xl_mono() + limit;
+
+	while (pq.PQisBusy(g->conn)) {
+		int w = wait_fd(pq.PQsocket(g->conn), POLLIN, deadline);
+
+		if (w == 0) {
+			drop(g);
+			return calib_fail(st, XL_EX_CANTCREAT, "%s: no answer from the server within %.0f s",
+					  what, limit);
+		}
+		/* on failure PQgetResult gives the error */
+		if (w < 0 || !pq.PQconsumeInput(g->conn))
+			break;
+	}
+	return 0;
+}
+
+/* Sets st->err from a failed result (or the connection's message when r is
+ * NULL), and st->retry when running the transaction again may pass. */
+static int pg_error(struct calib_store *st, const char *what, const PGresult *r)
+{
+	struct pg *g = st->impl;
+	const char *state = r ? pq.PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = r ? pq.PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	char *msg = one_line(primary ? primary : g->conn ? pq.PQerrorMessage(g->conn) : "");
+	int rc;
+
+	snprintf(g->sqlstate, sizeof(g->sqlstate), "%s", state ? state : "");
+	if (ends_connection(state))
+		g->ended = true;
+	/* serialization_failure, deadlock_detected */
+	if (state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0))
+		st->retry = true;
+	if (lost(g)) {
+		if (g->tx_depth > 0)
+			st->retry = true;
+		rc = calib_fail(st, XL_EX_CANTCREAT, "%s: the connection to the server was lost (%s)",
+				what, *msg ? msg : "closed");
+	} else {
+		rc = calib_fail(st, XL_EX_CANTCREAT, "%s: %s", what, *msg ? msg : "failed");
+	}
+	free(msg);
+	return rc;
+}
+
+/* Runs SQL of one or more statements without parameters (DDL, session
+ * settings), every result read.  Returns 0 or 73. */
+static int run_script(struct calib_store *st, const char *what, const char *sql)
+{
+	struct pg *g = st->impl;
+	PGresult *r;
+	int rc = 0;
+
+	if (lost(g))
+		return pg_error(st, what, NULL);
+	if (!pq.PQsendQuery(g->conn, sql))
+		return pg_error(st, what, NULL);
+	for (;;) {
+		if (await(st, what))
+			return XL_EX_CANTCREAT;
+		if (!(r = pq.PQgetResult(g->conn)))
+			break;
+		if (rc == 0 && pq.PQresultStatus(r) != PGRES_COMMAND_OK &&
+		    pq.PQresultStatus(r) != PGRES_TUPLES_OK)
+			rc = pg_error(st, what, r);
+		pq.PQclear(r);
+	}
+	return rc;
+}
+
+/* One statement's parameters, as text; NULL is SQL NULL.  Numbers are
+ * written into the struct, which therefore is not copied. */
+#define MAX_PARAMS 16
+struct params {
+	const char *v[MAX_PARAMS];
+	char num[MAX_PARAMS][32];
+	int n;
+};
+
+static void p_text(struct params *p, const char *s)
+{
+	p->v[p->n++] = s;
+}
+
+static void p_int(struct params *p, int64_t v)
+{
+	if (v == CALIB_UNSET) {
+		p->v[p->n++] = NULL;
+		return;
+	}
+	snprintf(p->num[p->n], sizeof(p->num[p->n]), "%" PRId64, v);
+	p->v[p->n] = p->num[p->n];
+	p->n++;
+}
+
+/* Exact: 17 significant digits read back to the same double. */
+static void p_real(struct params *p, double v)
+{
+	if (isnan(v)) {
+		p->v[p->n++] = NULL;
+		return;
+	}
+	snprintf(p->num[p->n], sizeof(p->num[p->n]), "%.17g", v);
+	p->v[p->n] = p->num[p->n];
+	p->n++;
+}
+
+/* Called with each row of a statement's result (row of r); a non-zero
+ * return is what the statement returns (the rest of the rows are read
+ * and dropped). */
+typedef int row_fn(struct calib_store *st, const PGresult *r, int row, void *arg);
+
+/* run() once; *again when it failed on a connection found lost before any
+ * row was handed out, so that running it on a new connection is safe. */
+static int run_once(struct calib_store *st, const char *what, const char *sql,
+		    const struct params *p, row_fn *fn, void *arg, int64_t *changed, bool *again)
+{
+	struct pg *g = st->impl;
+	bool rows = false;
+	int rc = 0;
+	PGresult *r;
+
+	*again = false;
+	if (lost(g)) {
+		*again = g->tx_depth == 0;
+		return pg_error(st, what, NULL);
+	}
+	if (!pq.PQsendQueryParams(g->conn, sql, p ? p->n : 0, NULL, p ? p->v : NULL, NULL, NULL, 0)) {
+		rc = pg_error(st, what, NULL);
+		*again = lost(g) && g->tx_depth == 0;
+		return rc;
+	}
+	/* rows one at a time, so that a long history is never all in memory */
+	if (fn)
+		pq.PQsetSingleRowMode(g->conn);
+	for (;;) {
+		if (await(st, what))
+			return XL_EX_CANTCREAT;
+		if (!(r = pq.PQgetResult(g->conn)))
+			break;
+		switch (pq.PQresultStatus(r)) {
+		case PGRES_SINGLE_TUPLE:
+		case PGRES_TUPLES_OK:
+			for (int i = 0; fn && rc == 0 && i < pq.PQntuples(r); i++) {
+				rows = true;
+				rc = fn(st, r, i, arg);
+			}
+			/* fall through */
+		case PGRES_COMMAND_OK:
+			if (changed && pq.PQresultStatus(r) != PGRES_SINGLE_TUPLE)
+				*changed = strtoll(pq.PQcmdTuples(r), NULL, 10);
+			break;
+		default:
+			if (rc == 0) {
+				rc = pg_error(st, what, r);
+				*again = !rows && lost(g) && g->tx_depth == 0;
+			}
+			break;
+		}
+		pq.PQclear(r);
+	}
+	return rc;
+}
+
+/* Runs one statement with parameters p (NULL: none).  Each row of its
+ * result goes to fn (may be NULL); *changed (may be NULL) is how many rows
+ * it inserted, updated or deleted.  Outside a transaction, a statement
+ * whose connection was lost runs again on a new one.  Returns 0, what fn
+ * returned, or 73 with st->err "WHAT: why". */
+static int run(struct calib_store *st, const char *what, const char *sql, const struct params *p,
+	       row_fn *fn, void *arg, int64_t *changed)
+{
+	bool again;
+	int rc;
+
+	((struct pg *)st->impl)->sqlstate[0] = '\0';
+	rc = run_once(st, what, sql, p, fn, arg, changed, &again);
+	if (rc && again && pg_connect(st) == 0)
+		rc = run_once(st, what, sql, p, fn, arg, changed, &again);
+	return rc;
+}
+
+/* Runs sql, keeping st->err as it is: for a rollback after a failure. */
+static void run_quietly(struct calib_store *st, const char *sql)
+{
+	char *err = st->err ? xl_strdup(st->err) : NULL;
+	bool retry = st->retry;
+
+	run_script(st, "cannot roll back", sql);
+	free(st->err);
+	st->err = err;
+	st->retry = retry;
+}
+
+/* ---- transactions ---------------------------------------------------------- */
+
+/* BEGIN (or begin_sql) and COMMIT; nested calls join the outermost
+ * transaction.  A BEGIN on a connection found lost runs on a new one. */
+static int tx_begin_as(struct calib_store *st, const char *begin_sql)
+{
+	struct pg *g = st->impl;
+	int rc;
+
+	if (g->tx_depth > 0) {
+		g->tx_depth++;
+		return 0;
+	}
+	if ((rc = run(st, "cannot begin a transaction", begin_sql, NULL, NULL, NULL, NULL)))
+		return rc;
+	g->tx_depth = 1;
+	return 0;
+}
+
+static int tx_begin(struct calib_store *st)
+{
+	return tx_begin_as(st, "BEGIN");
+}
+
+static int tx_commit(struct calib_store *st)
+{
+	struct pg *g = st->impl;
+	int rc;
+
+	if (g->tx_depth > 1) {
+		g->tx_depth--;
+		return 0;
+	}
+	/* not run again on a new connection: the commit may have happened */
+	rc = run(st, "cannot commit", "COMMIT", NULL, NULL, NULL, NULL);
+	g->tx_depth = 0;
+	return rc;
+}
+
+static void tx_rollback(struct calib_store *st)
+{
+	struct pg *g = st->impl;
+
+	g->tx_depth = 0;
+	if (!lost(g) && pq.PQtransactionStatus(g->conn) != PQTRANS_IDLE)
+		run_quietly(st, "ROLLBACK");
+}
+
+/* ---- schema ------------------------------------------------------------------ */
+
+/* The schema version of the store in this database (its search_path): one
+ * row per version applied, the highest is the store's (what PRAGMA
+ * user_version is to SQLite). */
+static const char schema_table[] =
+	"CREATE TABLE IF NOT EXISTS calib_schema ("
+	" version integer PRIMARY KEY,"
+	" applied double precision NOT NULL)";
+
+/* v0 -> v3: a new store starts at schema 3, which is SQLite's v3 in one
+ * step (no PostgreSQL store ever had versions 1 and 2).  Types keep what
+ * SQLite keeps: 64-bit integers, doubles, text compared byte by byte
+ * (COLLATE "C", as SQLite's BINARY) for keys and hashes; seq is the order
+ * attempts were recorded in (SQLite's rowid), the tie-break of every
+ * "newest first".  Indexes: those of SQLite's v3, with seq last. */
+static const char schema_v3[] =
+	"CREATE TABLE signatures ("
+	" hash text COLLATE \"C\" PRIMARY KEY,"
+	" shape_hash text COLLATE \"C\","
+	" stack_hash text COLLATE \"C\","
+	" hardware_kind text,"
+	" json text,"
+	" first_seen double precision NOT NULL);"
+	"CREATE TABLE attempts ("
+	" seq bigint GENERATED ALWAYS AS IDENTITY,"
+	" id text COLLATE \"C\" PRIMARY KEY,"
+	" time double precision NOT NULL,"
+	" profile text,"
+	" candidate text,"
+	" signature text COLLATE \"C\" NOT NULL REFERENCES signatures(hash) ON DELETE CASCADE,"
+	" host text,"
+	" rank bigint,"
+	" outcome text NOT NULL,"
+	" exit_status bigint,"
+	" predicted_bytes bigint,"
+	" observed_bytes bigint,"
+	" wall_s double precision,"
+	" compile_count bigint,"
+	" host_peak_rss_bytes bigint);"
+	"CREATE TABLE probes ("
+	" id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+	" uid text COLLATE \"C\","
+	" host text NOT NULL,"
+	" time double precision NOT NULL,"
+	" doc text NOT NULL);"
+	"CREATE TABLE probe_backends ("
+	" probe bigint NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
+	" name text NOT NULL,"
+	" state text,"
+	" kind text,"
+	" count bigint,"
+	" memory_bytes bigint);"
+	"CREATE INDEX attempts_time ON attempts(time, seq);"
+	"CREATE INDEX attempts_signature_time ON attempts(signature, time, seq);"
+	"CREATE INDEX attempts_profile_time ON attempts(profile, time, seq);"
+	"CREATE INDEX attempts_host_time ON attempts(host, time, seq);"
+	"CREATE INDEX attempts_outcome_time ON attempts(outcome, time, seq);"
+	"CREATE INDEX signatures_shape ON signatures(shape_hash);"
+	"CREATE INDEX signatures_kind_stack ON signatures(hardware_kind, stack_hash);"
+	"CREATE INDEX probes_host_time ON probes(host, time, id);"
+	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
+	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
+
+/* The steps from an older store to this build's, oldest first: each runs
+ * in the one migration transaction when the store is below its version, its
+ * DDL first, then its fill (data the new schema derives from the old, as
+ * migrate_v2_backfill is to SQLite), when it has one.  A new schema version
+ * is one more step here (and one in sqlite.c). */
+static const struct {
+	int version;
+	const char *sql;
+	int (*fill)(struct calib_store *st);
+} migrations[] = {
+	{ 3, schema_v3, NULL },
+};
+
+static const char q_schema_version[] = "SELECT coalesce(max(version), 0) FROM calib_schema";
+static const char q_schema_set[] = "INSERT INTO calib_schema (version, applied) VALUES ($1, $2)";
+/* READ COMMITTED whatever the server's default: each statement must see
+ * what a migration that held the lock before committed */
+static const char q_migration_begin[] = "BEGIN ISOLATION LEVEL READ COMMITTED";
+/* one migration at a time per database ('xlaunch' as a number) */
+static const char q_migration_lock[] = "SELECT pg_advisory_xact_lock(33896163043074920)";
+
+static int version_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	*(int *)arg = atoi(pq.PQgetvalue(r, row, 0));
+	return 0;
+}
+
+/* *v: the store's schema version, 0 when this database has none. */
+static int schema_version(struct calib_store *st, int *v)
+{
+	struct pg *g = st->impl;
+	int rc;
+
+	*v = 0;
+	rc = run(st, "cannot read the schema version", q_schema_version, NULL, version_row, v, NULL);
+	if (rc && strcmp(g->sqlstate, "42P01") == 0) {   /* undefined_table: a new store */
+		*v = 0;
+		return 0;
+	}
+	return rc;
+}
+
+static int migrate(struct calib_store *st, unsigned flags)
+{
+	int v, rc;
+
+	if ((rc = schema_version(st, &v)))
+		return rc;
+	if (v == CALIB_SCHEMA_VERSION)
+		return 0;
+	if (v > CALIB_SCHEMA_VERSION)
+		return calib_fail(st, XL_EX_CANTCREAT,
+				  "schema version %d is newer than this xlaunch knows (%d)",
+				  v, CALIB_SCHEMA_VERSION);
+	if (v == 0 && (flags & CALIB_OPEN_NOCREATE))
+		return calib_fail(st, XL_EX_CANTCREAT, "no store in this database");
+	if ((rc = tx_begin_as(st, q_migration_begin)))
+		return rc;
+	/* another process may be migrating: wait for it, then look again */
+	if ((rc = run(st, "cannot lock for a schema migration", q_migration_lock, NULL, NULL, NULL,
+		      NULL)) ||
+	    (rc = run_script(st, "cannot create the schema table", schema_table)) ||
+	    (rc = run(st, "cannot read the schema version", q_schema_version, NULL, version_row, &v,
+		      NULL)))
+		goto out;
+	for (size_t i = 0; i < sizeof(migrations) / sizeof(migrations[0]); i++) {
+		struct params p = { .n = 0 };
+		char what[64];
+
+		if (migrations[i].version <= v)
+			continue;
+		snprintf(what, sizeof(what), "migration to schema %d", migrations[i].version);
+		p_int(&p, migrations[i].version);
+		p_real(&p, xl_now());
+		if ((rc = run_script(st, what, migrations[i].sql)) ||
+		    (migrations[i].fill && (rc = migrations[i].fill(st))) ||
+		    (rc = run(st, "cannot set the schema version", q_schema_set, &p, NULL, NULL, NULL)))
+			goto out;
+		v = migrations[i].version;
+	}
+	if (v != CALIB_SCHEMA_VERSION) {
+		rc = calib_fail(st, XL_EX_SOFTWARE, "no migration to schema %d in this build",
+				CALIB_SCHEMA_VERSION);
+		goto out;
+	}
+	rc = tx_commit(st);
+out:
+	if (rc)
+		tx_rollback(st);
+	return rc;
+}
+
+/* A location libpq cannot read (an unknown parameter, a bad escape) is
+ * said to be so, not unreachable. */
+static int check_location(struct calib_store *st, const char *uri)
+{
+	char *err = NULL, *msg;
+	PQconninfoOption *opts = pq.PQconninfoParse(uri, &err);
+	int rc;
+
+	if (opts) {
+		/* the password as libpq reads it, whatever the URI's shape */
+		for (PQconninfoOption *o = opts; o->keyword; o++)
+			if (strcmp(o->keyword, "password") == 0)
+				calib_add_secret(st, o->val);
+		pq.PQconninfoFree(opts);
+		return 0;
+	}
+	if (!err)
+		xl_oom();
+	msg = one_line(err);
+	pq.PQfreemem(err);
+	rc = calib_fail(st, XL_EX_CANTCREAT, "invalid location: %s", msg);
+	free(msg);
+	return rc;
+}
+
+static int pg_open(struct calib_store *st, const char *uri, unsigned flags)
+{
+	struct pg *g = xl_calloc(1, sizeof(*g));
+	char why[300];
+	int rc;
+
+	st->impl = g;
+	if (pq_load(why, sizeof(why)))
+		return calib_fail(st, XL_EX_CANTCREAT, "PostgreSQL stores need libpq (%s)", why);
+	if ((rc = check_location(st, uri)))
+		return rc;
+	g->uri = xl_strdup(uri);
+	if ((rc = pg_connect(st)))
+		return rc;
+	return migrate(st, flags);
+}
+
+static void pg_close(struct calib_store *st)
+{
+	struct pg *g = st->impl;
+
+	if (!g)
+		return;
+	drop(g);
+	if (g->uri) {
+		/* the password goes no further than libpq */
+		memset(g->uri, 0, strlen(g->uri));
+		free(g->uri);
+	}
+	free(g);
+	st->impl = NULL;
+}
+
+/* ---- column helpers ---------------------------------------------------------- */
+
+static const char *col(const PGresult *r, int row, int c)
+{
+	return pq.PQgetisnull(r, row, c) ? NULL : pq.PQgetvalue(r, row, c);
+}
+
+static char *col_dup(const PGresult *r, int row, int c)
+{
+	const char *v = col(r, row, c);
+
+	return v ? xl_strdup(v) : NULL;
+}
+
+static int64_t col_int(const PGresult *r, int row, int c)
+{
+	const char *v = col(r, row, c);
+
+	return v ? (int64_t)strtoll(v, NULL, 10) : CALIB_UNSET;
+}
+
+static double col_real(const PGresult *r, int row, int c)
+{
+	const char *v = col(r, row, c);
+
+	return v ? strtod(v, NULL) : NAN;
+}
+
+static void col_hash(const PGresult *r, int row, int c, char hash[65])
+{
+	const char *v = col(r, row, c);
+
+	snprintf(hash, 65, "%s", v ? v : "");
+}
+
+static const char *or_null(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* The attempt columns every full read selects, in this order. */
+#define ATTEMPT_COLS \
+	"a.id, a.time, a.profile, a.candidate, a.signature, a.host, a.rank, a.outcome," \
+	" a.exit_status, a.predicted_bytes, a.observed_bytes, a.wall_s, a.compile_count," \
+	" a.host_peak_rss_bytes"
+#define NATTEMPT_COLS 14
+
+/* Reads the ATTEMPT_COLS of a row into a (initialized; released first). */
+static void read_attempt(const PGresult *r, int row, struct calib_attempt *a)
+{
+	enum xl_outcome o = XL_OUT_ERROR;
+
+	calib_attempt_release(a);
+	calib_attempt_init(a);
+	a->id = col_dup(r, row, 0);
+	a->time = col_real(r, row, 1);
+	a->profile = col_dup(r, row, 2);
+	a->candidate = col_dup(r, row, 3);
+	col_hash(r, row, 4, a->signature);
+	a->host = col_dup(r, row, 5);
+	a->rank = col_int(r, row, 6);
+	xl_outcome_parse(col(r, row, 7), &o);
+	a->outcome = o;
+	a->exit_status = col_int(r, row, 8);
+	a->predicted_bytes = col_int(r, row, 9);
+	a->observed_bytes = col_int(r, row, 10);
+	a->wall_s = col_real(r, row, 11);
+	a->compile_count = col_int(r, row, 12);
+	a->host_peak_rss_bytes = col_int(r, row, 13);
+}
+
+/* ---- recording attempts --------------------------------------------------------- */
+
+static const char q_insert_signature[] =
+	"INSERT INTO signatures (hash, shape_hash, stack_hash, hardware_kind, json, first_seen)"
+	" VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (hash) DO NOTHING";
+/* a signature first known by its hash alone learns what it is made of */
+static const char q_describe_signature[] =
+	"UPDATE signatures SET json = $2, shape_hash = $3, stack_hash = $4, hardware_kind = $5"
+	" WHERE hash = $1 AND json IS NULL AND $2::text IS NOT NULL";
+static const char q_insert_attempt[] =
+	"INSERT INTO attempts (id, time, profile, candidate, signature, host, rank, outcome,"
+	" exit_status, predicted_bytes, observed_bytes, wall_s, compile_count, host_peak_rss_bytes)"
+	" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+	" ON CONFLICT (id) DO NOTHING";
+
+static int pg_record_attempt(struct calib_store *st, const struct calib_attempt *a)
+{
+	struct params p1 = { .n = 0 }, p2 = { .n = 0 }, p3 = { .n = 0 };
+	const char *what = "cannot record an attempt";
+	int rc;
+
+	p_text(&p1, a->signature);
+	p_text(&p1, or_null(a->shape_hash));
+	p_text(&p1, or_null(a->stack_hash));
+	p_text(&p1, a->hardware_kind);
+	p_text(&p1, a->signature_json);
+	p_real(&p1, a->time);
+	p_text(&p2, a->signature);
+	p_text(&p2, a->signature_json);
+	p_text(&p2, or_null(a->shape_hash));
+	p_text(&p2, or_null(a->stack_hash));
+	p_text(&p2, a->hardware_kind);
+	p_text(&p3, a->id);
+	p_real(&p3, a->time);
+	p_text(&p3, a->profile);
+	p_text(&p3, a->candidate);
+	p_text(&p3, a->signature);
+	p_text(&p3, a->host ? a->host : xl_hostname());
+	p_int(&p3, a->rank);
+	p_text(&p3, xl_outcome_name(a->outcome));
+	p_int(&p3, a->exit_status);
+	p_int(&p3, a->predicted_bytes);
+	p_int(&p3, a->observed_bytes);
+	p_real(&p3, a->wall_s);
+	p_int(&p3, a->compile_count);
+	p_int(&p3, a->host_peak_rss_bytes);
+	if ((rc = tx_begin(st)))
+		return rc;
+	if ((rc = run(st, what, q_insert_signature, &p1, NULL, NULL, NULL)) ||
+	    (rc = run(st, what, q_describe_signature, &p2, NULL, NULL, NULL)) ||
+	    (rc = run(st, what, q_insert_attempt, &p3, NULL, NULL, NULL)) ||
+	    (rc = tx_commit(st)))
+		tx_rollback(st);
+	return rc;
+}
+
+/* ---- probes ---------------------------------------------------------------------- */
+
+static const char q_insert_backend[] =
+	"INSERT INTO probe_backends (probe, name, state, kind, count, memory_bytes)"
+	" VALUES ($1, $2, $3, $4, $5, $6)";
+/* a uid already present is left alone: no row comes back */
+static const char q_insert_probe[] =
+	"INSERT INTO probes (uid, host, time, doc) VALUES ($1, $2, $3, $4)"
+	" ON CONFLICT (uid) DO NOTHING RETURNING id";
+
+static int insert_backends(struct calib_store *st, int64_t probe, const json_t *doc)
+{
+	struct calib_probe_backend *rows;
+	size_t n = calib_probe_backends(doc, &rows);
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct params p = { .n = 0 };
+
+		p_int(&p, probe);
+		p_text(&p, rows[i].name);
+		p_text(&p, rows[i].state);
+		p_text(&p, rows[i].kind);
+		p_int(&p, rows[i].count);
+		p_int(&p, rows[i].memory_bytes >= 0 ? rows[i].memory_bytes : CALIB_UNSET);
+		rc = run(st, "cannot record a probe", q_insert_backend, &p, NULL, NULL, NULL);
+	}
+	free(rows);
+	return rc;
+}
+
+static int id_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	*(int64_t *)arg = col_int(r, row, 0);
+	return 0;
+}
+
+static int pg_record_probe(struct calib_store *st, const json_t *doc, const char *host, double t,
+			   const char *given_uid)
+{
+	struct params p = { .n = 0 };
+	int64_t id = CALIB_UNSET;
+	char *text, *uid;
+	int rc;
+
+	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		xl_oom();
+	uid = given_uid ? xl_strdup(given_uid) : calib_probe_uid(host, t, text);
+	p_text(&p, uid);
+	p_text(&p, host);
+	p_real(&p, t);
+	p_text(&p, text);
+	if ((rc = tx_begin(st)))
+		goto out;
+	rc = run(st, "cannot record a probe", q_insert_probe, &p, id_row, &id, NULL);
+	if (rc == 0 && id != CALIB_UNSET)
+		rc = insert_backends(st, id, doc);
+	if (rc == 0)
+		rc = tx_commit(st);
+	if (rc)
+		tx_rollback(st);
+out:
+	free(text);
+	free(uid);
+	return rc;
+}
+
+static const char q_latest_hardware[] =
+	"SELECT b.kind, b.count, b.memory_bytes, b.name FROM probe_backends b"
+	" WHERE b.probe = (SELECT id FROM probes WHERE host = $1"
+	" ORDER BY time DESC, id DESC LIMIT 1)"
+	" AND b.state = 'alive' AND b.count > 0 AND b.kind IS NOT NULL";
+
+struct hw_pick {
+	struct calib_hardware *out;
+	int best_rank;
+	double best_total;
+};
+
+static int hardware_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct hw_pick *h = arg;
+	int64_t mem = col_int(r, row, 2);
+
+	calib_hardware_offer(h->out, &h->best_rank, &h->best_total, col(r, row, 0),
+			     col_int(r, row, 1), mem == CALIB_UNSET ? 0 : mem);
+	return 0;
+}
+
+static int pg_latest_hardware(struct calib_store *st, const char *host, struct calib_hardware *out)
+{
+	struct hw_pick h = { out, -1, -1 };
+	struct params p = { .n = 0 };
+	int rc;
+
+	p_text(&p, host ? host : xl_hostname());
+	if ((rc = run(st, "cannot read probes", q_latest_hardware, &p, hardware_row, &h, NULL)))
+		return rc;
+	if (h.best_rank < 0)
+		return calib_fail(st, XL_EX_NOINPUT, "no probe of host '%s' found an alive device",
+				  host ? host : xl_hostname());
+	return 0;
+}
+
+/* ---- queries ---------------------------------------------------------------------- */
+
+struct attempt_rows {
+	calib_attempt_fn *fn;
+	void *arg;
+	struct calib_attempt a;
+	bool full;                 /* the signature's columns follow ATTEMPT_COLS */
+};
+
+static int attempt_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct attempt_rows *ar = arg;
+
+	read_attempt(r, row, &ar->a);
+	if (ar->full) {
+		ar->a.signature_json = col_dup(r, row, NATTEMPT_COLS);
+		col_hash(r, row, NATTEMPT_COLS + 1, ar->a.shape_hash);
+		col_hash(r, row, NATTEMPT_COLS + 2, ar->a.stack_hash);
+		ar->a.hardware_kind = col_dup(r, row, NATTEMPT_COLS + 3);
+	}
+	return ar->fn(&ar->a, ar->arg);
+}
+
+/* history: the filters given, newest first (each filter has its index) */
+static int pg_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
+		      void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct attempt_rows ar = { fn, arg, { 0 }, false };
+	int rc;
+
+	xl_buf_adds(&q, "SELECT " ATTEMPT_COLS " FROM attempts a WHERE true");
+	if (f->profile) {
+		p_text(&p, f->profile);
+		xl_buf_addf(&q, " AND a.profile = $%d", p.n);
+	}
+	if (f->signature) {
+		p_text(&p, f->signature);
+		xl_buf_addf(&q, " AND a.signature = $%d", p.n);
+	}
+	if (f->outcome >= 0) {
+		p_text(&p, xl_outcome_name(f->outcome));
+		xl_buf_addf(&q, " AND a.outcome = $%d", p.n);
+	}
+	if (f->host) {
+		p_text(&p, f->host);
+		xl_buf_addf(&q, " AND a.host = $%d", p.n);
+	}
+	if (!isnan(f->since)) {
+		p_real(&p, f->since);
+		xl_buf_addf(&q, " AND a.time >= $%d", p.n);
+	}
+	xl_buf_adds(&q, " ORDER BY a.time DESC, a.seq DESC");
+	if (f->limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", f->limit);
+	calib_attempt_init(&ar.a);
+	rc = run(st, "cannot read attempts", xl_buf_str(&q), &p, attempt_row, &ar, NULL);
+	calib_attempt_release(&ar.a);
+	xl_buf_release(&q);
+	return rc;
+}
+
+struct stats_rows {
+	calib_stats_fn *fn;
+	void *arg;
+};
+
+/* The observed/predicted ratios of a stats row: a float8[] as text,
+ * "{1.1,1.25}" (NULL: none), into the median. */
+static double median_of_array(const char *text)
+{
+	double *v = NULL, med;
+	size_t n = 0, cap = 0;
+	const char *s = text;
+
+	if (!s || *s++ != '{')
+		return NAN;
+	while (*s && *s != '}') {
+		char *end;
+		double d = strtod(s, &end);
+
+		if (end == s)
+			break;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xl_realloc(v, cap * sizeof(*v));
+		}
+		v[n++] = d;
+		s = *end == ',' ? end + 1 : end;
+	}
+	med = calib_median(v, n);
+	free(v);
+	return med;
+}
+
+static int stats_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct stats_rows *sr = arg;
+	struct calib_sig_stats ss;
+
+	memset(&ss, 0, sizeof(ss));
+	col_hash(r, row, 0, ss.signature);
+	ss.attempts = col_int(r, row, 1);
+	ss.ok = col_int(r, row, 2);
+	ss.oom = col_int(r, row, 3);
+	ss.last_seen = col_real(r, row, 4);
+	ss.profile = col(r, row, 5);
+	ss.candidate = col(r, row, 6);
+	ss.ratio_median = median_of_array(col(r, row, 7));
+	return sr->fn(&ss, sr->arg);
+}
+
+static int pg_stats(struct calib_store *st, const char *profile, long long limit,
+		    calib_stats_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct stats_rows sr = { fn, arg };
+	int rc;
+
+	xl_buf_adds(&q, "SELECT a.signature, count(*), count(*) FILTER (WHERE a.outcome = 'ok'),"
+			" count(*) FILTER (WHERE a.outcome = 'oom'), max(a.time),"
+			" (SELECT b.profile FROM attempts b WHERE b.signature = a.signature"
+			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
+			" (SELECT b.candidate FROM attempts b WHERE b.signature = a.signature"
+			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
+			" array_agg(a.observed_bytes::float8 / a.predicted_bytes::float8)"
+			" FILTER (WHERE a.outcome = 'ok' AND a.observed_bytes > 0"
+			" AND a.predicted_bytes > 0)"
+			" FROM attempts a");
+	if (profile) {
+		p_text(&p, profile);
+		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = $1)");
+	}
+	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC, a.signature");
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	rc = run(st, "cannot read attempts", xl_buf_str(&q), &p, stats_row, &sr, NULL);
+	xl_buf_release(&q);
+	return rc;
+}
+
+static const char q_resolve_signature[] =
+	"SELECT hash FROM signatures WHERE hash >= $1 AND hash < $2 ORDER BY hash LIMIT 2";
+
+struct resolve {
+	char *hash;
+	int n;
+};
+
+static int resolve_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct resolve *rs = arg;
+
+	if (rs->n++ == 0)
+		col_hash(r, row, 0, rs->hash);
+	return 0;
+}
+
+static int pg_resolve_signature(struct calib_store *st, const char *prefix, char hash[65])
+{
+	struct params p = { .n = 0 };
+	struct resolve rs = { hash, 0 };
+	char *hi = xl_asprintf("%sg", prefix);
+	int rc;
+
+	p_text(&p, prefix);
+	p_text(&p, hi);
+	rc = run(st, "cannot look up a signature", q_resolve_signature, &p, resolve_row, &rs, NULL);
+	free(hi);
+	if (rc)
+		return rc;
+	if (rs.n == 0)
+		return calib_fail(st, XL_EX_NOINPUT, "no signature starts with '%s'", prefix);
+	if (rs.n > 1)
+		return calib_fail(st, XL_EX_USAGE, "signature prefix '%s' is ambiguous", prefix);
+	return 0;
+}
+
+static const char q_count_attempts[] = "SELECT count(*) FROM attempts WHERE signature = $1";
+/* its attempts go with it (ON DELETE CASCADE) */
+static const char q_delete_signature[] = "DELETE FROM signatures WHERE hash = $1";
+
+static int pg_forget(struct calib_store *st, const char *hash, int64_t *attempts)
+{
+	const char *what = "cannot forget a signature";
+	struct params p = { .n = 0 };
+	int64_t deleted = 0;
+	int rc;
+
+	*attempts = 0;
+	p_text(&p, hash);
+	if ((rc = tx_begin(st)))
+		return rc;
+	if ((rc = run(st, what, q_count_attempts, &p, id_row, attempts, NULL)) ||
+	    (rc = run(st, what, q_delete_signature, &p, NULL, NULL, &deleted)))
+		goto fail;
+	if (deleted == 0) {
+		rc = calib_fail(st, XL_EX_NOINPUT, "no signature '%s'", hash);
+		goto fail;
+	}
+	if ((rc = tx_commit(st)) == 0)
+		return 0;
+fail:
+	tx_rollback(st);
+	return rc;
+}
+
+static const char q_export_begin[] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+static const char q_export_probes[] = "SELECT uid, host, time, doc FROM probes ORDER BY time, uid";
+static const char q_export_attempts[] =
+	"SELECT " ATTEMPT_COLS ", s.json, s.shape_hash, s.stack_hash, s.hardware_kind"
+	" FROM attempts a JOIN signatures s ON s.hash = a.signature"
+	" ORDER BY a.time, a.id";
+
+struct probe_rows {
+	calib_probe_fn *fn;
+	void *arg;
+};
+
+static int probe_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct probe_rows *pr = arg;
+	const char *text = col(r, row, 3);
+	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+	struct calib_probe_row p = { col(r, row, 0), col(r, row, 1), col_real(r, row, 2), doc };
+	int rc = pr->fn(&p, pr->arg);
+
+	json_decref(doc);
+	return rc;
+}
+
+static int pg_export(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_fn *afn, void *arg)
+{
+	struct probe_rows pr = { pfn, arg };
+	struct attempt_rows ar = { afn, arg, { 0 }, true };
+	int rc;
+
+	/* one snapshot for both queries */
+	if ((rc = tx_begin_as(st, q_export_begin)))
+		return rc;
+	calib_attempt_init(&ar.a);
+	if ((rc = run(st, "cannot read the store", q_export_probes, NULL, probe_row, &pr, NULL)) == 0)
+		rc = run(st, "cannot read the store", q_export_attempts, NULL, attempt_row, &ar, NULL);
+	calib_attempt_release(&ar.a);
+	if (rc == 0)
+		rc = tx_commit(st);
+	if (rc)
+		tx_rollback(st);
+	return rc;
+}
+
+/* ---- what order and prediction read ------------------------------------------------ */
+
+static const char q_latest_attempt[] =
+	"SELECT " ATTEMPT_COLS " FROM attempts a WHERE a.signature = $1"
+	" ORDER BY a.time DESC, a.seq DESC LIMIT 1";
+
+struct one_attempt {
+	struct calib_attempt *out;
+	bool *found;
+	bool *other_stack;         /* NULL: no such column */
+};
+
+static int one_attempt_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct one_attempt *oa = arg;
+
+	read_attempt(r, row, oa->out);
+	if (oa->other_stack)
+		*oa->other_stack = strcmp(pq.PQgetvalue(r, row, NATTEMPT_COLS), "t") == 0;
+	*oa->found = true;
+	return 0;
+}
+
+static int pg_latest_attempt(struct calib_store *st, const char *signature,
+			     struct calib_attempt *out, bool *found)
+{
+	struct one_attempt oa = { out, found, NULL };
+	struct params p = { .n = 0 };
+
+	*found = false;
+	p_text(&p, signature);
+	return run(st, "cannot read past launches", q_latest_attempt, &p, one_attempt_row, &oa, NULL);
+}
+
+/* The three queries below go from the signatures to each one's newest
+ * attempts (LATERAL, on attempts(signature, time, seq)): their cost is
+ * bounded by the signatures that match, never by all the attempts, which a
+ * plan walking attempts newest first until one matches would read through
+ * when none does (the planner's guess for LIMIT; SQLite's CROSS JOIN). */
+static const char q_latest_same_shape[] =
+	"SELECT " ATTEMPT_COLS ", s.stack_hash IS DISTINCT FROM $2::text"
+	" FROM signatures s CROSS JOIN LATERAL (SELECT * FROM attempts b"
+	" WHERE b.signature = s.hash ORDER BY b.time DESC, b.seq DESC LIMIT 1) a"
+	" WHERE s.shape_hash = $1 AND s.hash <> $3"
+	" ORDER BY a.time DESC, a.seq DESC LIMIT 1";
+
+static int pg_latest_same_shape(struct calib_store *st, const char *shape, const char *stack,
+				const char *not_signature, struct calib_attempt *out, bool *found,
+				bool *other_stack)
+{
+	struct one_attempt oa = { out, found, other_stack };
+	struct params p = { .n = 0 };
+
+	*found = *other_stack = false;
+	p_text(&p, shape);
+	p_text(&p, stack);
+	p_text(&p, not_signature);
+	return run(st, "cannot read past launches", q_latest_same_shape, &p, one_attempt_row, &oa,
+		   NULL);
+}
+
+/* each %zu: the most samples wanted */
+static const char q_correction_samples[] =
+	"SELECT a.observed_bytes, a.predicted_bytes, s.json"
+	" FROM signatures s CROSS JOIN LATERAL (SELECT b.observed_bytes, b.predicted_bytes,"
+	" b.time, b.seq FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok'"
+	" AND b.observed_bytes > 0 ORDER BY b.time DESC, b.seq DESC LIMIT %zu) a"
+	" WHERE s.hardware_kind = $1 AND s.stack_hash = $2"
+	" ORDER BY a.time DESC, a.seq DESC LIMIT %zu";
+
+struct samples {
+	struct calib_sample *out;
+	size_t *n, max;
+};
+
+static int sample_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct samples *sm = arg;
+	struct calib_sample *s;
+
+	if (*sm->n >= sm->max)
+		return 0;
+	s = &sm->out[(*sm->n)++];
+	s->observed_bytes = col_int(r, row, 0);
+	s->predicted_bytes = col_int(r, row, 1);
+	if (s->predicted_bytes == CALIB_UNSET)
+		s->predicted_bytes = 0;
+	s->signature_json = col_dup(r, row, 2);
+	return 0;
+}
+
+static int pg_correction_samples(struct calib_store *st, const char *kind, const char *stack,
+				 size_t max, struct calib_sample *out, size_t *n)
+{
+	struct samples sm = { out, n, max };
+	struct params p = { .n = 0 };
+	char *sql = xl_asprintf(q_correction_samples, max, max);
+	int rc;
+
+	*n = 0;
+	p_text(&p, kind);
+	p_text(&p, stack);
+	rc = run(st, "cannot read past launches", sql, &p, sample_row, &sm, NULL);
+	free(sql);
+	return rc;
+}
+
+static const char q_count_other_stacks[] =
+	"SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN LATERAL (SELECT 1"
+	" FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok'"
+	" AND b.observed_bytes > 0 LIMIT 1000) a"
+	" WHERE s.hardware_kind = $1 AND s.stack_hash IS DISTINCT FROM $2::text LIMIT 1000) x";
+
+static int pg_count_other_stacks(struct calib_store *st, const char *kind, const char *stack,
+				 unsigned *n)
+{
+	struct params p = { .n = 0 };
+	int64_t count = 0;
+	int rc;
+
+	*n = 0;
+	p_text(&p, kind);
+	p_text(&p, stack);
+	rc = run(st, "cannot read past launches", q_count_other_stacks, &p, id_row, &count, NULL);
+	if (rc == 0)
+		*n = (unsigned)count;
+	return rc;
+}
+
+const struct calib_backend calib_pg_backend = {
+	.name = "postgresql",
+	.open = pg_open,
+	.close = pg_close,
+	.begin = tx_begin,
+	.commit = tx_commit,
+	.rollback = tx_rollback,
+	.record_attempt = pg_record_attempt,
+	.record_probe = pg_record_probe,
+	.history = pg_history,
+	.stats = pg_stats,
+	.resolve_signature = pg_resolve_signature,
+	.forget = pg_forget,
+	.export = pg_export,
+	.latest_hardware = pg_latest_hardware,
+	.latest_attempt = pg_latest_attempt,
+	.latest_same_shape = pg_latest_same_shape,
+	.correction_samples = pg_correction_samples,
+	.count_other_stacks = pg_count_other_stacks,
+};

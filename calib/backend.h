@@ -19,12 +19,17 @@
 
 #include "calib/calib.h"
 
-/* One ok attempt the correction factor learns from. */
-struct calib_sample {
-	int64_t observed_bytes;
-	int64_t predicted_bytes;
-	char *signature_json;      /* owned; NULL when unknown */
+/* One observed figure of an attempt of a family (family_points). */
+struct calib_point {
+	const char *attempt, *signature;
+	const char *coords;        /* the signature's coordinates (JSON text) */
+	const char *parts;         /* the signature's canonical parts (JSON text) */
+	double time;
+	enum xl_outcome outcome;
+	enum calib_kind kind;      /* CALIB_KIND_COUNT: the attempt has no figures */
+	int64_t bytes;
 };
+typedef int calib_point_fn(const struct calib_point *p, void *arg);
 
 /* A probe as kept: what export writes and import reads. */
 struct calib_probe_row {
@@ -46,8 +51,12 @@ struct calib_backend {
 	int (*commit)(struct calib_store *st);
 	void (*rollback)(struct calib_store *st);
 
-	/* a checked record (calib_record_attempt checks before it calls) */
-	int (*record_attempt)(struct calib_store *st, const struct calib_attempt *a);
+	/* a checked record (calib_record_attempt checks before it calls), with
+	 * its signature's family hash and coordinates (JSON text; both NULL
+	 * for a signature of scheme 1 or without parts); the figures go in
+	 * with a new attempt only */
+	int (*record_attempt)(struct calib_store *st, const struct calib_attempt *a,
+			      const char *family, const char *coords);
 	/* doc stored as it is, its alive backends as rows; a uid already
 	 * present is left alone */
 	int (*record_probe)(struct calib_store *st, const json_t *doc, const char *host, double t,
@@ -64,9 +73,12 @@ struct calib_backend {
 	int (*export)(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_fn *afn,
 		      void *arg);
 
+	/* every alive device group of the latest probe of host, in the order
+	 * recorded */
 	int (*latest_hardware)(struct calib_store *st, const char *host,
-			       struct calib_hardware *out);
-	/* the latest attempt with this signature: outcome, id, time; *found */
+			       struct calib_hardware **out, size_t *n);
+	/* the latest attempt with this signature that says something of
+	 * memory (ok, compile-storm or oom): outcome, id, time; *found */
 	int (*latest_attempt)(struct calib_store *st, const char *signature,
 			      struct calib_attempt *out, bool *found);
 	/* the latest attempt of another signature with this shape; *other_stack
@@ -74,15 +86,23 @@ struct calib_backend {
 	int (*latest_same_shape)(struct calib_store *st, const char *shape, const char *stack,
 				 const char *not_signature, struct calib_attempt *out, bool *found,
 				 bool *other_stack);
-	/* the newest ok attempts (at most max) with observed memory on this
-	 * hardware kind and stack */
-	int (*correction_samples)(struct calib_store *st, const char *kind, const char *stack,
-				  size_t max, struct calib_sample *out, size_t *n);
-	/* ok attempts with observed memory on this hardware kind and another
-	 * stack (counted up to 1000) */
-	int (*count_other_stacks)(struct calib_store *st, const char *kind, const char *stack,
-				  unsigned *n);
+	/* the observed figures of the newest ok, compile-storm and oom
+	 * attempts (at most CALIB_FAMILY_ROWS rows) of signatures of this family
+	 * and stack, newest first, the rows of one attempt together (an attempt
+	 * without figures is one row without a kind) */
+	int (*family_points)(struct calib_store *st, const char *family, const char *stack,
+			     calib_point_fn *fn, void *arg);
+	/* successful attempts with observed figures of this family on other
+	 * stacks (counted up to 1000) */
+	int (*family_other_stacks)(struct calib_store *st, const char *family, const char *stack,
+				   unsigned *n);
+	/* the canonical parts of the signature of profile's newest attempt
+	 * whose signature is of scheme 2 or later (*parts NULL when none;
+	 * caller frees), and that attempt's id */
+	int (*last_parts)(struct calib_store *st, const char *profile, char **parts, char **id);
 };
+
+#define CALIB_FAMILY_ROWS 2000
 
 extern const struct calib_backend calib_sqlite_backend;
 
@@ -101,5 +121,6 @@ double calib_wait_limit(void);
 
 /* The analytic part of a prediction from parts (no store). */
 void calib_predict_analytic(const json_t *parts, struct calib_prediction *out);
+
 
 #endif

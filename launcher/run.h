@@ -8,6 +8,8 @@
 #include <regex.h>
 #include <sys/types.h>
 
+struct xl_observe;
+
 /* ---- patterns and the streaming scanner ------------------------------------ */
 
 struct xl_pattern {
@@ -87,6 +89,8 @@ struct xl_sup_opts {
 	double grace_s;       /* between SIGTERM and SIGKILL */
 	int out_log, err_log; /* run-directory files, or -1 */
 	struct xl_scan *scan_out, *scan_err;
+	struct xl_observe *observe;   /* samples the child's group as it runs, or NULL
+				       * (launcher/observe.h) */
 };
 
 struct xl_sup_result {

@@ -10,6 +10,7 @@
  * and the log files still have everything).
  */
 #include "launcher/run.h"
+#include "launcher/observe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -344,6 +345,8 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		child_exec(o, outp[1], errp[1], exp[1]);
 	}
 	setpgid(child, child);
+	if (o->observe)
+		xl_observe_begin(o->observe, child);
 	close(outp[1]);
 	close(errp[1]);
 	close(exp[1]);
@@ -386,6 +389,12 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 
 			timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
 		}
+		if (!child_done && o->observe) {
+			int t = xl_observe_timeout_ms(o->observe, now);
+
+			if (t >= 0 && (timeout < 0 || t < timeout))
+				timeout = t;
+		}
 		if (child_done) {
 			/* descendants may hold the pipes: wait a little, not forever */
 			double left = child_done_at + 2.0 - now;
@@ -397,6 +406,8 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		if (poll(pf, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
 			break;
 		now = xl_mono();
+		if (!child_done && o->observe)
+			xl_observe_tick(o->observe, now);
 		for (int i = 1; i < nfds; i++) {
 			bool is_out = pf[i].fd == outp[0];
 

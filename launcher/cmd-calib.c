@@ -833,12 +833,16 @@ static const struct xl_cmd calib_order_cmd = {
 	.name = "order",
 	.summary = "the order in which a profile's candidates are tried, with reasons",
 	.operands = "PROFILE",
-	.json = "{profile, order: [{name, signature, place, reason, predicted_bytes,\n"
-		"device_memory_bytes}]}",
-	.help = "Places, in order: known-good (latest attempt with this signature was ok),\n"
-		"unseen (predicted to fit), suspect (oom with this shape on an older stack),\n"
-		"infeasible (predicted above the device memory), known-bad (latest attempt\n"
-		"with this signature was an oom).  Ties keep the profile's order.\n",
+	.rest = "COMMAND [ARG...]",
+	.json = "{profile, command, job_from, order: [{name, signature, place, reason,\n"
+		"predicted_bytes, kind, basis, error_bytes, limit_bytes, limit_source,\n"
+		"feasible, fit, summary, device_memory_bytes}]}",
+	.help = "In the profile's order, first every candidate that is known-good (its latest\n"
+		"attempt that says anything of memory was ok or compile-storm) or predicted\n"
+		"to fit, error bar included; then unseen ones without a verdict; suspect\n"
+		"(an oom with this shape on an older stack); predicted-infeasible; known-bad\n"
+		"(that latest attempt was an oom).  The job is COMMAND, or without one the\n"
+		"command of the profile's latest recorded run.\n",
 	.run = cmd_order,
 };
 
@@ -851,13 +855,20 @@ static const struct xl_opt predict_options[] = {
 
 static const struct xl_cmd calib_predict_cmd = {
 	.name = "predict",
-	.summary = "predicted memory per device of a profile's candidates, part by part",
+	.summary = "predicted memory of a profile's candidates, how, and whether it fits",
 	.operands = "PROFILE",
+	.rest = "COMMAND [ARG...]",
 	.json = "with -c one object, otherwise an array of objects:\n"
-		"{profile, candidate, signature, model_state_bytes,\n"
-		"activation_bytes, logits_bytes, overhead_bytes,\n"
-		"analytic_bytes, correction, samples, predicted_bytes,\n"
-		"device_memory_bytes, calibrated, reported, note}",
+		"{profile, candidate, signature, predicted_bytes, kind, basis,\n"
+		"error_bytes, limit_bytes, limit_source, feasible, summary, reason,\n"
+		"points, scale_name, scale, intercept_bytes, slope_bytes, fit,\n"
+		"analytic, model_state_bytes, activation_bytes, logits_bytes,\n"
+		"overhead_bytes, analytic_bytes, correction, samples,\n"
+		"device_memory_bytes, calibrated, note}",
+	.help = "Per candidate: the kind that decides whether it fits (the kind of its\n"
+		"limit), the prediction and its basis (compiler, learned, analytic, none),\n"
+		"the error bar, the limit and the verdict.  The job is COMMAND, or without\n"
+		"one the command of the profile's latest recorded run.\n",
 	.options = predict_options,
 	XL_CMD_OPTS(struct predict_opts, NULL),
 	.run = cmd_predict,
@@ -867,13 +878,17 @@ static const struct xl_cmd calib_record_cmd = {
 	.name = "record",
 	.summary = "record an outcome observed elsewhere (e.g. by a cluster scheduler)",
 	.operands = "[PROFILE]",
+	.rest = "COMMAND [ARG...]",
 	.synopsis = "(PROFILE [-c CAND] | --signature PREFIX) --outcome O [--id ID]\n"
-		    "[--exit-status N] [--predicted BYTES] [--observed BYTES] [--wall DUR]\n"
-		    "[--compiles N] [--host H] [--rank N] [--time TIME] [--json]",
+		    "[--exit-status N] [--predicted BYTES] [--observed BYTES] [--kind KIND]\n"
+		    "[--wall DUR] [--compiles N] [--host H] [--rank N] [--time TIME] [--json]\n"
+		    "[-- COMMAND [ARG...]]",
 	.json = "the recorded attempt",
-	.help = "The signature comes from the profile's candidate (with hardware from the\n"
+	.help = "The signature comes from the profile's candidate running COMMAND (without\n"
+		"one, the command of the profile's latest recorded run; hardware from the\n"
 		"latest probe when the profile gives none) or from a recorded signature.\n"
-		"Recording an id twice is a no-op.\n",
+		"A figure measured elsewhere joins the same model when its --kind is\n"
+		"right.  Recording an id twice is a no-op.\n",
 	.options = record_options,
 	XL_CMD_OPTS(struct record_opts, &record_defaults),
 	.run = cmd_record,

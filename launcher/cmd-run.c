@@ -313,6 +313,13 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "reported_predicted_bytes", rep.predicted_bytes >= 0 ? json_integer(rep.predicted_bytes) : json_null());
 	json_object_set_new(manifest, "observed_bytes", observed >= 0 ? json_integer(observed) : json_null());
 	json_object_set_new(manifest, "observed_kind", json_string(obs_src));
+	{
+		const struct calib_figure *hf = figs.observed_bytes != CALIB_UNSET
+			? calib_attempt_figure(&figs, false, figs.observed_kind) : NULL;
+
+		json_object_set_new(manifest, "observed_source", hf && hf->source ? json_string(hf->source)
+										  : json_null());
+	}
 	json_object_set_new(manifest, "host_peak_rss_bytes", json_integer(sr.peak_rss_bytes));
 	{
 		json_t *fj = calib_attempt_to_json(&figs, CALIB_JSON_HISTORY);

@@ -773,8 +773,11 @@ void xl_report_figures(const char *path, struct calib_attempt *a)
 		src = json_string_value(json_object_get(o, "source"));
 		mk = json_string_value(json_object_get(o, "memory_kind"));
 		snprintf(what, sizeof(what), "the job's report (%s)", src ? src : "no source");
+		/* a peak of a kind xlaunch cannot tell is kept, and related to nothing */
 		if (json_is_integer(json_object_get(o, "peak_bytes")) &&
-		    ((mk && calib_kind_parse(mk, &k)) || (!mk && kind_of_source(src, &k))))
+		    !((mk && calib_kind_parse(mk, &k)) || (!mk && kind_of_source(src, &k))))
+			k = CALIB_KIND_UNCLASSIFIED;
+		if (json_is_integer(json_object_get(o, "peak_bytes")))
 			keep_larger(a, k, json_integer_value(json_object_get(o, "peak_bytes")), what);
 		if (json_is_integer(json_object_get(o, "per_device_bytes")) &&
 		    xl_streq(src, "xla_memory_analysis") &&

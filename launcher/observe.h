@@ -90,12 +90,12 @@ int64_t xl_xla_report_total(const char *text);
  * "Attempting to allocate 1.20G"); -1 when it says none. */
 int64_t xl_oom_request_bytes(const char *line);
 
-/* Adds to a the figures the report file gives: peaks whose kind is known
+/* Adds to a the figures the report file gives: peaks of the kind they say
  * (memory_kind, else the helper's source: device_memory_stats,
  * torch_xla_memory_info, torch_cuda_max_allocated: device_peak; host_rss:
- * host_peak_rss) and XLA's buffers per device (per_device_bytes of an
- * xla_memory_analysis prediction: xla_buffers).  A figure already in a is
- * kept when larger. */
+ * host_peak_rss; any other: unclassified) and XLA's buffers per device
+ * (per_device_bytes of an xla_memory_analysis prediction: xla_buffers).  A
+ * figure already in a is kept when larger. */
 void xl_report_figures(const char *path, struct calib_attempt *a);
 
 /* ---- an attempt's figures ------------------------------------------------------------ */

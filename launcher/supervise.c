@@ -345,8 +345,6 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		child_exec(o, outp[1], errp[1], exp[1]);
 	}
 	setpgid(child, child);
-	if (o->observe)
-		xl_observe_begin(o->observe, child);
 	close(outp[1]);
 	close(errp[1]);
 	close(exp[1]);
@@ -366,6 +364,9 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 			xl_error("cannot run '%s': %s", o->argv[0], strerror(e));
 		}
 	}
+	/* sampled from the exec on: before it the child is a copy of xlaunch */
+	if (o->observe && !r->exec_failed)
+		xl_observe_begin(o->observe, child);
 	termq_init(&tq_out, 1);
 	termq_init(&tq_err, 2);
 

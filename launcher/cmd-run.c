@@ -447,6 +447,33 @@ static bool skipped(const struct xl_plan_item *it, const struct run_opts *o)
 	       ((pl == CALIB_PLACE_PINNED || pl == CALIB_PLACE_ONLY) && it->rank.est.feasible == 0);
 }
 
+/* Says which of items[from..n) run passes over, once each (warned holds
+ * the names said); returns how many it said now. */
+static size_t warn_skipped(const struct xl_plan *plan, size_t from, const struct run_opts *o,
+			   const char *profile, struct xl_strv *warned)
+{
+	size_t k = 0;
+
+	for (size_t i = from; i < plan->n; i++) {
+		const struct xl_plan_item *it = &plan->items[i];
+		const char *name = it->candidate ? it->candidate : profile;
+		bool said = false;
+
+		if (!skipped(it, o))
+			continue;
+		for (size_t j = 0; j < warned->n; j++)
+			if (strcmp(warned->v[j], name) == 0)
+				said = true;
+		if (said)
+			continue;
+		xl_warn("candidate '%s' is predicted infeasible: %s; skipped (--try-infeasible launches"
+			" it)", name, it->rank.est.reason);
+		xl_strv_push(warned, name);
+		k++;
+	}
+	return k;
+}
+
 /* How many of items[from..n) would be launched. */
 static size_t launchable(const struct xl_plan *plan, size_t from, const struct run_opts *o)
 {
@@ -558,23 +585,22 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 	}
 	{
 		size_t launched = 0, nskipped = 0;
+		struct xl_strv warned = XL_STRV_INIT;
 
+		/* said before anything is launched */
+		nskipped = warn_skipped(&plan, 0, &o, p0->name, &warned);
 		for (i = 0; i < plan.n && launched < total; i++) {
 			const struct xl_plan_item *it = &plan.items[i];
 			enum xl_outcome oc;
 
-			if (skipped(it, &o)) {
-				xl_warn("candidate '%s' is predicted infeasible: %s; skipped (--try-infeasible"
-					" launches it)", it->candidate ? it->candidate : p0->name,
-					it->rank.est.reason);
-				nskipped++;
+			if (skipped(it, &o))
 				continue;
-			}
 			last = attempt(&a, it, (int)++launched, (int)total, &oc);
 			if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
 				break;
 			/* what this attempt taught may move the rest */
 			if (a.st && xl_plan_rerank(&plan, a.st, i + 1) == 0) {
+				nskipped += warn_skipped(&plan, i + 1, &o, p0->name, &warned);
 				size_t left = launchable(&plan, i + 1, &o);
 
 				total = launched + left;
@@ -591,6 +617,7 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 				 " launches them anyway", p0->name);
 			last = XL_EX_NOPERM;
 		}
+		xl_strv_release(&warned);
 	}
 done:
 	xl_plan_release(&plan);

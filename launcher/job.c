@@ -374,7 +374,8 @@ int xl_job_from_argv(char **argv, int argc, struct xl_job *j)
 		else if (i == script && shown)
 			json_array_append_new(nargv, json_string(shown));
 		else if (i == 0)
-			json_array_append_new(nargv, json_string(shown ? shown : base_name(argv[0])));
+			json_array_append_new(nargv, json_string(script == 0 && shown ? shown
+									   : base_name(argv[0])));
 		else
 			json_array_append_new(nargv, json_string(argv[i]));
 	}

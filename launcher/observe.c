@@ -438,13 +438,13 @@ static bool out_of_every_key(const struct xl_ynode *rules, const char *name, cha
 				excluded = false;
 		}
 		if (!excluded) {
-			snprintf(why, size, "%s would enter %s's persistent-cache key (etc/cachekeys.yaml)",
-				 name, rules->items[i]->str);
+			snprintf(why, size, "not asked: %s would enter %s's persistent-cache key"
+				 " (etc/cachekeys.yaml)", name, rules->items[i]->str);
 			return false;
 		}
 	}
 	if (!runtimes) {
-		snprintf(why, size, "etc/cachekeys.yaml names no runtime");
+		snprintf(why, size, "not asked: etc/cachekeys.yaml names no runtime");
 		return false;
 	}
 	return true;
@@ -476,19 +476,35 @@ static ssize_t env_index(char **envp, const char *name)
 	return -1;
 }
 
-void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const char *run_dir,
-		       bool disabled, char ***envp, struct xl_xla_dump *d)
+bool xl_xla_dump_keyless(const char *file, char *why, size_t size)
 {
 	static const char *const names[] = {
 		"--xla_dump_to", "--xla_dump_hlo_as_text", "--xla_dump_disable_metadata",
 		"--xla_dump_max_hlo_modules", NULL,
 	};
+	size_t len;
+	char *err = NULL, *data = xl_read_file(file, &len, 1 << 20);
+	struct xl_ynode *rules = data ? xl_yaml_parse(data, len, &err) : NULL;
+	bool ok = rules != NULL;
+
+	free(data);
+	free(err);
+	if (!rules)
+		snprintf(why, size, "not asked: cannot read '%s'", file);
+	for (size_t i = 0; ok && names[i]; i++)
+		ok = out_of_every_key(rules, names[i], why, size);
+	xl_ynode_free(rules);
+	return ok;
+}
+
+void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const char *run_dir,
+		       bool disabled, char ***envp, struct xl_xla_dump *d)
+{
 	ssize_t at = env_index(*envp, "XLA_FLAGS");
 	const char *cur = at >= 0 ? strchr((*envp)[at], '=') + 1 : "";
 	struct xl_tokens toks = { NULL, 0 };
-	char *err = NULL, *file, *data;
-	struct xl_ynode *rules = NULL;
-	size_t len;
+	char *err = NULL, *file;
+	bool ok;
 
 	memset(d, 0, sizeof(*d));
 	if (disabled) {
@@ -521,23 +537,10 @@ void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const ch
 	if (d->dir)
 		return;
 	file = xl_data_path("etc/cachekeys.yaml");
-	data = xl_read_file(file, &len, 1 << 20);
-	if (data)
-		rules = xl_yaml_parse(data, len, &err);
-	free(data);
-	if (!rules) {
-		snprintf(d->why, sizeof(d->why), "not asked: cannot read '%s'", file);
-		free(file);
-		free(err);
-		return;
-	}
+	ok = xl_xla_dump_keyless(file, d->why, sizeof(d->why));
 	free(file);
-	for (size_t i = 0; names[i]; i++)
-		if (!out_of_every_key(rules, names[i], d->why, sizeof(d->why))) {
-			xl_ynode_free(rules);
-			return;
-		}
-	xl_ynode_free(rules);
+	if (!ok)
+		return;
 	d->dir = xl_asprintf("%s/xla-dump", run_dir);
 	d->ours = true;
 	d->tokens = xl_xla_dump_tokens(d->dir);
@@ -565,9 +568,13 @@ int64_t xl_xla_report_total(const char *text)
 	const char *p = strstr(text, "Memory Space: default");
 	const char *t = strstr(p ? p : text, "Total bytes:");
 
+	long long v;
+	char *end;
+
 	if (!t)
 		return -1;
-	return strtoll(t + strlen("Total bytes:"), NULL, 10);
+	v = strtoll(t + strlen("Total bytes:"), &end, 10);
+	return end == t + strlen("Total bytes:") || v < 0 ? -1 : (int64_t)v;
 }
 
 /* "module_0016.jit_train_step.cpu_after_optimizations-memory-usage-report.txt"
@@ -748,6 +755,37 @@ static void keep_larger(struct calib_attempt *a, enum calib_kind k, int64_t byte
 	calib_attempt_add_figure(a, false, k, bytes, CALIB_BASIS_NONE, CALIB_UNSET, src);
 }
 
+void xl_report_figure_line(const char *line, size_t len, struct calib_attempt *a)
+{
+	json_t *o;
+	const char *src, *mk;
+	enum calib_kind k;
+	char what[96];
+
+	if (len > (1 << 20))
+		return;
+	o = json_loadb(line, len, 0, NULL);
+	if (!json_is_object(o) || !xl_streq(json_string_value(json_object_get(o, "kind")), "memory")) {
+		json_decref(o);
+		return;
+	}
+	src = json_string_value(json_object_get(o, "source"));
+	mk = json_string_value(json_object_get(o, "memory_kind"));
+	snprintf(what, sizeof(what), "the job's report (%.60s)", src ? src : "no source");
+	/* a peak of a kind xlaunch cannot tell is kept, and related to nothing */
+	if (json_is_integer(json_object_get(o, "peak_bytes"))) {
+		if (!((mk && calib_kind_parse(mk, &k)) || (!mk && kind_of_source(src, &k))))
+			k = CALIB_KIND_UNCLASSIFIED;
+		keep_larger(a, k, json_integer_value(json_object_get(o, "peak_bytes")), what);
+	}
+	if (json_is_integer(json_object_get(o, "per_device_bytes")) &&
+	    xl_streq(src, "xla_memory_analysis") &&
+	    !calib_attempt_figure(a, false, CALIB_KIND_XLA_BUFFERS))
+		keep_larger(a, CALIB_KIND_XLA_BUFFERS,
+			    json_integer_value(json_object_get(o, "per_device_bytes")), what);
+	json_decref(o);
+}
+
 void xl_report_figures(const char *path, struct calib_attempt *a)
 {
 	FILE *f = fopen(path, "re");
@@ -757,35 +795,8 @@ void xl_report_figures(const char *path, struct calib_attempt *a)
 
 	if (!f)
 		return;
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		json_t *o;
-		const char *src, *mk;
-		enum calib_kind k;
-		char what[96];
-
-		if (n > (1 << 20))
-			continue;
-		o = json_loadb(line, (size_t)n, 0, NULL);
-		if (!json_is_object(o) || !xl_streq(json_string_value(json_object_get(o, "kind")), "memory")) {
-			json_decref(o);
-			continue;
-		}
-		src = json_string_value(json_object_get(o, "source"));
-		mk = json_string_value(json_object_get(o, "memory_kind"));
-		snprintf(what, sizeof(what), "the job's report (%s)", src ? src : "no source");
-		/* a peak of a kind xlaunch cannot tell is kept, and related to nothing */
-		if (json_is_integer(json_object_get(o, "peak_bytes")) &&
-		    !((mk && calib_kind_parse(mk, &k)) || (!mk && kind_of_source(src, &k))))
-			k = CALIB_KIND_UNCLASSIFIED;
-		if (json_is_integer(json_object_get(o, "peak_bytes")))
-			keep_larger(a, k, json_integer_value(json_object_get(o, "peak_bytes")), what);
-		if (json_is_integer(json_object_get(o, "per_device_bytes")) &&
-		    xl_streq(src, "xla_memory_analysis") &&
-		    !calib_attempt_figure(a, false, CALIB_KIND_XLA_BUFFERS))
-			keep_larger(a, CALIB_KIND_XLA_BUFFERS,
-				    json_integer_value(json_object_get(o, "per_device_bytes")), what);
-		json_decref(o);
-	}
+	while ((n = getline(&line, &cap, f)) >= 0)
+		xl_report_figure_line(line, (size_t)n, a);
 	free(line);
 	fclose(f);
 }

@@ -70,6 +70,11 @@ struct xl_xla_dump {
  * disabled: --no-xla-dump. */
 void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const char *run_dir,
 		       bool disabled, char ***envp, struct xl_xla_dump *d);
+/* Whether every token xlaunch adds stays out of every runtime's
+ * persistent-cache key by the rules in file (the layout of
+ * etc/cachekeys.yaml: per runtime, flags.exclude and flags.exceptions);
+ * *why says which would not. */
+bool xl_xla_dump_keyless(const char *file, char *why, size_t size);
 /* The tokens xlaunch adds for dir (caller frees). */
 char *xl_xla_dump_tokens(const char *dir);
 /* Reads the reports written since `since` (epoch seconds): an object
@@ -97,6 +102,8 @@ int64_t xl_oom_request_bytes(const char *line);
  * (per_device_bytes of an xla_memory_analysis prediction: xla_buffers).  A
  * figure already in a is kept when larger. */
 void xl_report_figures(const char *path, struct calib_attempt *a);
+/* One line of it (a fuzz entry point). */
+void xl_report_figure_line(const char *line, size_t len, struct calib_attempt *a);
 
 /* ---- an attempt's figures ------------------------------------------------------------ */
 

@@ -86,10 +86,11 @@ struct calib_backend {
 	int (*latest_same_shape)(struct calib_store *st, const char *shape, const char *stack,
 				 const char *not_signature, struct calib_attempt *out, bool *found,
 				 bool *other_stack);
-	/* the observed figures of the newest ok, compile-storm and oom
-	 * attempts (at most CALIB_FAMILY_ROWS rows) of signatures of this family
-	 * and stack, newest first, the rows of one attempt together (an attempt
-	 * without figures is one row without a kind) */
+	/* the observed figures of the ok, compile-storm and oom attempts of
+	 * signatures of this family and stack (the newest CALIB_FAMILY_SIGS
+	 * signatures, of each the newest CALIB_FAMILY_PER_SIG attempts), the
+	 * rows of one attempt together, newest first within a signature (an
+	 * attempt without figures is one row without a kind) */
 	int (*family_points)(struct calib_store *st, const char *family, const char *stack,
 			     calib_point_fn *fn, void *arg);
 	/* successful attempts with observed figures of this family on other
@@ -102,16 +103,25 @@ struct calib_backend {
 	int (*last_parts)(struct calib_store *st, const char *profile, char **parts, char **id);
 };
 
-#define CALIB_FAMILY_ROWS 2000
+#define CALIB_FAMILY_SIGS 256
+#define CALIB_FAMILY_PER_SIG 10
 
 extern const struct calib_backend calib_sqlite_backend;
+
+struct calib_family_cache;
 
 struct calib_store {
 	const struct calib_backend *be;
 	char *location;            /* for messages: the file, or the URI */
 	char *err;                 /* last error message, owned */
 	void *impl;                /* the backend's own state */
+	/* the last family read (estimate.c): the candidates of one profile are
+	 * mostly one family; a record through this handle drops it */
+	struct calib_family_cache *fcache;
 };
+
+/* Drops st's family cache (estimate.c). */
+void calib_family_cache_drop(struct calib_store *st);
 
 /* Sets st->err to "store 'LOCATION': MSG" and returns code. */
 int calib_fail(struct calib_store *st, int code, const char *fmt, ...)

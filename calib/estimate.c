@@ -18,6 +18,7 @@ struct fpoint {
 	double time;
 	enum xl_outcome outcome;
 	int64_t fig[CALIB_KIND_COUNT];   /* CALIB_UNSET when not observed */
+	double analytic;           /* the analytic model of its parts, 0 unknown */
 };
 
 struct family {
@@ -31,17 +32,36 @@ static int collect(const struct calib_point *p, void *arg)
 	struct fpoint *last = f->n ? &f->v[f->n - 1] : NULL;
 
 	if (!last || strcmp(last->attempt, p->attempt) != 0) {
+		/* a signature's launches come together: its JSON is read once */
+		bool same = last && strcmp(last->signature, p->signature ? p->signature : "") == 0;
+
 		f->v = xl_realloc(f->v, (f->n + 1) * sizeof(*f->v));
 		last = &f->v[f->n++];
-		memset(last, 0, sizeof(*last));
-		last->attempt = xl_strdup(p->attempt);
-		last->signature = xl_strdup(p->signature ? p->signature : "");
-		last->coords = p->coords ? json_loads(p->coords, 0, NULL) : NULL;
-		if (!json_is_object(last->coords)) {
-			json_decref(last->coords);
-			last->coords = json_object();
+		if (same) {
+			const struct fpoint *prev = &f->v[f->n - 2];
+
+			memset(last, 0, sizeof(*last));
+			last->coords = json_incref(prev->coords);
+			last->parts = json_incref(prev->parts);
+			last->signature = xl_strdup(prev->signature);
+			last->analytic = prev->analytic;
+		} else {
+			memset(last, 0, sizeof(*last));
+			last->signature = xl_strdup(p->signature ? p->signature : "");
+			last->coords = p->coords ? json_loads(p->coords, 0, NULL) : NULL;
+			if (!json_is_object(last->coords)) {
+				json_decref(last->coords);
+				last->coords = json_object();
+			}
+			last->parts = p->parts ? json_loads(p->parts, 0, NULL) : NULL;
+			if (last->parts) {
+				struct calib_prediction a;
+
+				calib_predict_analytic(last->parts, &a);
+				last->analytic = a.known ? (double)a.analytic_bytes : 0;
+			}
 		}
-		last->parts = p->parts ? json_loads(p->parts, 0, NULL) : NULL;
+		last->attempt = xl_strdup(p->attempt);
 		last->time = p->time;
 		last->outcome = p->outcome;
 		for (int k = 0; k < CALIB_KIND_COUNT; k++)
@@ -50,6 +70,23 @@ static int collect(const struct calib_point *p, void *arg)
 	if (p->kind < CALIB_KIND_COUNT)
 		last->fig[p->kind] = p->bytes;
 	return 0;
+}
+
+struct calib_family_cache {
+	char family[65], stack[65];
+	struct family fam;
+	unsigned other_stacks;
+};
+
+static void family_release(struct family *f);
+
+void calib_family_cache_drop(struct calib_store *st)
+{
+	if (!st || !st->fcache)
+		return;
+	family_release(&st->fcache->fam);
+	free(st->fcache);
+	st->fcache = NULL;
 }
 
 static void family_release(struct family *f)
@@ -353,6 +390,13 @@ static enum calib_kind analytic_kind(const json_t *parts)
 	return calib_parts_on_host(parts) ? CALIB_KIND_HOST_PEAK_RSS : CALIB_KIND_DEVICE_PEAK;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
 /* Median of observed/analytic over the fitting launches pts[use], for kind. */
 static void correction(const struct fpoint *pts, const bool *use, size_t n, enum calib_kind kind,
 		       struct calib_prediction *p)
@@ -361,22 +405,12 @@ static void correction(const struct fpoint *pts, const bool *use, size_t n, enum
 	unsigned k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct calib_prediction a;
-
-		if (!use[i] || pts[i].fig[kind] == CALIB_UNSET || !pts[i].parts)
+		if (!use[i] || pts[i].fig[kind] == CALIB_UNSET || !(pts[i].analytic > 0))
 			continue;
-		calib_predict_analytic(pts[i].parts, &a);
-		if (a.known && a.analytic_bytes)
-			r[k++] = (double)pts[i].fig[kind] / (double)a.analytic_bytes;
+		r[k++] = (double)pts[i].fig[kind] / pts[i].analytic;
 	}
 	if (k) {
-		for (unsigned i = 1; i < k; i++)
-			for (unsigned j = i; j > 0 && r[j - 1] > r[j]; j--) {
-				double t = r[j];
-
-				r[j] = r[j - 1];
-				r[j - 1] = t;
-			}
+		qsort(r, k, sizeof(*r), cmp_double);
 		p->correction = k % 2 ? r[k / 2] : (r[k / 2 - 1] + r[k / 2]) / 2;
 		p->samples = k;
 		p->calibrated = true;
@@ -672,20 +706,37 @@ static bool ctx_init(struct calib_store *st, const json_t *parts, struct ctx *c,
 	calib_sig_release(&sig);
 	if (calib_family(c->parts, c->family, &c->coords) != 0)
 		return false;
-	if (st) {
+	if (st && st->fcache && strcmp(st->fcache->family, c->family) == 0 &&
+	    strcmp(st->fcache->stack, c->stack) == 0) {
+		c->fam = st->fcache->fam;
+		c->other_stacks = st->fcache->other_stacks;
+		c->have_family = true;
+	} else if (st) {
 		*rc = st->be->family_points(st, c->family, c->stack, collect, &c->fam);
 		if (*rc == 0)
 			*rc = st->be->family_other_stacks(st, c->family, c->stack, &c->other_stacks);
 		c->have_family = *rc == 0;
+		if (c->have_family) {
+			/* kept for the next candidate: the store's, released there */
+			calib_family_cache_drop(st);
+			st->fcache = xl_calloc(1, sizeof(*st->fcache));
+			memcpy(st->fcache->family, c->family, sizeof(c->family));
+			memcpy(st->fcache->stack, c->stack, sizeof(c->stack));
+			st->fcache->fam = c->fam;
+			st->fcache->other_stacks = c->other_stacks;
+		} else {
+			family_release(&c->fam);
+		}
 	}
 	return true;
 }
 
 static void ctx_release(struct ctx *c)
 {
+	/* the family's points belong to the store's cache */
 	json_decref(c->parts);
 	json_decref(c->coords);
-	family_release(&c->fam);
+	memset(&c->fam, 0, sizeof(c->fam));
 }
 
 int calib_predict(struct calib_store *st, const json_t *parts, struct calib_prediction *out)

@@ -1151,44 +1151,61 @@ static int sq_latest_same_shape(struct calib_store *st, const char *shape, const
 static int sq_family_points(struct calib_store *st, const char *family, const char *stack,
 			    calib_point_fn *fn, void *arg)
 {
-	sqlite3_stmt *s;
+	sqlite3_stmt *sigs, *s;
 	int rc, r = 0;
 
-	/* driven from the family's signatures (index on family and stack),
-	 * then their attempts (on signature and time) and their figures */
-	s = prepare(st, "SELECT a.id, a.time, a.outcome, s.hash, s.coords, s.json, f.kind, f.bytes"
-			" FROM signatures s CROSS JOIN attempts a"
-			" LEFT JOIN figures f ON f.attempt = a.id AND f.role = 'observed'"
-			" WHERE s.family_hash = ?1 AND s.stack_hash = ?2 AND a.signature = s.hash"
-			" AND a.outcome IN ('ok', 'compile-storm', 'oom')"
-			" ORDER BY a.time DESC, a.id DESC LIMIT " NUM_STR(CALIB_FAMILY_ROWS));
-	if (!s)
+	/* bounded whatever the store holds: at most CALIB_FAMILY_SIGS signatures
+	 * of the family (index on family and stack), and of each the newest
+	 * CALIB_FAMILY_PER_SIG attempts that say anything of memory (index on
+	 * signature and time), with their observed figures */
+	sigs = prepare(st, "SELECT hash, coords, json FROM signatures WHERE family_hash = ?1"
+			   " AND stack_hash = ?2 ORDER BY first_seen DESC LIMIT "
+			   NUM_STR(CALIB_FAMILY_SIGS));
+	s = sigs ? prepare(st, "SELECT recent.id, recent.time, recent.outcome, f.kind, f.bytes FROM (SELECT id, time,"
+			       " outcome, rowid AS r FROM attempts WHERE signature = ?1"
+			       " AND outcome IN ('ok', 'compile-storm', 'oom')"
+			       " ORDER BY time DESC, rowid DESC LIMIT " NUM_STR(CALIB_FAMILY_PER_SIG) ") recent"
+			       " LEFT JOIN figures f ON f.attempt = recent.id AND f.role = 'observed'"
+			       " ORDER BY recent.time DESC, recent.r DESC") : NULL;
+	if (!sigs || !s) {
+		sqlite3_finalize(sigs);
 		return XL_EX_CANTCREAT;
-	bind_str(s, 1, family);
-	bind_str(s, 2, stack);
-	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
-		struct calib_point p;
-		enum xl_outcome o = XL_OUT_ERROR;
-		const char *kind = (const char *)sqlite3_column_text(s, 6);
+	}
+	bind_str(sigs, 1, family);
+	bind_str(sigs, 2, stack);
+	while (r == 0 && (rc = step(sigs)) == SQLITE_ROW) {
+		const char *hash = (const char *)sqlite3_column_text(sigs, 0);
 
-		/* an attempt without figures comes once, with no kind */
-		if (!kind)
-			p.kind = CALIB_KIND_COUNT;
-		else if (!calib_kind_parse(kind, &p.kind))
-			continue;
-		xl_outcome_parse((const char *)sqlite3_column_text(s, 2), &o);
-		p.attempt = (const char *)sqlite3_column_text(s, 0);
-		p.time = sqlite3_column_double(s, 1);
-		p.outcome = o;
-		p.signature = (const char *)sqlite3_column_text(s, 3);
-		p.coords = (const char *)sqlite3_column_text(s, 4);
-		p.parts = (const char *)sqlite3_column_text(s, 5);
-		p.bytes = sqlite3_column_int64(s, 7);
-		r = fn(&p, arg);
+		sqlite3_reset(s);
+		sqlite3_bind_text(s, 1, hash, -1, SQLITE_TRANSIENT);
+		while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
+			struct calib_point p;
+			enum xl_outcome o = XL_OUT_ERROR;
+			const char *kind = (const char *)sqlite3_column_text(s, 3);
+
+			/* an attempt without figures comes once, with no kind */
+			if (!kind)
+				p.kind = CALIB_KIND_COUNT;
+			else if (!calib_kind_parse(kind, &p.kind))
+				continue;
+			xl_outcome_parse((const char *)sqlite3_column_text(s, 2), &o);
+			p.attempt = (const char *)sqlite3_column_text(s, 0);
+			p.time = sqlite3_column_double(s, 1);
+			p.outcome = o;
+			p.signature = hash;
+			p.coords = (const char *)sqlite3_column_text(sigs, 1);
+			p.parts = (const char *)sqlite3_column_text(sigs, 2);
+			p.bytes = sqlite3_column_int64(s, 4);
+			r = fn(&p, arg);
+		}
+		if (r == 0 && rc != SQLITE_DONE)
+			r = sqlfail(st, "cannot read past launches");
+		rc = SQLITE_ROW;
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = sqlfail(st, "cannot read past launches");
 	sqlite3_finalize(s);
+	sqlite3_finalize(sigs);
 	return r;
 }
 

@@ -135,6 +135,7 @@ void calib_close(struct calib_store *st)
 {
 	if (!st)
 		return;
+	calib_family_cache_drop(st);
 	if (st->be && st->impl)
 		st->be->close(st);
 	free(st->location);
@@ -650,6 +651,7 @@ int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
 		rc = calib_fail(st, XL_EX_DATAERR,
 				"attempt '%s': 'signature' is not a SHA-256 hex digest", a->id);
 	} else {
+		calib_family_cache_drop(st);
 		rc = st->be->record_attempt(st, &c, family[0] ? family : NULL, coords);
 	}
 	free(c.figures);
@@ -896,6 +898,7 @@ static void line_error(struct calib_import_result *res, size_t line, int col, ch
 int calib_import(struct calib_store *st, const char *data, size_t len,
 		 struct calib_import_result *res)
 {
+	calib_family_cache_drop(st);
 	char *copy = xl_strndup(data, len), *line, *next;
 	size_t lineno = 0;
 	int rc;

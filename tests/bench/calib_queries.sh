@@ -47,12 +47,49 @@ best_us() {
 	echo "$best"
 }
 
+# The bench profile: three candidates of one family (they differ in the
+# micro batch only).
+mkdir -p "$T/profiles"
+cat >"$T/profiles/bench.yaml" <<'YAML'
+signature:
+  model: {params: 1.0e9, layers: 24, hidden: 2048, heads: 16, seq: 2048}
+  device: {kind: tpu, count: 1, memory: 32GiB}
+candidates:
+  - name: a
+  - name: b
+    signature: {train: {micro_batch: 2}}
+  - name: c
+    signature: {train: {micro_batch: 4}}
+YAML
+# Puts every attempt of store $1 into the family of candidate a of the bench
+# profile (the worst case: one family of the whole store), each with an
+# observed figure, so that order reads the family's launches.
+familize() {
+	"$XL" --profile-path "$T/profiles" --store "$1" calib record bench -c a --outcome ok \
+		--observed 1GiB --kind device_peak --id seed >/dev/null
+	sqlite3 "$1" <<'SQL'
+BEGIN;
+UPDATE signatures SET scheme = 2,
+  family_hash = (SELECT family_hash FROM signatures WHERE hash = (SELECT signature FROM attempts WHERE id = 'seed')),
+  stack_hash = (SELECT stack_hash FROM signatures WHERE hash = (SELECT signature FROM attempts WHERE id = 'seed')),
+  coords = '{"micro_batch":' || (rowid % 64 + 1) || '}'
+WHERE hash <> (SELECT signature FROM attempts WHERE id = 'seed');
+INSERT INTO figures (attempt, role, kind, bytes, source)
+SELECT id, 'observed', 'device_peak', observed_bytes, 'bench' FROM attempts WHERE id <> 'seed';
+COMMIT;
+SQL
+}
+
 small="$T/small.db"
 large="$T/large.db"
 echo "building stores of 10^3 and 10^6 attempts..."
 s=$(date +%s)
 build "$small" 1000
 build "$large" 1000000
+if "$XL" help 2>/dev/null | grep -q '^  profile '; then
+	familize "$small"
+	familize "$large"
+fi
 echo "built in $(( $(date +%s) - s ))s"
 
 SIG=$(printf "%064x" 7920)
@@ -71,22 +108,10 @@ done
 
 # calib order through a profile when profiles resolve in this build
 if "$XL" help 2>/dev/null | grep -q '^  profile '; then
-	mkdir -p "$T/profiles"
-	cat >"$T/profiles/bench.yaml" <<'YAML'
-signature:
-  model: {params: 1.0e9, layers: 24, hidden: 2048, heads: 16, seq: 2048}
-  device: {kind: tpu, count: 1, memory: 32GiB}
-candidates:
-  - name: a
-  - name: b
-    signature: {train: {micro_batch: 2}}
-  - name: c
-    signature: {train: {micro_batch: 4}}
-YAML
 	a=$(best_us "$XL" --profile-path "$T/profiles" --store "$small" calib order bench --json)
 	b=$(best_us "$XL" --profile-path "$T/profiles" --store "$large" calib order bench --json)
 	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
-	printf '%-44s %12s %12s %8s\n' "order bench (3 candidates)" "$a" "$b" "$r"
+	printf '%-44s %12s %12s %8s\n' "order bench (3 candidates, one family)" "$a" "$b" "$r"
 	awk -v r="$r" 'BEGIN { exit !(r > 20) }' && { echo "  too slow: ratio above 20"; status=1; }
 else
 	echo "order: timed only through a profile; 'xlaunch profile' is not in this build (plans below)"
@@ -109,8 +134,8 @@ plan "history --signature" "SELECT id FROM attempts WHERE 1 AND signature = '$H'
 plan "history --host --since" "SELECT id FROM attempts WHERE 1 AND host = 'host3' AND time >= 1700000000 ORDER BY time DESC, rowid DESC LIMIT 50"
 plan "order: latest attempt of a signature" "SELECT outcome, id, time FROM attempts WHERE signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 1"
 plan "order: latest attempt of the shape" "SELECT a.outcome, a.id, a.time, s.stack_hash IS NOT 'x' FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.shape_hash = '$H' AND s.hash <> '$H' ORDER BY a.time DESC LIMIT 1"
-plan "predict: signatures of a kind and stack" "SELECT count(*) FROM signatures WHERE hardware_kind = 'tpu' AND stack_hash = '$H'"
-plan "predict: correction (few signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s CROSS JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
-plan "predict: correction (many signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
+plan "estimate: the signatures of a family" "SELECT hash, coords, json FROM signatures WHERE family_hash = '$H' AND stack_hash = '$H' ORDER BY first_seen DESC LIMIT 512"
+plan "estimate: a signature's newest launches and figures" "SELECT recent.id, recent.time, recent.outcome, f.kind, f.bytes FROM (SELECT id, time, outcome, rowid AS r FROM attempts WHERE signature = '$H' AND outcome IN ('ok', 'compile-storm', 'oom') ORDER BY time DESC, rowid DESC LIMIT 20) recent LEFT JOIN figures f ON f.attempt = recent.id AND f.role = 'observed' ORDER BY recent.time DESC, recent.r DESC"
+plan "estimate: the family on other stacks" "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN attempts a WHERE s.family_hash = '$H' AND s.stack_hash IS NOT '$H' AND a.signature = s.hash AND a.outcome IN ('ok', 'compile-storm') AND a.observed_bytes > 0 LIMIT 1000)"
 plan "signature prefix" "SELECT hash FROM signatures WHERE hash >= 'aaa' AND hash < 'aaag' ORDER BY hash LIMIT 2"
 exit $status

@@ -642,8 +642,10 @@ const struct xl_cmd xl_cmd_run = {
 		"Candidates predicted not to fit are skipped unless --try-infeasible.\n",
 	.epilog =
 		"The exit status is the last attempt's child's: its code, or 128+N for\n"
-		"signal N.  The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and\n"
-		"XLAUNCH_REPORT (a file to append JSON report lines to).\n",
+		"signal N; 77 when every candidate is predicted infeasible and nothing\n"
+		"is launched.  The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and\n"
+		"XLAUNCH_REPORT (a file to append JSON report lines to).  XLAUNCH_SAMPLE_MS\n"
+		"sets how often the process group's memory is sampled (default 100; 0: off).\n",
 	.options = run_options,
 	XL_CMD_OPTS(struct run_opts, &run_defaults),
 	.run = cmd_run,

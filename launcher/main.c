@@ -73,7 +73,7 @@ static const struct {
 	{ 69, "unavailable", "backend unavailable (probe: a backend that is installed is not alive)" },
 	{ 70, "software", "internal error" },
 	{ 73, "cantcreat", "store cannot be created or opened" },
-	{ 77, "noperm", "refused by policy (timing, cache, ambient, bundle gate, known-bad flag)" },
+	{ 77, "noperm", "refused by policy (timing, cache, ambient, bundle gate, known-bad flag; run: every candidate predicted infeasible)" },
 	{ 78, "config", "configuration error (environment, search path)" },
 	{ -1, "1-255", "run and exec: the child's own exit code" },
 	{ -3, "126, 127", "run and exec: COMMAND was found but could not be run (126), or not found (127)" },

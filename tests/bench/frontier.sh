@@ -16,7 +16,10 @@
 #      the three replayed on the measured truth.
 # Prints a markdown report (tests/bench/RESULTS.md has one).
 #   sh tests/bench/frontier.sh [XLAUNCH]
-#   FRONTIER_LIMIT=3GiB FRONTIER_RUNGS="16384 32768 ..." to change the ladder
+#   FRONTIER_LIMIT=3GiB FRONTIER_RUNGS="16384 32768 ..." to change the ladder;
+#   FRONTIER_ARENAS=default leaves glibc's malloc arenas as they are (the
+#   profile sets MALLOC_ARENA_MAX=1 otherwise: per-thread arenas reserve
+#   address space in 64 MiB steps, which an address-space limit counts)
 set -eu
 XL=$(cd "$(dirname "${1:-./xlaunch}")" && pwd)/$(basename "${1:-./xlaunch}")
 SRC=$(pwd)
@@ -39,7 +42,11 @@ profile() {  # profile NAME LIMITS
 	{
 		echo "description: the memory frontier of examples/train_wide.py"
 		echo "extends: [xla-base]"
-		echo "env: {JAX_PLATFORMS: cpu, FEATURES: 1024, MALLOC_ARENA_MAX: 1}"
+		if [ "${FRONTIER_ARENAS:-one}" = default ]; then
+			echo "env: {JAX_PLATFORMS: cpu, FEATURES: 1024}"
+		else
+			echo "env: {JAX_PLATFORMS: cpu, FEATURES: 1024, MALLOC_ARENA_MAX: 1}"
+		fi
 		[ -n "$2" ] && echo "limits: {address_space: $2}"
 		echo "candidates:"
 		for r in $(echo "$RUNGS" | tr ' ' '\n' | sort -rn); do
@@ -112,7 +119,8 @@ def peak(r):
 best = max([r for r in rungs if fits[r]], default=None)
 gb = lambda b: "%.2f" % (b / 1e9) if b is not None else "-"
 
-print("Ladder of %d rungs (micro batch = rows per step), `limits.address_space: %s`; truth measured in %s s." % (len(rungs), limit, truth_s))
+print("Ladder of %d rungs (micro batch = rows per step), `limits.address_space: %s`, malloc arenas: %s; truth measured in %s s."
+      % (len(rungs), limit, os.environ.get("FRONTIER_ARENAS") or "one (MALLOC_ARENA_MAX=1)", truth_s))
 print("Largest rung that fits: %s.\n" % best)
 print("| rung | true peak address space (GB) | fits | after 2 launches: predicted (error) | after 3 launches: predicted (error) | verdict after 3 |")
 print("|---:|---:|:---:|---:|---:|---|")

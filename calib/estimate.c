@@ -245,8 +245,7 @@ static int name_rank(const char *key)
 {
 	int r = strncmp(key, "env ", 4) == 0 ? 0 : 1;
 
-	if (strcasestr(key, "batch") || strcasestr(key, "_mb") || strcasestr(key, "-mb") ||
-	    strcasestr(key, "bs"))
+	if (strcasestr(key, "batch") || strcasestr(key, "micro"))
 		return r;
 	if (strcasestr(key, "seq") || strcasestr(key, "len") || strcasestr(key, "token"))
 		return 2 + r;

@@ -67,15 +67,16 @@ PY
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "job's own time under xlaunch run, sampler on against off (median of $N alternating pairs)"
+echo "job's own time under xlaunch run, sampler on against off (median of $N alternating pairs;"
+echo "the 'off' rows put the sampler off on both sides: the noise of this machine)"
 for procs in 1 8; do
-	for ms in 100 10; do
+	for ms in off 100 10; do
 		: >"$T/ratios"; : >"$T/cpu_extra"; : >"$T/walls"
 		i=0
 		while [ $i -lt $N ]; do
 			set -- $(launch 0 "$procs")
 			off_wall=$1; off_overhead=$(($3 - $2))
-			set -- $(launch "$ms" "$procs")
+			set -- $(launch "$([ "$ms" = off ] && echo 0 || echo "$ms")" "$procs")
 			on_wall=$1; on_overhead=$(($3 - $2))
 			awk -v a="$on_wall" -v b="$off_wall" 'BEGIN { printf "%.4f\n", a / b }' >>"$T/ratios"
 			# xlaunch's own CPU with the sampler less without, per second of job
@@ -84,7 +85,7 @@ for procs in 1 8; do
 			echo "$off_wall" >>"$T/walls"
 			i=$((i + 1))
 		done
-		printf '  %d process%s, every %3d ms: job time %sx of unsampled (%s s of work); sampler CPU %s ms per second of job\n' \
+		printf '  %d process%s, every %3s ms: job time %sx of unsampled (%s s of work); sampler CPU %s ms per second of job\n' \
 			"$procs" "$([ "$procs" = 1 ] && echo "  " || echo "es")" "$ms" "$(median <"$T/ratios")" \
 			"$(median <"$T/walls" | awk '{ printf "%.2f", $1 / 1e6 }')" "$(median <"$T/cpu_extra")"
 	done

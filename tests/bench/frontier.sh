@@ -76,9 +76,11 @@ truth_s=$(( $(date +%s) - start ))
 # 2. stores holding the smallest rungs' launches only
 "$XL" --store "$T/truth.db" calib export "$T/all.jsonl"
 small=$(echo "$RUNGS" | tr ' ' '\n' | sort -n | head -3 | tr '\n' ' ')
+# shellcheck disable=SC2086
 set -- $small
 for n in 2 3; do
 	want="r$1 r$2"; [ "$n" = 3 ] && want="$want r$3"
+	# shellcheck disable=SC2086
 	python3 - "$T/all.jsonl" "$T/cal$n.jsonl" $want <<'PY'
 import json, sys
 src, dst, want = sys.argv[1], sys.argv[2], set(sys.argv[3:])

@@ -73,9 +73,11 @@ for procs in 1 8; do
 	for ms in off 100 10; do
 		: >"$T/ratios"; : >"$T/cpu_extra"; : >"$T/walls"
 		i=0
-		while [ $i -lt $N ]; do
+		while [ $i -lt "$N" ]; do
+			# shellcheck disable=SC2046
 			set -- $(launch 0 "$procs")
 			off_wall=$1; off_overhead=$(($3 - $2))
+			# shellcheck disable=SC2046
 			set -- $(launch "$([ "$ms" = off ] && echo 0 || echo "$ms")" "$procs")
 			on_wall=$1; on_overhead=$(($3 - $2))
 			awk -v a="$on_wall" -v b="$off_wall" 'BEGIN { printf "%.4f\n", a / b }' >>"$T/ratios"
@@ -101,12 +103,14 @@ YAML
 : >"$T/dump_ratio"; : >"$T/dump_wall"
 i=0
 while [ $i -lt "${BENCH_JAX_PAIRS:-5}" ]; do
+	t_with=0 t_without=0
 	for mode in with without; do
 		flag=; [ $mode = without ] && flag=--no-xla-dump
 		s=$(date +%s%N)
+		# shellcheck disable=SC2086
 		"$XL" run jax -q --no-record $flag -- "$PY" "$SRC/examples/train_mlp.py" 3 >/dev/null 2>&1
 		e=$(date +%s%N)
-		eval "t_$mode=$(( (e - s) / 1000 ))"
+		if [ $mode = with ]; then t_with=$(( (e - s) / 1000 )); else t_without=$(( (e - s) / 1000 )); fi
 	done
 	awk -v a="$t_with" -v b="$t_without" 'BEGIN { printf "%.4f\n", a / b }' >>"$T/dump_ratio"
 	echo "$t_without" >>"$T/dump_wall"

@@ -24,12 +24,17 @@
 
 #include "calib/calib.h"
 
-/* One ok attempt the correction factor learns from. */
-struct calib_sample {
-	int64_t observed_bytes;
-	int64_t predicted_bytes;
-	char *signature_json;      /* owned; NULL when unknown */
+/* One observed figure of an attempt of a family (family_points). */
+struct calib_point {
+	const char *attempt, *signature;
+	const char *coords;        /* the signature's coordinates (JSON text) */
+	const char *parts;         /* the signature's canonical parts (JSON text) */
+	double time;
+	enum xl_outcome outcome;
+	enum calib_kind kind;      /* CALIB_KIND_COUNT: the attempt has no figures */
+	int64_t bytes;
 };
+typedef int calib_point_fn(const struct calib_point *p, void *arg);
 
 /* A probe as kept: what export writes and import reads. */
 struct calib_probe_row {
@@ -51,8 +56,12 @@ struct calib_backend {
 	int (*commit)(struct calib_store *st);
 	void (*rollback)(struct calib_store *st);
 
-	/* a checked record (calib_record_attempt checks before it calls) */
-	int (*record_attempt)(struct calib_store *st, const struct calib_attempt *a);
+	/* a checked record (calib_record_attempt checks before it calls), with
+	 * its signature's family hash and coordinates (JSON text; both NULL
+	 * for a signature of scheme 1 or without parts); the figures go in
+	 * with a new attempt only */
+	int (*record_attempt)(struct calib_store *st, const struct calib_attempt *a,
+			      const char *family, const char *coords);
 	/* doc stored as it is, its alive backends as rows; a uid already
 	 * present is left alone */
 	int (*record_probe)(struct calib_store *st, const json_t *doc, const char *host, double t,
@@ -69,9 +78,12 @@ struct calib_backend {
 	int (*export)(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_fn *afn,
 		      void *arg);
 
+	/* every alive device group of the latest probe of host, in the order
+	 * recorded */
 	int (*latest_hardware)(struct calib_store *st, const char *host,
-			       struct calib_hardware *out);
-	/* the latest attempt with this signature: outcome, id, time; *found */
+			       struct calib_hardware **out, size_t *n);
+	/* the latest attempt with this signature that says something of
+	 * memory (ok, compile-storm or oom): outcome, id, time; *found */
 	int (*latest_attempt)(struct calib_store *st, const char *signature,
 			      struct calib_attempt *out, bool *found);
 	/* the latest attempt of another signature with this shape; *other_stack
@@ -79,18 +91,30 @@ struct calib_backend {
 	int (*latest_same_shape)(struct calib_store *st, const char *shape, const char *stack,
 				 const char *not_signature, struct calib_attempt *out, bool *found,
 				 bool *other_stack);
-	/* the newest ok attempts (at most max) with observed memory on this
-	 * hardware kind and stack */
-	int (*correction_samples)(struct calib_store *st, const char *kind, const char *stack,
-				  size_t max, struct calib_sample *out, size_t *n);
-	/* ok attempts with observed memory on this hardware kind and another
-	 * stack (counted up to 1000) */
-	int (*count_other_stacks)(struct calib_store *st, const char *kind, const char *stack,
-				  unsigned *n);
+	/* the observed figures of the ok, compile-storm and oom attempts of
+	 * signatures of this family and stack (the newest CALIB_FAMILY_SIGS
+	 * signatures, of each the newest CALIB_FAMILY_PER_SIG attempts), the
+	 * rows of one attempt together, newest first within a signature (an
+	 * attempt without figures is one row without a kind) */
+	int (*family_points)(struct calib_store *st, const char *family, const char *stack,
+			     calib_point_fn *fn, void *arg);
+	/* successful attempts with observed figures of this family on other
+	 * stacks (counted up to 1000) */
+	int (*family_other_stacks)(struct calib_store *st, const char *family, const char *stack,
+				   unsigned *n);
+	/* the canonical parts of the signature of profile's newest attempt
+	 * whose signature is of scheme 2 or later (*parts NULL when none;
+	 * caller frees), and that attempt's id */
+	int (*last_parts)(struct calib_store *st, const char *profile, char **parts, char **id);
 };
+
+#define CALIB_FAMILY_SIGS 256
+#define CALIB_FAMILY_PER_SIG 10
 
 extern const struct calib_backend calib_sqlite_backend;
 extern const struct calib_backend calib_pg_backend;
+
+struct calib_family_cache;
 
 struct calib_store {
 	const struct calib_backend *be;
@@ -100,11 +124,19 @@ struct calib_store {
 	void *impl;                /* the backend's own state */
 	bool retry;                /* the backend's: the failed write may pass
 				    * when run again from its start */
+	bool absent;               /* the backend's: open with CALIB_OPEN_NOCREATE
+				    * found no store at all */
 	bool in_tx;                /* store.c's: inside a transaction of its own
 				    * (an import), where parts are not retried */
 	struct xl_strv secrets;    /* the location's password as written and
 				    * decoded: calib_fail never shows them */
+	/* the last family read (estimate.c): the candidates of one profile are
+	 * mostly one family; a record through this handle drops it */
+	struct calib_family_cache *fcache;
 };
+
+/* Drops st's family cache (estimate.c). */
+void calib_family_cache_drop(struct calib_store *st);
 
 /* Sets st->err to "store 'LOCATION': MSG" and returns code.  The password
  * of the location, wherever MSG holds it (a library's message may quote
@@ -127,24 +159,28 @@ char *calib_probe_uid(const char *host, double t, const char *doc_text);
  * the first device's kind, the device count, the smallest device memory
  * (-1: none given).  Strings are borrowed from the document. */
 struct calib_probe_backend {
-	const char *name, *state, *kind;
+	const char *name, *state;
+	const char *kind, *type, *memory_source;   /* NULL: a backend without devices */
 	int64_t count;
-	int64_t memory_bytes;
+	int64_t memory_bytes;      /* the smallest of the group; -1 unknown */
 };
-/* The named backends of doc, in order, into *out (caller frees the array).
+/* The named backends of doc as rows, one per kind (and type) of device of
+ * each backend, in order; a backend without devices is one row without a
+ * kind.  The strings are doc's; the array is the caller's to free.
  * Returns how many. */
 size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out);
 
-/* The hardware of a probe, offered one alive backend at a time: an
- * accelerator before cpu, then the most total memory.  Start with
- * *best_rank = -1; it is still -1 when nothing was offered. */
-void calib_hardware_offer(struct calib_hardware *out, int *best_rank, double *best_total,
-			  const char *kind, int64_t count, int64_t memory_bytes);
+/* Appends one stored probe row to *all (of *n; caller frees the array):
+ * what latest_hardware returns, for calib_latest_hardware to choose from. */
+void calib_hardware_add(struct calib_hardware **all, size_t *n, const char *kind,
+			const char *backend, const char *type, const char *memory_source,
+			int64_t count, int64_t memory_bytes);
 
 /* The median of v[0..n) (sorted in place); NAN when n is 0. */
 double calib_median(double *v, size_t n);
 
 /* The analytic part of a prediction from parts (no store). */
 void calib_predict_analytic(const json_t *parts, struct calib_prediction *out);
+
 
 #endif

@@ -42,7 +42,51 @@
 
 /* The schema version this build writes; older stores are migrated forward
  * one step at a time on open, newer ones are refused (73). */
-#define CALIB_SCHEMA_VERSION 3
+#define CALIB_SCHEMA_VERSION 4
+
+/* The signature scheme this build writes.  2: a launch is identified by the
+ * job's own files (the script or module in argv and its repository), its
+ * argv and the bundle of the interpreter that runs it; cache and dump paths
+ * are left out.  1: what stores before schema 4 hold (the code state of the
+ * directory xlaunch ran in, no argv, the bundle of VIRTUAL_ENV); such
+ * signatures keep their history but join no family. */
+#define CALIB_SIG_SCHEME 2
+
+/* ---- memory kinds and bases ------------------------------------------------- */
+
+/* What a memory figure measures.  Figures of different kinds are never
+ * related to each other: a correction, a fit or a feasibility check takes
+ * one kind on both sides. */
+enum calib_kind {
+	CALIB_KIND_DEVICE_PEAK,    /* "device_peak": the job's peak on one device
+				    * (NVML per process, the runtime's statistics) */
+	CALIB_KIND_HOST_PEAK_RSS,  /* "host_peak_rss": peak resident memory of the
+				    * whole process group */
+	CALIB_KIND_HOST_PEAK_VM,   /* "host_peak_vm": peak address space of the
+				    * group's largest process (RLIMIT_AS is per process) */
+	CALIB_KIND_XLA_BUFFERS,    /* "xla_buffers": XLA's buffer assignment of the
+				    * largest compiled program, per device */
+	CALIB_KIND_OOM_REQUEST,    /* "oom_request": the allocation that failed, as
+				    * the runtime's out-of-memory message gives it */
+	CALIB_KIND_UNCLASSIFIED,   /* "unclassified": recorded before kinds existed */
+	CALIB_KIND_COUNT
+};
+const char *calib_kind_name(enum calib_kind k);
+/* False when s names no kind. */
+bool calib_kind_parse(const char *s, enum calib_kind *out);
+
+/* How a prediction was made. */
+enum calib_basis {
+	CALIB_BASIS_NONE,          /* "none": no prediction */
+	CALIB_BASIS_LEARNED,       /* "learned": fitted on this family's launches */
+	CALIB_BASIS_COMPILER,      /* "compiler": from XLA's own figure for this program */
+	CALIB_BASIS_REPORTED,      /* "reported": the job's own prediction */
+	CALIB_BASIS_ANALYTIC,      /* "analytic": the model of etc/memory.yaml */
+	CALIB_BASIS_UNCLASSIFIED,  /* "unclassified": recorded before bases existed */
+	CALIB_BASIS_COUNT
+};
+const char *calib_basis_name(enum calib_basis b);
+bool calib_basis_parse(const char *s, enum calib_basis *out);
 
 /* ---- the store ------------------------------------------------------------ */
 
@@ -50,6 +94,9 @@ struct calib_store;
 
 enum {
 	CALIB_OPEN_NOCREATE = 1 << 0,  /* a missing store is an error (73), not created */
+	CALIB_OPEN_READONLY = 1 << 1,  /* for queries: a missing store is not created and
+					* reads as an empty one (an older one is still
+					* migrated: it exists) */
 };
 
 /* Opens (creating when missing) the store at location (see above; NULL: the
@@ -85,12 +132,12 @@ struct calib_sig {
 	char *hardware_kind;   /* hardware.kind, or NULL when the parts have none */
 };
 
-/* parts is an object {code, hardware, model, train, parallel, features,
- * toggles, bundle}, any of which may be missing ("device" is read as
- * "hardware" when "hardware" is absent).  Canonical form: keys sorted,
+/* parts is an object {code, argv, hardware, model, train, parallel,
+ * features, toggles, bundle}, any of which may be missing ("device" is read
+ * as "hardware" when "hardware" is absent).  Canonical form: keys sorted,
  * nulls dropped, integral numbers as integers, other numbers rounded to 15
- * significant digits, and in every part but code, toggles and bundle, strings
- * that are numbers or byte sizes ("32GiB", "1e9") become integers.  Returns 0,
+ * significant digits, and in every part but code, argv, toggles and bundle,
+ * strings that are numbers or byte sizes ("32GiB", "1e9") become integers.  Returns 0,
  * or 65 when parts is not an object.  out is zeroed first. */
 int calib_signature(const json_t *parts, struct calib_sig *out);
 void calib_sig_release(struct calib_sig *sig);
@@ -98,14 +145,47 @@ void calib_sig_release(struct calib_sig *sig);
 /* SHA-256 of len bytes into hex[65] (NUL terminated). */
 void calib_sha256_hex(const void *data, size_t len, char hex[65]);
 
-/* Fills parts.hardware (when absent) from the latest probe of this host.
- * Returns true when parts now has a hardware part. */
-bool calib_parts_fill_hardware(struct calib_store *st, json_t *parts);
+enum {
+	CALIB_HW_HOST = 1 << 0,    /* the host itself (the cpu backend), not an accelerator */
+};
+/* Fills parts.hardware (when absent) from the latest probe of this host:
+ * {kind, count, memory, type: "host" or "accelerator"}, the host's when
+ * flags has CALIB_HW_HOST, else the best accelerator (the host when there is
+ * none).  Returns true when parts now has a hardware part. */
+bool calib_parts_fill_hardware(struct calib_store *st, json_t *parts, unsigned flags);
+
+/* Whether parts.hardware (or parts.device) is the host's own processor: its
+ * type "host", or, without a type, a kind that says cpu.  False when there
+ * is no hardware part. */
+bool calib_parts_on_host(const json_t *parts);
+
+/* The family of a launch: its normalized parts (calib_signature's) less the
+ * stack (bundle, code), the limits (toggles.limits) and its coordinates,
+ * the numbers a family's members may differ in: train.micro_batch, the
+ * sequence length (train.seq, else model.seq), every environment value that
+ * is a number (toggles.env) and every number in argv (a whole argument, the
+ * value of --name=N, or the argument after an option --name).  Launches with
+ * one family hash are one job at different sizes; the coordinates say which
+ * size.  hash[65] gets the family's SHA-256 hex; *coords (new reference) an
+ * object {"micro_batch": 8, "seq": 2048, "env MICRO_BATCH": 8,
+ * "--batch": 64, "arg 2": 20}.  Returns 0, or 65 when parts is not an
+ * object. */
+int calib_family(const json_t *parts, char hash[65], json_t **coords);
 
 /* ---- launch attempts ------------------------------------------------------- */
 
 /* An integer field that is not known. */
 #define CALIB_UNSET INT64_MIN
+
+/* One memory figure of an attempt: observed, or predicted before launch. */
+struct calib_figure {
+	bool predicted;
+	enum calib_kind kind;
+	int64_t bytes;
+	enum calib_basis basis;    /* predictions (CALIB_BASIS_NONE for observations) */
+	int64_t error_bytes;       /* predictions: the error bar, CALIB_UNSET when none */
+	char *source;              /* what measured or predicted it; owned, may be NULL */
+};
 
 /* One launch attempt: every field `calib history --json` shows, and what
  * export and import carry besides.  Strings are owned by the record
@@ -120,31 +200,61 @@ struct calib_attempt {
 	int64_t rank;
 	enum xl_outcome outcome;
 	int64_t exit_status;
+	/* the headline figures, one kind on both sides where a prediction of
+	 * the observed kind was made (CALIB_KIND_COUNT: no kind) */
 	int64_t predicted_bytes, observed_bytes;
+	enum calib_kind predicted_kind, observed_kind;
+	enum calib_basis predicted_basis;
 	double wall_s;
 	int64_t compile_count;
 	int64_t host_peak_rss_bytes;
+	/* every figure, the headline ones included (calib_attempt_add_figure) */
+	struct calib_figure *figures;
+	size_t nfigures;
+	/* filled by later work where known */
+	char *job_id;              /* the job launch this attempt belongs to */
+	int64_t cache_hits;        /* persistent compile-cache hits */
+	double first_step_s;       /* seconds from start to the end of the first step */
+	char *details;             /* JSON object text: compile and recompile details,
+				    * the compiler's per-program figures */
 	/* what the signature is made of */
 	char *signature_json;      /* canonical JSON of the parts */
 	char shape_hash[65], stack_hash[65];
 	char *hardware_kind;
+	int signature_scheme;      /* CALIB_SIG_SCHEME, or 1 (see there) */
 };
 
-/* Every field unknown; time now; host NULL (this host when recorded). */
+/* Every field unknown; time now; host NULL (this host when recorded);
+ * signature scheme CALIB_SIG_SCHEME. */
 void calib_attempt_init(struct calib_attempt *a);
 void calib_attempt_release(struct calib_attempt *a);
+/* Adds a figure (replacing one of the same role and kind); source is
+ * copied and may be NULL; error_bytes CALIB_UNSET when none. */
+void calib_attempt_add_figure(struct calib_attempt *a, bool predicted, enum calib_kind kind,
+			      int64_t bytes, enum calib_basis basis, int64_t error_bytes,
+			      const char *source);
+/* The figure of that role and kind, or NULL (borrowed). */
+const struct calib_figure *calib_attempt_figure(const struct calib_attempt *a, bool predicted,
+						enum calib_kind kind);
 /* Reads a JSON attempt (a `calib history --json` entry, an export line, a
  * kept record): id, time (ISO 8601 or epoch seconds), profile, candidate,
  * signature, host, rank, outcome, exit_status, predicted_bytes,
- * observed_bytes, wall_s, compile_count, host_peak_rss_bytes, and
- * signature_json (string or object; its hash must equal signature, and the
- * shape and stack hashes and hardware kind are taken from it), shape_hash,
- * stack_hash, hardware_kind.  Returns 0, or 65 with *err (caller frees). */
+ * predicted_kind, predicted_basis, observed_bytes, observed_kind, wall_s,
+ * compile_count, host_peak_rss_bytes, figures ([{role, kind, bytes, basis,
+ * error_bytes, source}]), job_id, cache_hits, first_step_s, details (an
+ * object), signature_scheme (1 when absent: a record written before schema
+ * 4), and signature_json (string or object; its hash must equal signature,
+ * and the shape and stack hashes and hardware kind are taken from it),
+ * shape_hash, stack_hash, hardware_kind.  A headline figure without a kind
+ * is classified as the migration does: observed bytes equal to
+ * host_peak_rss_bytes are host_peak_rss, other figures unclassified.
+ * Returns 0, or 65 with *err (caller frees). */
 int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err);
 enum {
 	CALIB_JSON_HISTORY = 0,    /* the fields of `calib history --json` */
 	CALIB_JSON_FULL = 1 << 0,  /* and host_peak_rss_bytes, signature_json (an
-				    * object), shape_hash, stack_hash, hardware_kind */
+				    * object), shape_hash, stack_hash, hardware_kind,
+				    * signature_scheme */
 };
 /* New reference. */
 json_t *calib_attempt_to_json(const struct calib_attempt *a, unsigned flags);
@@ -163,16 +273,24 @@ int calib_record_attempt_json(struct calib_store *st, const json_t *attempt);
  * or the document's "time" when present).  Returns 0, 65 or 73. */
 int calib_record_probe(struct calib_store *st, const json_t *probe_doc);
 
-/* The best alive backend of a probe: accelerators before cpu, then the most
- * total memory. */
+/* One kind of device of an alive backend of a probe: a backend's devices are
+ * grouped by kind (an OpenCL platform may hold a CPU and a GPU). */
 struct calib_hardware {
 	char kind[128];
+	char backend[64];          /* "cpu", "opencl", "cuda", "pjrt:FILE" */
+	bool host;                 /* the host's own processor (the cpu backend, or a
+				    * device whose type or kind is cpu) */
 	int64_t count;
-	int64_t memory_bytes;
+	int64_t memory_bytes;      /* the smallest of the group */
+	char memory_source[96];    /* how the probe knows it ("" when unsaid; PJRT
+				    * gives its allocator's limit, not the size) */
 };
-/* The hardware of the latest probe of host (NULL: this host).  Returns 0, 66
- * when no probe of host has an alive device, or 73. */
-int calib_latest_hardware(struct calib_store *st, const char *host, struct calib_hardware *out);
+/* The hardware of the latest probe of host (NULL: this host): with
+ * CALIB_HW_HOST the host's own processor, else the best accelerator
+ * (the most total memory), or the host when the probe found none.  Returns
+ * 0, 66 when no probe of host has an alive device, or 73. */
+int calib_latest_hardware(struct calib_store *st, const char *host, unsigned flags,
+			  struct calib_hardware *out);
 
 /* ---- queries --------------------------------------------------------------- */
 
@@ -198,7 +316,9 @@ struct calib_sig_stats {
 	char signature[65];
 	const char *profile, *candidate;   /* of its latest attempt */
 	int64_t attempts, ok, oom;
-	double ratio_median;       /* observed/predicted of its ok attempts; NAN: none */
+	double ratio_median;       /* observed/predicted of its ok attempts whose
+				    * two figures are of one kind; NAN: none */
+	const char *kind;          /* that kind (of the latest such attempt), or NULL */
 	double last_seen;          /* epoch seconds */
 };
 typedef int calib_stats_fn(const struct calib_sig_stats *s, void *arg);
@@ -206,6 +326,13 @@ typedef int calib_stats_fn(const struct calib_sig_stats *s, void *arg);
  * first, at most limit (0: all). */
 int calib_stats(struct calib_store *st, const char *profile, long long limit,
 		calib_stats_fn *fn, void *arg);
+
+/* The canonical signature parts of the newest attempt of profile whose
+ * signature identifies its job (scheme 2 and later): *parts (new
+ * reference), or NULL when there is none, and *id, that attempt's id
+ * (caller frees; NULL with it).  `calib order PROFILE` without a command
+ * takes the job's argv, code and bundle from there.  Returns 0 or 73. */
+int calib_last_parts(struct calib_store *st, const char *profile, json_t **parts, char **id);
 
 /* The full hash of the one recorded signature that starts with prefix
  * (lowercase hex).  Returns 0, 64 (not hex, empty or ambiguous), 66 (none) or
@@ -243,71 +370,145 @@ void calib_import_result_release(struct calib_import_result *res);
 
 /* ---- prediction ------------------------------------------------------------ */
 
-/* Memory per device, in bytes. */
+/* The analytic model: memory per device, in bytes, from the signature's
+ * model shape (the prior of a family that has not been learned yet). */
 struct calib_prediction {
 	uint64_t model_state_bytes;   /* parameters, gradients, optimizer state */
 	uint64_t activation_bytes;    /* all layers, one micro-batch */
 	uint64_t logits_bytes;
 	uint64_t overhead_bytes;
 	uint64_t analytic_bytes;      /* the sum of the four parts */
-	double correction;            /* learned observed/predicted factor, 1 when none */
+	double correction;            /* learned observed/analytic factor, 1 when none */
 	unsigned samples;             /* launches the correction came from */
-	uint64_t predicted_bytes;     /* analytic * correction, or the reported value */
+	uint64_t predicted_bytes;     /* analytic * correction */
 	uint64_t device_memory_bytes; /* hardware.memory, 0 when unknown */
+	enum calib_kind kind;         /* what it predicts: device_peak on an
+				       * accelerator, host_peak_rss on the host */
 	bool known;                   /* the parts were enough to predict */
-	bool calibrated;              /* correction learned on this hardware and stack */
-	bool reported;                /* predicted_bytes is the child's own */
-	char note[200];               /* e.g. "stack uncalibrated" */
+	bool calibrated;              /* correction learned on this family and stack */
+	char note[200];               /* e.g. "family uncalibrated" */
 };
 
-/* Predicts the memory of a launch from its parts.  st may be NULL (factor 1);
- * reported_bytes is a child-reported prediction (0 or less: none) and, when
- * given, wins.  Parts without a model shape give known = false and a note,
- * not an error.  Returns 0, or 73 when the store could not be read (out is
- * still filled, uncalibrated). */
-int calib_predict(struct calib_store *st, const json_t *parts, int64_t reported_bytes,
-		  struct calib_prediction *out);
+/* The analytic model of parts, times the correction learned from the
+ * family's successful launches on this stack (observed figures of the
+ * model's kind over the model's value; st may be NULL: factor 1).  Parts
+ * without a model shape give known = false and a note, not an error.
+ * Returns 0, or 73 when the store could not be read (out is still filled,
+ * uncalibrated). */
+int calib_predict(struct calib_store *st, const json_t *parts, struct calib_prediction *out);
 /* {model_state_bytes, activation_bytes, logits_bytes, overhead_bytes,
  *  analytic_bytes, correction, samples, predicted_bytes, device_memory_bytes,
- *  calibrated, reported, note}; unknown byte counts are null.  New reference. */
+ *  calibrated, note}; unknown byte counts are null.  New reference. */
 json_t *calib_prediction_json(const struct calib_prediction *p);
+
+/* A limit a launch runs under, and the kind of figure it bounds:
+ * host_peak_vm against limits.address_space, host_peak_rss against a
+ * cgroup's memory.max (or the host's memory), device_peak against what the
+ * runtime allows itself of the device. */
+struct calib_limit {
+	enum calib_kind kind;
+	int64_t bytes;
+	char source[160];             /* "limits.address_space", "cgroup memory.max", ... */
+};
+#define CALIB_MAX_LIMITS 4
+
+/* A launch to estimate or order: its signature parts (NULL: nothing known)
+ * and its limits.  Borrowed. */
+struct calib_target {
+	const json_t *parts;
+	const struct calib_limit *limits;
+	size_t nlimits;
+};
+
+/* What is predicted of one launch, for the kind that decides whether it
+ * fits: the kind of the limit with the least room, or, without limits,
+ * device_peak on an accelerator and host_peak_rss on the host.
+ *
+ * Bases, in precedence: compiler (XLA's own buffer figure for this very
+ * program, seen in an earlier attempt, through a line learned between that
+ * figure and the kind on this family; with no line, a device figure above
+ * the device's limit still makes it infeasible), learned (an affine fit of
+ * the family's successful launches on this stack against the scale, from
+ * two launches at different scales on), analytic (the model of
+ * etc/memory.yaml times the family's correction), none.  An out-of-memory
+ * attempt of the family at a scale at or below this one, under the same
+ * limits, makes it infeasible whatever the prediction says. */
+struct calib_estimate {
+	bool known;                   /* predicted_bytes is known */
+	enum calib_kind kind;
+	enum calib_basis basis;
+	int64_t predicted_bytes;      /* CALIB_UNSET when unknown */
+	int64_t error_bytes;          /* the error bar, CALIB_UNSET when unknown */
+	int64_t limit_bytes;          /* the limit of kind, CALIB_UNSET when none */
+	char limit_source[160];
+	int feasible;                 /* 1: predicted + error within the limit; 0:
+				       * predicted above it by more than the error, or
+				       * an out-of-memory attempt at a scale at or
+				       * below; -1: unknown */
+	/* the learned fit (points == 0: none) */
+	unsigned points;              /* successful launches it used */
+	double intercept, slope;      /* bytes, bytes per unit of scale */
+	double scale;                 /* this launch's value of the scale */
+	char scale_name[64];          /* "micro_batch", "tokens (micro_batch x seq)",
+				       * "env MICRO_BATCH", "--batch", "arg 3" */
+	char summary[240];            /* one line: how it was predicted */
+	char reason[400];             /* why it fits, does not, or is not known to */
+	struct calib_prediction analytic;  /* the analytic model and its parts */
+};
+
+/* Estimates one launch (st may be NULL: the analytic model alone).
+ * Returns 0, or 73 when the store could not be read (out holds what could
+ * be estimated without it). */
+int calib_estimate(struct calib_store *st, const struct calib_target *t,
+		   struct calib_estimate *out);
+/* {predicted_bytes, kind, basis, error_bytes, limit_bytes, limit_source,
+ *  feasible (true, false or null), summary, reason, points, scale_name,
+ *  scale, intercept_bytes, slope_bytes, analytic: calib_prediction_json}.
+ *  New reference. */
+json_t *calib_estimate_json(const struct calib_estimate *e);
+/* "1.51 GiB + 24.9 KiB x micro_batch" into buf, or "" without a fit. */
+const char *calib_fit_str(const struct calib_estimate *e, char *buf, size_t n);
 
 /* ---- retry order ------------------------------------------------------------- */
 
 /* A candidate's place in the order; the store gives the first five, the
  * launcher the last two (a pinned candidate, a profile without any). */
 enum calib_place {
-	CALIB_PLACE_KNOWN_GOOD,    /* the latest attempt with this signature was ok */
-	CALIB_PLACE_UNSEEN,        /* nothing known against it */
+	CALIB_PLACE_KNOWN_GOOD,    /* the latest attempt with this signature that says
+				    * anything of memory fitted (ok, compile-storm) */
+	CALIB_PLACE_UNSEEN,        /* not launched with this signature */
 	CALIB_PLACE_SUSPECT,       /* an oom with this shape on an older stack */
-	CALIB_PLACE_INFEASIBLE,    /* predicted above the device memory */
-	CALIB_PLACE_KNOWN_BAD,     /* the latest attempt with this signature was an oom */
+	CALIB_PLACE_INFEASIBLE,    /* predicted not to fit: "predicted-infeasible" */
+	CALIB_PLACE_KNOWN_BAD,     /* that latest attempt was an oom */
 	CALIB_PLACE_PINNED,        /* named with -c: the only one tried */
 	CALIB_PLACE_ONLY,          /* the profile has no candidates */
 };
-/* "known-good", "unseen", "suspect", "infeasible", "known-bad", "pinned",
- * "only". */
+/* "known-good", "unseen", "suspect", "predicted-infeasible", "known-bad",
+ * "pinned", "only". */
 const char *calib_place_name(enum calib_place p);
 
 struct calib_rank {
 	size_t index;              /* the candidate's position in the profile */
 	enum calib_place place;
-	char reason[400];
+	int tier;                  /* 0: known-good or predicted to fit; 1: unseen
+				    * without a verdict; 2: suspect; 3: predicted
+				    * infeasible; 4: known-bad */
+	char reason[600];
 	char signature[65];
-	bool predicted;            /* predicted_bytes is known */
-	uint64_t predicted_bytes;
-	uint64_t device_memory_bytes;   /* 0: unknown */
+	struct calib_estimate est;
 };
 
-/* Ranks n candidates given by their signature parts (parts[i] of the i-th in
- * profile order; NULL for none): ranks[0..n) receives them in the order to
- * try, ties in profile order.  st may be NULL (nothing known).  Returns 0,
- * 65 (parts not an object) or 73 (ranks then hold profile order, place
- * unseen, reason "profile order"). */
-int calib_order(struct calib_store *st, const json_t *const *parts, size_t n,
+/* Ranks n launches (targets[i] of the i-th candidate in profile order):
+ * ranks[0..n) receives them in the order to try: by tier, ties in profile
+ * order.  Interrupted attempts and those that ended in error, crash or
+ * timeout say nothing of memory and are passed over.  st may be NULL
+ * (nothing known).  Returns 0, 65 (parts not an object) or 73 (ranks then
+ * hold profile order, place unseen, reason "profile order"). */
+int calib_order(struct calib_store *st, const struct calib_target *targets, size_t n,
 		struct calib_rank *ranks);
-/* {name, signature, place, reason, predicted_bytes, device_memory_bytes}
- * (name: null when NULL).  New reference. */
+/* {name, signature, place, reason, predicted_bytes, kind, basis,
+ * error_bytes, limit_bytes, feasible, fit, device_memory_bytes} (name: null
+ * when NULL).  New reference. */
 json_t *calib_rank_json(const struct calib_rank *r, const char *name);
 
 #endif

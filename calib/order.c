@@ -1,6 +1,7 @@
 /* order.c - the order in which to try a profile's candidates. */
 #include "calib/backend.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,7 @@ static const char *const place_names[] = {
 	[CALIB_PLACE_KNOWN_GOOD] = "known-good",
 	[CALIB_PLACE_UNSEEN] = "unseen",
 	[CALIB_PLACE_SUSPECT] = "suspect",
-	[CALIB_PLACE_INFEASIBLE] = "infeasible",
+	[CALIB_PLACE_INFEASIBLE] = "predicted-infeasible",
 	[CALIB_PLACE_KNOWN_BAD] = "known-bad",
 	[CALIB_PLACE_PINNED] = "pinned",
 	[CALIB_PLACE_ONLY] = "only",
@@ -23,103 +24,97 @@ static int cmp_rank(const void *x, const void *y)
 {
 	const struct calib_rank *a = x, *b = y;
 
-	if (a->place != b->place)
-		return a->place < b->place ? -1 : 1;
+	if (a->tier != b->tier)
+		return a->tier < b->tier ? -1 : 1;
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* What the store knows of one candidate: its place and the reason. */
-static int rank_one(struct calib_store *st, const json_t *parts, struct calib_rank *r)
+/* Appends "; " and fmt to r->reason. */
+static void reason_add(struct calib_rank *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void reason_add(struct calib_rank *r, const char *fmt, ...)
+{
+	size_t l = strlen(r->reason);
+	va_list ap;
+
+	if (l && l + 2 < sizeof(r->reason)) {
+		memcpy(r->reason + l, "; ", 3);
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(r->reason + l, sizeof(r->reason) - l, fmt, ap);
+	va_end(ap);
+}
+
+/* What the store knows of one candidate: its place, tier and reason. */
+static int rank_one(struct calib_store *st, const struct calib_target *t, struct calib_rank *r)
 {
 	struct calib_sig sig;
-	struct calib_prediction pred;
 	struct calib_attempt last, prev;
 	bool found = false;
-	char mem[32], dev[32], when[32];
+	char when[32];
 	int rc = 0;
+	json_t *empty = NULL;
+	struct calib_target tt = *t;
 
-	if (parts) {
-		calib_signature(parts, &sig);
-	} else {
-		/* no parts: an empty signature, nothing known about it */
-		json_t *empty = json_object();
-
-		calib_signature(empty, &sig);
-		json_decref(empty);
-	}
+	if (!t->parts)
+		tt.parts = empty = json_object();   /* nothing known about it */
+	calib_signature(tt.parts, &sig);
 	snprintf(r->signature, sizeof(r->signature), "%s", sig.hash);
-	if (calib_predict(st, sig.parts, 0, &pred) != 0)
+	if (calib_estimate(st, &tt, &r->est) != 0)
 		rc = XL_EX_CANTCREAT;
-	r->predicted = pred.known;
-	r->predicted_bytes = pred.known ? pred.predicted_bytes : 0;
-	r->device_memory_bytes = pred.device_memory_bytes;
-	xl_fmt_bytes(pred.predicted_bytes, mem, sizeof(mem));
-	xl_fmt_bytes(pred.device_memory_bytes, dev, sizeof(dev));
 	calib_attempt_init(&last);
 	calib_attempt_init(&prev);
 	if (st && rc == 0)
 		rc = st->be->latest_attempt(st, sig.hash, &last, &found);
 	r->place = CALIB_PLACE_UNSEEN;
-	if (found && last.outcome == XL_OUT_OK) {
+	r->reason[0] = '\0';
+	if (found && (last.outcome == XL_OUT_OK || last.outcome == XL_OUT_COMPILE_STORM)) {
 		r->place = CALIB_PLACE_KNOWN_GOOD;
-		snprintf(r->reason, sizeof(r->reason), "ok with this signature (run %s, %s)", last.id,
-			 xl_iso_time(last.time, when, sizeof(when)));
+		r->tier = 0;
+		reason_add(r, "%s with this signature (run %s, %s)", xl_outcome_name(last.outcome),
+			   last.id, xl_iso_time(last.time, when, sizeof(when)));
 	} else if (found && last.outcome == XL_OUT_OOM) {
 		r->place = CALIB_PLACE_KNOWN_BAD;
-		snprintf(r->reason, sizeof(r->reason), "oom with this signature on this hardware and stack"
-			 " (run %s, %s)", last.id, xl_iso_time(last.time, when, sizeof(when)));
+		r->tier = 4;
+		reason_add(r, "oom with this signature on this hardware and stack (run %s, %s)",
+			   last.id, xl_iso_time(last.time, when, sizeof(when)));
 	} else {
-		bool suspect = false, infeasible, pfound = false, older = false;
+		bool pfound = false, older = false, suspect;
 
 		if (st && rc == 0)
 			rc = st->be->latest_same_shape(st, sig.shape_hash, sig.stack_hash, sig.hash, &prev,
 						       &pfound, &older);
-		if (pfound && prev.outcome == XL_OUT_OOM) {
-			suspect = true;
-			snprintf(r->reason, sizeof(r->reason), "oom %s (run %s, %s)",
-				 older ? "on an older stack with this shape" :
-					 "with this shape and stack under other toggles",
-				 prev.id, xl_iso_time(prev.time, when, sizeof(when)));
-		}
-		infeasible = pred.known && pred.device_memory_bytes &&
-			     pred.predicted_bytes > pred.device_memory_bytes;
-		if (infeasible) {
-			size_t l = suspect ? strlen(r->reason) : 0;
-
-			snprintf(r->reason + l, sizeof(r->reason) - l,
-				 "%spredicted %s above %s of device memory (%s)",
-				 suspect ? "; " : "", mem, dev, pred.note);
+		suspect = pfound && prev.outcome == XL_OUT_OOM;
+		if (suspect)
+			reason_add(r, "oom %s (run %s, %s)",
+				   older ? "on an older stack with this shape" :
+					   "with this shape and stack under other toggles",
+				   prev.id, xl_iso_time(prev.time, when, sizeof(when)));
+		if (r->est.feasible == 0) {
 			r->place = CALIB_PLACE_INFEASIBLE;
+			r->tier = 3;
 		} else if (suspect) {
+			/* an old oom outweighs a prediction */
 			r->place = CALIB_PLACE_SUSPECT;
+			r->tier = 2;
+		} else if (r->est.feasible == 1) {
+			r->tier = 0;
+			reason_add(r, "never launched with this signature; predicted to fit");
 		} else {
-			int l;
-
-			if (found)
-				l = snprintf(r->reason, sizeof(r->reason), "last tried with outcome %s (run %s)",
-					     xl_outcome_name(last.outcome), last.id);
-			else
-				l = snprintf(r->reason, sizeof(r->reason), "never tried with this signature");
-			if (l < 0 || (size_t)l >= sizeof(r->reason))
-				l = (int)strlen(r->reason);
-			if (pred.known && pred.device_memory_bytes)
-				snprintf(r->reason + l, sizeof(r->reason) - (size_t)l,
-					 "; predicted %s of %s", mem, dev);
-			else if (pred.known)
-				snprintf(r->reason + l, sizeof(r->reason) - (size_t)l,
-					 "; predicted %s, device memory unknown", mem);
-			else
-				snprintf(r->reason + l, sizeof(r->reason) - (size_t)l,
-					 "; no prediction (%s)", pred.note);
+			r->tier = 1;
+			reason_add(r, "never launched with this signature");
 		}
+		reason_add(r, "%s", r->est.reason);
 	}
 	calib_attempt_release(&last);
 	calib_attempt_release(&prev);
 	calib_sig_release(&sig);
+	json_decref(empty);
 	return rc;
 }
 
-int calib_order(struct calib_store *st, const json_t *const *parts, size_t n,
+int calib_order(struct calib_store *st, const struct calib_target *targets, size_t n,
 		struct calib_rank *ranks)
 {
 	int rc = 0;
@@ -127,14 +122,14 @@ int calib_order(struct calib_store *st, const json_t *const *parts, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		memset(&ranks[i], 0, sizeof(ranks[i]));
 		ranks[i].index = i;
-		if (parts[i] && !json_is_object(parts[i])) {
+		if (targets[i].parts && !json_is_object(targets[i].parts)) {
 			rc = XL_EX_DATAERR;
 			if (st)
 				calib_fail(st, rc, "candidate %zu: the signature parts are not an object",
 					   i + 1);
 			break;
 		}
-		if ((rc = rank_one(st, parts[i], &ranks[i])))
+		if ((rc = rank_one(st, &targets[i], &ranks[i])))
 			break;
 	}
 	if (rc) {
@@ -142,6 +137,7 @@ int calib_order(struct calib_store *st, const json_t *const *parts, size_t n,
 		for (size_t i = 0; i < n; i++) {
 			ranks[i].index = i;
 			ranks[i].place = CALIB_PLACE_UNSEEN;
+			ranks[i].tier = 1;
 			snprintf(ranks[i].reason, sizeof(ranks[i].reason), "profile order");
 		}
 		return rc;
@@ -152,13 +148,27 @@ int calib_order(struct calib_store *st, const json_t *const *parts, size_t n,
 
 json_t *calib_rank_json(const struct calib_rank *r, const char *name)
 {
-	return json_pack("{s:o, s:s, s:s, s:s, s:o, s:o}",
-			 "name", name ? json_string(name) : json_null(),
-			 "signature", r->signature, "place", calib_place_name(r->place),
-			 "reason", r->reason,
-			 "predicted_bytes", r->predicted ? json_integer((json_int_t)r->predicted_bytes)
-							: json_null(),
-			 "device_memory_bytes", r->device_memory_bytes
-							? json_integer((json_int_t)r->device_memory_bytes)
-							: json_null());
+	const struct calib_estimate *e = &r->est;
+	char fit[200];
+	json_t *o = json_pack("{s:o, s:s, s:s, s:s}",
+			      "name", name ? json_string(name) : json_null(),
+			      "signature", r->signature, "place", calib_place_name(r->place),
+			      "reason", r->reason);
+
+	json_object_set_new(o, "predicted_bytes", e->known ? json_integer((json_int_t)e->predicted_bytes)
+							   : json_null());
+	json_object_set_new(o, "kind", json_string(calib_kind_name(e->kind)));
+	json_object_set_new(o, "basis", json_string(calib_basis_name(e->known ? e->basis
+									      : CALIB_BASIS_NONE)));
+	json_object_set_new(o, "error_bytes", e->known && e->error_bytes != CALIB_UNSET
+						      ? json_integer((json_int_t)e->error_bytes) : json_null());
+	json_object_set_new(o, "limit_bytes", e->limit_bytes != CALIB_UNSET
+						      ? json_integer((json_int_t)e->limit_bytes) : json_null());
+	json_object_set_new(o, "feasible", e->feasible < 0 ? json_null() : json_boolean(e->feasible));
+	json_object_set_new(o, "fit", e->points ? json_string(calib_fit_str(e, fit, sizeof(fit)))
+						: json_null());
+	json_object_set_new(o, "summary", json_string(e->summary));
+	json_object_set_new(o, "device_memory_bytes", e->analytic.device_memory_bytes
+			    ? json_integer((json_int_t)e->analytic.device_memory_bytes) : json_null());
+	return o;
 }

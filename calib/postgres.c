@@ -332,7 +332,10 @@ static int run_script(struct calib_store *st, const char *what, const char *sql)
 
 /* One statement's parameters, as text; NULL is SQL NULL.  Numbers are
  * written into the struct, which therefore is not copied. */
-#define MAX_PARAMS 16
+#define NUM_STR_(x) #x
+#define NUM_STR(x) NUM_STR_(x)
+
+#define MAX_PARAMS 24
 struct params {
 	const char *v[MAX_PARAMS];
 	char num[MAX_PARAMS][32];
@@ -566,6 +569,57 @@ static const char schema_v3[] =
 	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
 	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
 
+/* v3 -> v4, as SQLite's v4: the kind of every figure and a table of
+ * figures (what was recorded before is classified where it can be, and
+ * marked unclassified where not); job id, cache hits, time to the first
+ * step, details; signature schemes and families; probe backends grouped by
+ * device kind (refilled from the stored documents by migrate_v4_fill). */
+static const char schema_v4[] =
+	"ALTER TABLE attempts ADD COLUMN predicted_kind text;"
+	"ALTER TABLE attempts ADD COLUMN predicted_basis text;"
+	"ALTER TABLE attempts ADD COLUMN observed_kind text;"
+	"ALTER TABLE attempts ADD COLUMN job_id text;"
+	"ALTER TABLE attempts ADD COLUMN cache_hits bigint;"
+	"ALTER TABLE attempts ADD COLUMN first_step_s double precision;"
+	"ALTER TABLE attempts ADD COLUMN details text;"
+	"ALTER TABLE signatures ADD COLUMN scheme integer NOT NULL DEFAULT 1;"
+	"ALTER TABLE signatures ADD COLUMN family_hash text COLLATE \"C\";"
+	"ALTER TABLE signatures ADD COLUMN coords text;"
+	"ALTER TABLE probe_backends ADD COLUMN device_type text;"
+	"ALTER TABLE probe_backends ADD COLUMN memory_source text;"
+	"CREATE TABLE figures ("
+	" attempt text COLLATE \"C\" NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,"
+	" role text NOT NULL,"
+	" kind text NOT NULL,"
+	" bytes bigint NOT NULL,"
+	" basis text,"
+	" error_bytes bigint,"
+	" source text,"
+	" PRIMARY KEY (attempt, role, kind));"
+	"CREATE INDEX signatures_family ON signatures(family_hash, stack_hash);"
+	"CREATE INDEX attempts_job ON attempts(job_id);"
+	"UPDATE attempts SET observed_kind = CASE WHEN observed_bytes = host_peak_rss_bytes"
+	" THEN 'host_peak_rss' ELSE 'unclassified' END WHERE observed_bytes IS NOT NULL;"
+	"UPDATE attempts SET predicted_kind = 'unclassified', predicted_basis = 'unclassified'"
+	" WHERE predicted_bytes IS NOT NULL;"
+	"INSERT INTO figures (attempt, role, kind, bytes, source)"
+	" SELECT id, 'observed', observed_kind, observed_bytes,"
+	" CASE WHEN observed_kind = 'host_peak_rss' THEN"
+	" 'the largest process (wait4), recorded before kinds were kept'"
+	" ELSE 'recorded before kinds were kept' END"
+	" FROM attempts WHERE observed_bytes IS NOT NULL;"
+	"INSERT INTO figures (attempt, role, kind, bytes, source)"
+	" SELECT id, 'observed', 'host_peak_rss', host_peak_rss_bytes,"
+	" 'the largest process (wait4), recorded before kinds were kept'"
+	" FROM attempts WHERE host_peak_rss_bytes IS NOT NULL"
+	" AND (observed_bytes IS NULL OR observed_bytes <> host_peak_rss_bytes);"
+	"INSERT INTO figures (attempt, role, kind, bytes, basis, source)"
+	" SELECT id, 'predicted', 'unclassified', predicted_bytes, 'unclassified',"
+	" 'recorded before kinds were kept' FROM attempts WHERE predicted_bytes IS NOT NULL;"
+	"DELETE FROM probe_backends;";
+
+static int migrate_v4_fill(struct calib_store *st);
+
 /* The steps from an older store to this build's, oldest first: each runs
  * in the one migration transaction when the store is below its version, its
  * DDL first, then its fill (data the new schema derives from the old, as
@@ -577,6 +631,7 @@ static const struct {
 	int (*fill)(struct calib_store *st);
 } migrations[] = {
 	{ 3, schema_v3, NULL },
+	{ 4, schema_v4, migrate_v4_fill },
 };
 
 static const char q_schema_version[] = "SELECT coalesce(max(version), 0) FROM calib_schema";
@@ -620,8 +675,10 @@ static int migrate(struct calib_store *st, unsigned flags)
 		return calib_fail(st, XL_EX_CANTCREAT,
 				  "schema version %d is newer than this xlaunch knows (%d)",
 				  v, CALIB_SCHEMA_VERSION);
-	if (v == 0 && (flags & CALIB_OPEN_NOCREATE))
+	if (v == 0 && (flags & CALIB_OPEN_NOCREATE)) {
+		st->absent = true;
 		return calib_fail(st, XL_EX_CANTCREAT, "no store in this database");
+	}
 	if ((rc = tx_begin_as(st, q_migration_begin)))
 		return rc;
 	/* another process may be migrating: wait for it, then look again */
@@ -760,8 +817,34 @@ static const char *or_null(const char *s)
 #define ATTEMPT_COLS \
 	"a.id, a.time, a.profile, a.candidate, a.signature, a.host, a.rank, a.outcome," \
 	" a.exit_status, a.predicted_bytes, a.observed_bytes, a.wall_s, a.compile_count," \
-	" a.host_peak_rss_bytes"
-#define NATTEMPT_COLS 14
+	" a.host_peak_rss_bytes, a.predicted_kind, a.predicted_basis, a.observed_kind," \
+	" a.job_id, a.cache_hits, a.first_step_s, a.details," \
+	" (SELECT json_agg(json_build_array(f.role, f.kind, f.bytes, f.basis, f.error_bytes," \
+	" f.source) ORDER BY f.role, f.kind) FROM figures f WHERE f.attempt = a.id)"
+#define NATTEMPT_COLS 22
+
+/* The figures of an attempt, as the figures column of ATTEMPT_COLS gives
+ * them ([[role, kind, bytes, basis, error_bytes, source], ...]), into a. */
+static void read_figures(const char *text, struct calib_attempt *a)
+{
+	json_t *all = text ? json_loads(text, 0, NULL) : NULL, *f;
+	size_t i;
+
+	json_array_foreach(all, i, f) {
+		enum calib_kind k;
+		enum calib_basis b = CALIB_BASIS_NONE;
+		const json_t *err = json_array_get(f, 4);
+
+		if (!calib_kind_parse(json_string_value(json_array_get(f, 1)), &k))
+			continue;   /* a kind a later xlaunch wrote */
+		calib_basis_parse(json_string_value(json_array_get(f, 3)), &b);
+		calib_attempt_add_figure(a, xl_streq(json_string_value(json_array_get(f, 0)), "predicted"),
+					 k, (int64_t)json_integer_value(json_array_get(f, 2)), b,
+					 json_is_integer(err) ? (int64_t)json_integer_value(err) : CALIB_UNSET,
+					 json_string_value(json_array_get(f, 5)));
+	}
+	json_decref(all);
+}
 
 /* Reads the ATTEMPT_COLS of a row into a (initialized; released first). */
 static void read_attempt(const PGresult *r, int row, struct calib_attempt *a)
@@ -785,27 +868,46 @@ static void read_attempt(const PGresult *r, int row, struct calib_attempt *a)
 	a->wall_s = col_real(r, row, 11);
 	a->compile_count = col_int(r, row, 12);
 	a->host_peak_rss_bytes = col_int(r, row, 13);
+	if (!calib_kind_parse(col(r, row, 14), &a->predicted_kind))
+		a->predicted_kind = CALIB_KIND_COUNT;
+	if (!calib_basis_parse(col(r, row, 15), &a->predicted_basis))
+		a->predicted_basis = CALIB_BASIS_NONE;
+	if (!calib_kind_parse(col(r, row, 16), &a->observed_kind))
+		a->observed_kind = CALIB_KIND_COUNT;
+	a->job_id = col_dup(r, row, 17);
+	a->cache_hits = col_int(r, row, 18);
+	a->first_step_s = col_real(r, row, 19);
+	a->details = col_dup(r, row, 20);
+	read_figures(col(r, row, 21), a);
 }
 
 /* ---- recording attempts --------------------------------------------------------- */
 
 static const char q_insert_signature[] =
-	"INSERT INTO signatures (hash, shape_hash, stack_hash, hardware_kind, json, first_seen)"
-	" VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (hash) DO NOTHING";
+	"INSERT INTO signatures (hash, shape_hash, stack_hash, hardware_kind, json, first_seen,"
+	" scheme, family_hash, coords) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+	" ON CONFLICT (hash) DO NOTHING";
 /* a signature first known by its hash alone learns what it is made of */
 static const char q_describe_signature[] =
-	"UPDATE signatures SET json = $2, shape_hash = $3, stack_hash = $4, hardware_kind = $5"
+	"UPDATE signatures SET json = $2, shape_hash = $3, stack_hash = $4, hardware_kind = $5,"
+	" scheme = $6, family_hash = $7, coords = $8"
 	" WHERE hash = $1 AND json IS NULL AND $2::text IS NOT NULL";
 static const char q_insert_attempt[] =
 	"INSERT INTO attempts (id, time, profile, candidate, signature, host, rank, outcome,"
-	" exit_status, predicted_bytes, observed_bytes, wall_s, compile_count, host_peak_rss_bytes)"
-	" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
-	" ON CONFLICT (id) DO NOTHING";
+	" exit_status, predicted_bytes, observed_bytes, wall_s, compile_count, host_peak_rss_bytes,"
+	" predicted_kind, predicted_basis, observed_kind, job_id, cache_hits, first_step_s, details)"
+	" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,"
+	" $19, $20, $21) ON CONFLICT (id) DO NOTHING";
+static const char q_insert_figure[] =
+	"INSERT INTO figures (attempt, role, kind, bytes, basis, error_bytes, source)"
+	" VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
-static int pg_record_attempt(struct calib_store *st, const struct calib_attempt *a)
+static int pg_record_attempt(struct calib_store *st, const struct calib_attempt *a,
+			     const char *family, const char *coords)
 {
 	struct params p1 = { .n = 0 }, p2 = { .n = 0 }, p3 = { .n = 0 };
 	const char *what = "cannot record an attempt";
+	int64_t added = 0;
 	int rc;
 
 	p_text(&p1, a->signature);
@@ -814,11 +916,17 @@ static int pg_record_attempt(struct calib_store *st, const struct calib_attempt 
 	p_text(&p1, a->hardware_kind);
 	p_text(&p1, a->signature_json);
 	p_real(&p1, a->time);
+	p_int(&p1, a->signature_scheme);
+	p_text(&p1, family);
+	p_text(&p1, coords);
 	p_text(&p2, a->signature);
 	p_text(&p2, a->signature_json);
 	p_text(&p2, or_null(a->shape_hash));
 	p_text(&p2, or_null(a->stack_hash));
 	p_text(&p2, a->hardware_kind);
+	p_int(&p2, a->signature_scheme);
+	p_text(&p2, family);
+	p_text(&p2, coords);
 	p_text(&p3, a->id);
 	p_real(&p3, a->time);
 	p_text(&p3, a->profile);
@@ -833,21 +941,52 @@ static int pg_record_attempt(struct calib_store *st, const struct calib_attempt 
 	p_real(&p3, a->wall_s);
 	p_int(&p3, a->compile_count);
 	p_int(&p3, a->host_peak_rss_bytes);
+	{
+		bool pk = a->predicted_bytes != CALIB_UNSET && a->predicted_kind < CALIB_KIND_COUNT;
+		bool ok = a->observed_bytes != CALIB_UNSET && a->observed_kind < CALIB_KIND_COUNT;
+
+		p_text(&p3, pk ? calib_kind_name(a->predicted_kind) : NULL);
+		p_text(&p3, pk ? calib_basis_name(a->predicted_basis) : NULL);
+		p_text(&p3, ok ? calib_kind_name(a->observed_kind) : NULL);
+	}
+	p_text(&p3, or_null(a->job_id));
+	p_int(&p3, a->cache_hits);
+	p_real(&p3, a->first_step_s);
+	p_text(&p3, or_null(a->details));
 	if ((rc = tx_begin(st)))
 		return rc;
 	if ((rc = run(st, what, q_insert_signature, &p1, NULL, NULL, NULL)) ||
 	    (rc = run(st, what, q_describe_signature, &p2, NULL, NULL, NULL)) ||
-	    (rc = run(st, what, q_insert_attempt, &p3, NULL, NULL, NULL)) ||
-	    (rc = tx_commit(st)))
-		tx_rollback(st);
+	    (rc = run(st, what, q_insert_attempt, &p3, NULL, NULL, &added)))
+		goto fail;
+	/* figures go with a new attempt only: recording an id again is a no-op */
+	for (size_t i = 0; added > 0 && i < a->nfigures; i++) {
+		const struct calib_figure *f = &a->figures[i];
+		struct params p = { .n = 0 };
+
+		p_text(&p, a->id);
+		p_text(&p, f->predicted ? "predicted" : "observed");
+		p_text(&p, calib_kind_name(f->kind));
+		p_int(&p, f->bytes);
+		p_text(&p, f->predicted ? calib_basis_name(f->basis) : NULL);
+		p_int(&p, f->error_bytes);
+		p_text(&p, f->source);
+		if ((rc = run(st, "cannot record the figures of an attempt", q_insert_figure, &p,
+			      NULL, NULL, NULL)))
+			goto fail;
+	}
+	if ((rc = tx_commit(st)) == 0)
+		return 0;
+fail:
+	tx_rollback(st);
 	return rc;
 }
 
 /* ---- probes ---------------------------------------------------------------------- */
 
 static const char q_insert_backend[] =
-	"INSERT INTO probe_backends (probe, name, state, kind, count, memory_bytes)"
-	" VALUES ($1, $2, $3, $4, $5, $6)";
+	"INSERT INTO probe_backends (probe, name, state, kind, count, memory_bytes, device_type,"
+	" memory_source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 /* a uid already present is left alone: no row comes back */
 static const char q_insert_probe[] =
 	"INSERT INTO probes (uid, host, time, doc) VALUES ($1, $2, $3, $4)"
@@ -868,6 +1007,8 @@ static int insert_backends(struct calib_store *st, int64_t probe, const json_t *
 		p_text(&p, rows[i].kind);
 		p_int(&p, rows[i].count);
 		p_int(&p, rows[i].memory_bytes >= 0 ? rows[i].memory_bytes : CALIB_UNSET);
+		p_text(&p, rows[i].type);
+		p_text(&p, rows[i].memory_source);
 		rc = run(st, "cannot record a probe", q_insert_backend, &p, NULL, NULL, NULL);
 	}
 	free(rows);
@@ -912,40 +1053,81 @@ out:
 }
 
 static const char q_latest_hardware[] =
-	"SELECT b.kind, b.count, b.memory_bytes, b.name FROM probe_backends b"
-	" WHERE b.probe = (SELECT id FROM probes WHERE host = $1"
+	"SELECT b.kind, b.count, b.memory_bytes, b.name, b.device_type, b.memory_source"
+	" FROM probe_backends b WHERE b.probe = (SELECT id FROM probes WHERE host = $1"
 	" ORDER BY time DESC, id DESC LIMIT 1)"
-	" AND b.state = 'alive' AND b.count > 0 AND b.kind IS NOT NULL";
+	" AND b.state = 'alive' AND b.count > 0 AND b.kind IS NOT NULL ORDER BY b.ctid";
 
-struct hw_pick {
-	struct calib_hardware *out;
-	int best_rank;
-	double best_total;
+struct hw_rows {
+	struct calib_hardware **out;
+	size_t *n;
 };
 
 static int hardware_row(struct calib_store *st, const PGresult *r, int row, void *arg)
 {
-	struct hw_pick *h = arg;
-	int64_t mem = col_int(r, row, 2);
+	struct hw_rows *h = arg;
 
-	calib_hardware_offer(h->out, &h->best_rank, &h->best_total, col(r, row, 0),
-			     col_int(r, row, 1), mem == CALIB_UNSET ? 0 : mem);
+	calib_hardware_add(h->out, h->n, col(r, row, 0), col(r, row, 3), col(r, row, 4),
+			   col(r, row, 5), col_int(r, row, 1), col_int(r, row, 2));
 	return 0;
 }
 
-static int pg_latest_hardware(struct calib_store *st, const char *host, struct calib_hardware *out)
+static int pg_latest_hardware(struct calib_store *st, const char *host,
+			      struct calib_hardware **out, size_t *n)
 {
-	struct hw_pick h = { out, -1, -1 };
+	struct hw_rows h = { out, n };
 	struct params p = { .n = 0 };
 	int rc;
 
+	*out = NULL;
+	*n = 0;
 	p_text(&p, host ? host : xl_hostname());
-	if ((rc = run(st, "cannot read probes", q_latest_hardware, &p, hardware_row, &h, NULL)))
-		return rc;
-	if (h.best_rank < 0)
-		return calib_fail(st, XL_EX_NOINPUT, "no probe of host '%s' found an alive device",
-				  host ? host : xl_hostname());
+	if ((rc = run(st, "cannot read probes", q_latest_hardware, &p, hardware_row, &h, NULL))) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/* v4's fill: the probe backends again from every stored document, grouped
+ * by kind of device (the documents are read first: one statement at a time
+ * on a connection). */
+struct probe_docs {
+	int64_t *id;
+	char **doc;
+	size_t n;
+};
+
+static int probe_doc_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct probe_docs *d = arg;
+
+	d->id = xl_realloc(d->id, (d->n + 1) * sizeof(*d->id));
+	d->doc = xl_realloc(d->doc, (d->n + 1) * sizeof(*d->doc));
+	d->id[d->n] = col_int(r, row, 0);
+	d->doc[d->n] = col_dup(r, row, 1);
+	d->n++;
 	return 0;
+}
+
+static int migrate_v4_fill(struct calib_store *st)
+{
+	struct probe_docs d = { NULL, NULL, 0 };
+	int rc = run(st, "migration to schema 4", "SELECT id, doc FROM probes ORDER BY id", NULL,
+		     probe_doc_row, &d, NULL);
+
+	for (size_t i = 0; i < d.n; i++) {
+		json_t *doc = rc == 0 && d.doc[i] ? json_loads(d.doc[i], 0, NULL) : NULL;
+
+		if (doc)
+			rc = insert_backends(st, d.id[i], doc);
+		json_decref(doc);
+		free(d.doc[i]);
+	}
+	free(d.id);
+	free(d.doc);
+	return rc;
 }
 
 /* ---- queries ---------------------------------------------------------------------- */
@@ -967,6 +1149,7 @@ static int attempt_row(struct calib_store *st, const PGresult *r, int row, void 
 		col_hash(r, row, NATTEMPT_COLS + 1, ar->a.shape_hash);
 		col_hash(r, row, NATTEMPT_COLS + 2, ar->a.stack_hash);
 		ar->a.hardware_kind = col_dup(r, row, NATTEMPT_COLS + 3);
+		ar->a.signature_scheme = (int)col_int(r, row, NATTEMPT_COLS + 4);
 	}
 	return ar->fn(&ar->a, ar->arg);
 }
@@ -1057,9 +1240,17 @@ static int stats_row(struct calib_store *st, const PGresult *r, int row, void *a
 	ss.last_seen = col_real(r, row, 4);
 	ss.profile = col(r, row, 5);
 	ss.candidate = col(r, row, 6);
-	ss.ratio_median = median_of_array(col(r, row, 7));
+	ss.kind = col(r, row, 7);
+	ss.ratio_median = median_of_array(col(r, row, 8));
 	return sr->fn(&ss, sr->arg);
 }
+
+/* like for like: the successful attempts whose prediction is of the kind
+ * observed (never unclassified) */
+#define LIKE_FOR_LIKE \
+	" AND b.outcome IN ('ok', 'compile-storm') AND b.observed_bytes > 0" \
+	" AND b.predicted_bytes > 0 AND b.observed_kind = b.predicted_kind" \
+	" AND b.observed_kind <> 'unclassified'"
 
 static int pg_stats(struct calib_store *st, const char *profile, long long limit,
 		    calib_stats_fn *fn, void *arg)
@@ -1075,15 +1266,17 @@ static int pg_stats(struct calib_store *st, const char *profile, long long limit
 			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
 			" (SELECT b.candidate FROM attempts b WHERE b.signature = a.signature"
 			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
-			" array_agg(a.observed_bytes::float8 / a.predicted_bytes::float8)"
-			" FILTER (WHERE a.outcome = 'ok' AND a.observed_bytes > 0"
-			" AND a.predicted_bytes > 0)"
-			" FROM attempts a");
+			" k.kind, (SELECT array_agg(b.observed_bytes::float8 / b.predicted_bytes::float8)"
+			" FROM attempts b WHERE b.signature = a.signature" LIKE_FOR_LIKE
+			" AND b.observed_kind = k.kind)"
+			" FROM attempts a LEFT JOIN LATERAL (SELECT b.observed_kind AS kind FROM attempts b"
+			" WHERE b.signature = a.signature" LIKE_FOR_LIKE
+			" ORDER BY b.time DESC, b.seq DESC LIMIT 1) k ON true");
 	if (profile) {
 		p_text(&p, profile);
 		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = $1)");
 	}
-	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC, a.signature");
+	xl_buf_adds(&q, " GROUP BY a.signature, k.kind ORDER BY max(a.time) DESC, a.signature");
 	if (limit > 0)
 		xl_buf_addf(&q, " LIMIT %lld", limit);
 	rc = run(st, "cannot read attempts", xl_buf_str(&q), &p, stats_row, &sr, NULL);
@@ -1160,7 +1353,7 @@ fail:
 static const char q_export_begin[] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 static const char q_export_probes[] = "SELECT uid, host, time, doc FROM probes ORDER BY time, uid";
 static const char q_export_attempts[] =
-	"SELECT " ATTEMPT_COLS ", s.json, s.shape_hash, s.stack_hash, s.hardware_kind"
+	"SELECT " ATTEMPT_COLS ", s.json, s.shape_hash, s.stack_hash, s.hardware_kind, s.scheme"
 	" FROM attempts a JOIN signatures s ON s.hash = a.signature"
 	" ORDER BY a.time, a.id";
 
@@ -1205,6 +1398,7 @@ static int pg_export(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_
 
 static const char q_latest_attempt[] =
 	"SELECT " ATTEMPT_COLS " FROM attempts a WHERE a.signature = $1"
+	" AND a.outcome IN ('ok', 'compile-storm', 'oom')"
 	" ORDER BY a.time DESC, a.seq DESC LIMIT 1";
 
 struct one_attempt {
@@ -1262,72 +1456,110 @@ static int pg_latest_same_shape(struct calib_store *st, const char *shape, const
 		   NULL);
 }
 
-/* each %zu: the most samples wanted */
-static const char q_correction_samples[] =
-	"SELECT a.observed_bytes, a.predicted_bytes, s.json"
-	" FROM signatures s CROSS JOIN LATERAL (SELECT b.observed_bytes, b.predicted_bytes,"
-	" b.time, b.seq FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok'"
-	" AND b.observed_bytes > 0 ORDER BY b.time DESC, b.seq DESC LIMIT %zu) a"
-	" WHERE s.hardware_kind = $1 AND s.stack_hash = $2"
-	" ORDER BY a.time DESC, a.seq DESC LIMIT %zu";
+/* bounded whatever the store holds: at most CALIB_FAMILY_SIGS signatures of
+ * the family (index on family and stack), of each the newest
+ * CALIB_FAMILY_PER_SIG attempts that say anything of memory (index on
+ * signature and time), with their observed figures */
+static const char q_family_points[] =
+	"SELECT r.id, r.time, r.outcome, f.kind, f.bytes, s.hash, s.coords, s.json"
+	" FROM (SELECT hash, coords, json, first_seen FROM signatures"
+	" WHERE family_hash = $1 AND stack_hash = $2 ORDER BY first_seen DESC, hash"
+	" LIMIT " NUM_STR(CALIB_FAMILY_SIGS) ") s"
+	" CROSS JOIN LATERAL (SELECT b.id, b.time, b.outcome, b.seq FROM attempts b"
+	" WHERE b.signature = s.hash AND b.outcome IN ('ok', 'compile-storm', 'oom')"
+	" ORDER BY b.time DESC, b.seq DESC LIMIT " NUM_STR(CALIB_FAMILY_PER_SIG) ") r"
+	" LEFT JOIN figures f ON f.attempt = r.id AND f.role = 'observed'"
+	" ORDER BY s.first_seen DESC, s.hash, r.time DESC, r.seq DESC, f.kind";
 
-struct samples {
-	struct calib_sample *out;
-	size_t *n, max;
+struct point_rows {
+	calib_point_fn *fn;
+	void *arg;
 };
 
-static int sample_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+static int point_row(struct calib_store *st, const PGresult *r, int row, void *arg)
 {
-	struct samples *sm = arg;
-	struct calib_sample *s;
+	struct point_rows *pr = arg;
+	struct calib_point p;
+	enum xl_outcome o = XL_OUT_ERROR;
+	const char *kind = col(r, row, 3);
 
-	if (*sm->n >= sm->max)
+	/* an attempt without figures comes once, with no kind */
+	if (!kind)
+		p.kind = CALIB_KIND_COUNT;
+	else if (!calib_kind_parse(kind, &p.kind))
 		return 0;
-	s = &sm->out[(*sm->n)++];
-	s->observed_bytes = col_int(r, row, 0);
-	s->predicted_bytes = col_int(r, row, 1);
-	if (s->predicted_bytes == CALIB_UNSET)
-		s->predicted_bytes = 0;
-	s->signature_json = col_dup(r, row, 2);
-	return 0;
+	xl_outcome_parse(col(r, row, 2), &o);
+	p.attempt = col(r, row, 0);
+	p.time = col_real(r, row, 1);
+	p.outcome = o;
+	p.bytes = kind ? col_int(r, row, 4) : 0;
+	p.signature = col(r, row, 5);
+	p.coords = col(r, row, 6);
+	p.parts = col(r, row, 7);
+	return pr->fn(&p, pr->arg);
 }
 
-static int pg_correction_samples(struct calib_store *st, const char *kind, const char *stack,
-				 size_t max, struct calib_sample *out, size_t *n)
+static int pg_family_points(struct calib_store *st, const char *family, const char *stack,
+			    calib_point_fn *fn, void *arg)
 {
-	struct samples sm = { out, n, max };
+	struct point_rows pr = { fn, arg };
 	struct params p = { .n = 0 };
-	char *sql = xl_asprintf(q_correction_samples, max, max);
-	int rc;
 
-	*n = 0;
-	p_text(&p, kind);
+	p_text(&p, family);
 	p_text(&p, stack);
-	rc = run(st, "cannot read past launches", sql, &p, sample_row, &sm, NULL);
-	free(sql);
-	return rc;
+	return run(st, "cannot read past launches", q_family_points, &p, point_row, &pr, NULL);
 }
 
-static const char q_count_other_stacks[] =
+static const char q_family_other_stacks[] =
 	"SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN LATERAL (SELECT 1"
-	" FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok'"
+	" FROM attempts b WHERE b.signature = s.hash AND b.outcome IN ('ok', 'compile-storm')"
 	" AND b.observed_bytes > 0 LIMIT 1000) a"
-	" WHERE s.hardware_kind = $1 AND s.stack_hash IS DISTINCT FROM $2::text LIMIT 1000) x";
+	" WHERE s.family_hash = $1 AND s.stack_hash IS DISTINCT FROM $2::text LIMIT 1000) x";
 
-static int pg_count_other_stacks(struct calib_store *st, const char *kind, const char *stack,
-				 unsigned *n)
+static int pg_family_other_stacks(struct calib_store *st, const char *family, const char *stack,
+				  unsigned *n)
 {
 	struct params p = { .n = 0 };
 	int64_t count = 0;
 	int rc;
 
 	*n = 0;
-	p_text(&p, kind);
+	p_text(&p, family);
 	p_text(&p, stack);
-	rc = run(st, "cannot read past launches", q_count_other_stacks, &p, id_row, &count, NULL);
+	rc = run(st, "cannot read past launches", q_family_other_stacks, &p, id_row, &count, NULL);
 	if (rc == 0)
 		*n = (unsigned)count;
 	return rc;
+}
+
+static const char q_last_parts[] =
+	"SELECT s.json, a.id FROM attempts a JOIN signatures s ON s.hash = a.signature"
+	" WHERE a.profile = $1 AND s.scheme >= 2 AND s.json IS NOT NULL"
+	" ORDER BY a.time DESC, a.seq DESC LIMIT 1";
+
+struct parts_row {
+	char **parts, **id;
+};
+
+static int last_parts_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct parts_row *pr = arg;
+
+	free(*pr->parts);
+	free(*pr->id);
+	*pr->parts = col_dup(r, row, 0);
+	*pr->id = col_dup(r, row, 1);
+	return 0;
+}
+
+static int pg_last_parts(struct calib_store *st, const char *profile, char **parts, char **id)
+{
+	struct parts_row pr = { parts, id };
+	struct params p = { .n = 0 };
+
+	*parts = *id = NULL;
+	p_text(&p, profile);
+	return run(st, "cannot read past launches", q_last_parts, &p, last_parts_row, &pr, NULL);
 }
 
 const struct calib_backend calib_pg_backend = {
@@ -1347,6 +1579,7 @@ const struct calib_backend calib_pg_backend = {
 	.latest_hardware = pg_latest_hardware,
 	.latest_attempt = pg_latest_attempt,
 	.latest_same_shape = pg_latest_same_shape,
-	.correction_samples = pg_correction_samples,
-	.count_other_stacks = pg_count_other_stacks,
+	.family_points = pg_family_points,
+	.family_other_stacks = pg_family_other_stacks,
+	.last_parts = pg_last_parts,
 };

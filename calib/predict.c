@@ -1,5 +1,5 @@
-/* predict.c - the analytic memory model (constants in etc/memory.yaml) and
- * the correction factor learned from past launches. */
+/* predict.c - the analytic memory model (constants in etc/memory.yaml); the
+ * correction learned from a family's launches is in estimate.c. */
 #include "calib/backend.h"
 
 #include <math.h>
@@ -328,120 +328,6 @@ void calib_predict_analytic(const json_t *parts, struct calib_prediction *out)
 	out->known = true;
 }
 
-/* ---- the correction factor ------------------------------------------------------- */
-
-#define CORRECTION_WINDOW 20
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Median observed/analytic of the recent ok launches on hardware kind and
- * stack.  Returns 0 or 73; *n samples. */
-static int learn_correction(struct calib_store *st, const char *kind, const char *stack,
-			    double *factor, unsigned *n)
-{
-	struct calib_sample samples[CORRECTION_WINDOW];
-	double r[CORRECTION_WINDOW];
-	size_t ns = 0;
-	int rc;
-
-	*n = 0;
-	*factor = 1;
-	rc = st->be->correction_samples(st, kind, stack, CORRECTION_WINDOW, samples, &ns);
-	for (size_t i = 0; i < ns; i++) {
-		double obs = (double)samples[i].observed_bytes;
-		double pred = (double)samples[i].predicted_bytes;
-		json_t *parts = samples[i].signature_json ? json_loads(samples[i].signature_json, 0, NULL)
-							  : NULL;
-
-		/* against the analytic prediction of that launch, so that the
-		 * factor does not feed on itself */
-		if (parts) {
-			struct calib_prediction p;
-
-			calib_predict_analytic(parts, &p);
-			if (p.known && p.analytic_bytes)
-				pred = (double)p.analytic_bytes;
-			json_decref(parts);
-		}
-		if (pred > 0)
-			r[(*n)++] = obs / pred;
-		free(samples[i].signature_json);
-	}
-	if (rc)
-		return rc;
-	if (*n) {
-		qsort(r, *n, sizeof(r[0]), cmp_double);
-		*factor = *n % 2 ? r[*n / 2] : (r[*n / 2 - 1] + r[*n / 2]) / 2;
-	}
-	return 0;
-}
-
-int calib_predict(struct calib_store *st, const json_t *parts, int64_t reported_bytes,
-		  struct calib_prediction *out)
-{
-	struct calib_sig sig;
-	int rc = 0;
-
-	if (calib_signature(parts, &sig) != 0) {
-		memset(out, 0, sizeof(*out));
-		out->correction = 1;
-		note_add(out, "no signature parts");
-		return 0;
-	}
-	calib_predict_analytic(sig.parts, out);
-	if (reported_bytes > 0) {
-		out->predicted_bytes = (uint64_t)reported_bytes;
-		out->reported = true;
-		out->known = true;
-		note_add(out, "child-reported prediction");
-		goto done;
-	}
-	if (!out->known)
-		goto done;
-	if (!sig.hardware_kind) {
-		note_add(out, "hardware unknown: uncalibrated");
-	} else if (!st) {
-		note_add(out, "no store: uncalibrated");
-	} else {
-		double f;
-		unsigned n, other = 0;
-
-		rc = learn_correction(st, sig.hardware_kind, sig.stack_hash, &f, &n);
-		if (rc == 0 && n == 0)
-			rc = st->be->count_other_stacks(st, sig.hardware_kind, sig.stack_hash, &other);
-		if (rc) {
-			note_add(out, "store unreadable: uncalibrated");
-		} else if (n) {
-			char buf[96];
-
-			out->correction = f;
-			out->samples = n;
-			out->calibrated = true;
-			out->predicted_bytes = to_bytes((double)out->analytic_bytes * f);
-			snprintf(buf, sizeof(buf), "calibrated on %u launch%s on %s, this stack", n,
-				 n == 1 ? "" : "es", sig.hardware_kind);
-			note_add(out, buf);
-		} else if (other) {
-			char buf[120];
-
-			snprintf(buf, sizeof(buf), "stack changed: uncalibrated (%u ok launch%s on %s"
-				 " with other stacks not used)", other, other == 1 ? "" : "es",
-				 sig.hardware_kind);
-			note_add(out, buf);
-		} else {
-			note_add(out, "stack uncalibrated");
-		}
-	}
-done:
-	calib_sig_release(&sig);
-	return rc;
-}
-
 static json_t *bytes_or_null(uint64_t v, bool known)
 {
 	return known ? json_integer((json_int_t)v) : json_null();
@@ -449,9 +335,9 @@ static json_t *bytes_or_null(uint64_t v, bool known)
 
 json_t *calib_prediction_json(const struct calib_prediction *p)
 {
-	bool k = p->known && (!p->reported || p->analytic_bytes);
+	bool k = p->known;
 
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:f, s:I, s:o, s:o, s:b, s:b, s:s}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:f, s:I, s:o, s:o, s:s, s:b, s:s}",
 			 "model_state_bytes", bytes_or_null(p->model_state_bytes, k),
 			 "activation_bytes", bytes_or_null(p->activation_bytes, k),
 			 "logits_bytes", bytes_or_null(p->logits_bytes, k),
@@ -462,7 +348,7 @@ json_t *calib_prediction_json(const struct calib_prediction *p)
 			 "predicted_bytes", bytes_or_null(p->predicted_bytes, p->known),
 			 "device_memory_bytes", bytes_or_null(p->device_memory_bytes,
 							      p->device_memory_bytes > 0),
+			 "kind", calib_kind_name(p->kind),
 			 "calibrated", p->calibrated,
-			 "reported", p->reported,
 			 "note", p->note);
 }

@@ -141,7 +141,7 @@ int calib_signature(const json_t *parts, struct calib_sig *out)
 			key = "hardware";
 		}
 		units = strcmp(key, "code") != 0 && strcmp(key, "toggles") != 0 &&
-			strcmp(key, "bundle") != 0;
+			strcmp(key, "bundle") != 0 && strcmp(key, "argv") != 0;
 		json_object_set_new(norm, key, normalize(x, units));
 	}
 	out->parts = norm;

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #define BUSY_TIMEOUT_MS 5000
+#define NUM_STR_(x) #x
+#define NUM_STR(x) NUM_STR_(x)
 
 struct sq {
 	sqlite3 *db;
@@ -148,6 +150,8 @@ static void tx_rollback(struct calib_store *st)
 
 /* ---- schema ------------------------------------------------------------------ */
 
+static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc);
+
 /* v0 -> v1: signatures, attempts, probe documents. */
 static const char schema_v1[] =
 	"CREATE TABLE signatures ("
@@ -178,8 +182,8 @@ static const char schema_v1[] =
 	" doc TEXT NOT NULL);";
 
 /* v1 -> v2: host peak RSS per attempt; probe backends as rows (filled from
- * the stored documents by migrate_v2_backfill); a unique id per probe so
- * that imports are idempotent. */
+ * the stored documents at schema 4); a unique id per probe so that imports
+ * are idempotent (migrate_v2_backfill). */
 static const char schema_v2[] =
 	"ALTER TABLE attempts ADD COLUMN host_peak_rss_bytes INTEGER;"
 	"ALTER TABLE probes ADD COLUMN uid TEXT;"
@@ -204,7 +208,56 @@ static const char schema_v3[] =
 	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
 	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
 
-static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc);
+/* v3 -> v4: the kind of every figure and a table of figures (several per
+ * attempt; what was recorded before is classified where it can be, and
+ * marked unclassified where not); what later work fills (job id, cache
+ * hits, time to the first step, details); signature schemes (old ones are
+ * scheme 1) and families; probe backends grouped by device kind (refilled
+ * from the stored documents by migrate_v4_backfill). */
+static const char schema_v4[] =
+	"ALTER TABLE attempts ADD COLUMN predicted_kind TEXT;"
+	"ALTER TABLE attempts ADD COLUMN predicted_basis TEXT;"
+	"ALTER TABLE attempts ADD COLUMN observed_kind TEXT;"
+	"ALTER TABLE attempts ADD COLUMN job_id TEXT;"
+	"ALTER TABLE attempts ADD COLUMN cache_hits INTEGER;"
+	"ALTER TABLE attempts ADD COLUMN first_step_s REAL;"
+	"ALTER TABLE attempts ADD COLUMN details TEXT;"
+	"ALTER TABLE signatures ADD COLUMN scheme INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE signatures ADD COLUMN family_hash TEXT;"
+	"ALTER TABLE signatures ADD COLUMN coords TEXT;"
+	"ALTER TABLE probe_backends ADD COLUMN device_type TEXT;"
+	"ALTER TABLE probe_backends ADD COLUMN memory_source TEXT;"
+	"CREATE TABLE figures ("
+	" attempt TEXT NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,"
+	" role TEXT NOT NULL,"
+	" kind TEXT NOT NULL,"
+	" bytes INTEGER NOT NULL,"
+	" basis TEXT,"
+	" error_bytes INTEGER,"
+	" source TEXT,"
+	" PRIMARY KEY (attempt, role, kind));"
+	"CREATE INDEX signatures_family ON signatures(family_hash, stack_hash);"
+	"CREATE INDEX attempts_job ON attempts(job_id);"
+	"UPDATE attempts SET observed_kind = CASE WHEN observed_bytes = host_peak_rss_bytes"
+	" THEN 'host_peak_rss' ELSE 'unclassified' END WHERE observed_bytes IS NOT NULL;"
+	"UPDATE attempts SET predicted_kind = 'unclassified', predicted_basis = 'unclassified'"
+	" WHERE predicted_bytes IS NOT NULL;"
+	"INSERT INTO figures (attempt, role, kind, bytes, source)"
+	" SELECT id, 'observed', observed_kind, observed_bytes,"
+	" CASE WHEN observed_kind = 'host_peak_rss' THEN"
+	" 'the largest process (wait4), recorded before kinds were kept'"
+	" ELSE 'recorded before kinds were kept' END"
+	" FROM attempts WHERE observed_bytes IS NOT NULL;"
+	"INSERT INTO figures (attempt, role, kind, bytes, source)"
+	" SELECT id, 'observed', 'host_peak_rss', host_peak_rss_bytes,"
+	" 'the largest process (wait4), recorded before kinds were kept'"
+	" FROM attempts WHERE host_peak_rss_bytes IS NOT NULL"
+	" AND (observed_bytes IS NULL OR observed_bytes <> host_peak_rss_bytes);"
+	"INSERT INTO figures (attempt, role, kind, bytes, basis, source)"
+	" SELECT id, 'predicted', 'unclassified', predicted_bytes, 'unclassified',"
+	" 'recorded before kinds were kept' FROM attempts WHERE predicted_bytes IS NOT NULL;"
+	"DELETE FROM probe_backends;";
+
 
 static int migrate_v2_backfill(struct calib_store *st)
 {
@@ -223,7 +276,6 @@ static int migrate_v2_backfill(struct calib_store *st)
 		const char *host = (const char *)sqlite3_column_text(sel, 1);
 		double t = sqlite3_column_double(sel, 2);
 		const char *text = (const char *)sqlite3_column_text(sel, 3);
-		json_t *doc = json_loads(text ? text : "", 0, NULL);
 		char *uid = calib_probe_uid(host ? host : "", t, text ? text : "");
 
 		sqlite3_bind_text(upd, 1, uid, -1, SQLITE_TRANSIENT);
@@ -232,12 +284,30 @@ static int migrate_v2_backfill(struct calib_store *st)
 			rc = sqlfail(st, "migration to schema 2");
 		sqlite3_reset(upd);
 		free(uid);
-		if (rc == 0 && doc)
-			rc = insert_backends(st, id, doc);
-		json_decref(doc);
 	}
 	sqlite3_finalize(sel);
 	sqlite3_finalize(upd);
+	return rc;
+}
+
+/* The probe backends again from the stored documents, grouped by device
+ * kind (schema 4). */
+static int migrate_v4_backfill(struct calib_store *st)
+{
+	sqlite3_stmt *sel = prepare(st, "SELECT id, doc FROM probes");
+	int rc = 0;
+
+	if (!sel)
+		return XL_EX_CANTCREAT;
+	while (rc == 0 && sqlite3_step(sel) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(sel, 1);
+		json_t *doc = json_loads(text ? text : "", 0, NULL);
+
+		if (doc)
+			rc = insert_backends(st, sqlite3_column_int64(sel, 0), doc);
+		json_decref(doc);
+	}
+	sqlite3_finalize(sel);
 	return rc;
 }
 
@@ -275,7 +345,8 @@ static int migrate(struct calib_store *st)
 	if ((rc = user_version(st, &v)))
 		goto out;
 	while (v < CALIB_SCHEMA_VERSION) {
-		const char *sql = v == 0 ? schema_v1 : v == 1 ? schema_v2 : schema_v3;
+		static const char *const steps[] = { schema_v1, schema_v2, schema_v3, schema_v4 };
+		const char *sql = steps[v];
 		char pragma[64];
 
 		if (sqlite3_exec(db_of(st), sql, NULL, NULL, NULL) != SQLITE_OK) {
@@ -286,6 +357,8 @@ static int migrate(struct calib_store *st)
 			goto out;
 		}
 		if (v == 1 && (rc = migrate_v2_backfill(st)))
+			goto out;
+		if (v == 3 && (rc = migrate_v4_backfill(st)))
 			goto out;
 		v++;
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v);
@@ -310,6 +383,15 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 	int rc, fd;
 
 	st->impl = q;
+	if (!path) {
+		/* an empty store of no file (CALIB_OPEN_READONLY, none there) */
+		if (sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				    SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK)
+			return calib_fail(st, XL_EX_CANTCREAT, "cannot open an empty store");
+		if (exec_retry(st, "PRAGMA foreign_keys = ON") != SQLITE_OK)
+			return sqlfail(st, "cannot set up the connection");
+		return migrate(st);
+	}
 	dir = xl_strdup(path);
 	if (strrchr(dir, '/')) {
 		char *slash = strrchr(dir, '/');
@@ -327,8 +409,10 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 	}
 	free(dir);
 	fd = open(path, O_RDWR | O_CLOEXEC | ((flags & CALIB_OPEN_NOCREATE) ? 0 : O_CREAT), 0600);
-	if (fd < 0)
+	if (fd < 0) {
+		st->absent = errno == ENOENT;
 		return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
+	}
 	{
 		struct stat sb;
 
@@ -406,8 +490,9 @@ static const char *or_null(const char *s)
 #define ATTEMPT_COLS \
 	"a.id, a.time, a.profile, a.candidate, a.signature, a.host, a.rank, a.outcome," \
 	" a.exit_status, a.predicted_bytes, a.observed_bytes, a.wall_s, a.compile_count," \
-	" a.host_peak_rss_bytes"
-#define NATTEMPT_COLS 14
+	" a.host_peak_rss_bytes, a.predicted_kind, a.predicted_basis, a.observed_kind," \
+	" a.job_id, a.cache_hits, a.first_step_s, a.details"
+#define NATTEMPT_COLS 21
 
 /* Reads the ATTEMPT_COLS of a row into a (initialized; released first). */
 static void read_attempt(sqlite3_stmt *s, struct calib_attempt *a)
@@ -431,47 +516,104 @@ static void read_attempt(sqlite3_stmt *s, struct calib_attempt *a)
 	a->wall_s = sqlite3_column_type(s, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 11);
 	a->compile_count = col_int(s, 12);
 	a->host_peak_rss_bytes = col_int(s, 13);
+	if (!calib_kind_parse((const char *)sqlite3_column_text(s, 14), &a->predicted_kind))
+		a->predicted_kind = CALIB_KIND_COUNT;
+	if (!calib_basis_parse((const char *)sqlite3_column_text(s, 15), &a->predicted_basis))
+		a->predicted_basis = CALIB_BASIS_NONE;
+	if (!calib_kind_parse((const char *)sqlite3_column_text(s, 16), &a->observed_kind))
+		a->observed_kind = CALIB_KIND_COUNT;
+	a->job_id = col_dup(s, 17);
+	a->cache_hits = col_int(s, 18);
+	a->first_step_s = sqlite3_column_type(s, 19) == SQLITE_NULL ? NAN
+								     : sqlite3_column_double(s, 19);
+	a->details = col_dup(s, 20);
 }
+
+/* The figures of attempt a into a, with fig (SELECT role, kind, bytes,
+ * basis, error_bytes, source FROM figures WHERE attempt = ?1) reused. */
+static int read_figures(struct calib_store *st, sqlite3_stmt *fig, struct calib_attempt *a)
+{
+	int rc;
+
+	sqlite3_reset(fig);
+	sqlite3_bind_text(fig, 1, a->id, -1, SQLITE_TRANSIENT);
+	while ((rc = step(fig)) == SQLITE_ROW) {
+		enum calib_kind k;
+		enum calib_basis b = CALIB_BASIS_NONE;
+		const char *role = (const char *)sqlite3_column_text(fig, 0);
+
+		if (!calib_kind_parse((const char *)sqlite3_column_text(fig, 1), &k))
+			continue;   /* a kind a later xlaunch wrote */
+		calib_basis_parse((const char *)sqlite3_column_text(fig, 3), &b);
+		calib_attempt_add_figure(a, xl_streq(role, "predicted"), k, sqlite3_column_int64(fig, 2),
+					 b, col_int(fig, 4), (const char *)sqlite3_column_text(fig, 5));
+	}
+	sqlite3_reset(fig);
+	return rc == SQLITE_DONE ? 0 : sqlfail(st, "cannot read figures");
+}
+
+#define FIGURE_QUERY \
+	"SELECT role, kind, bytes, basis, error_bytes, source FROM figures WHERE attempt = ?1" \
+	" ORDER BY role, kind"
 
 /* ---- recording attempts --------------------------------------------------------- */
 
-static int sq_record_attempt(struct calib_store *st, const struct calib_attempt *a)
+static void bind_str(sqlite3_stmt *s, int col, const char *v)
 {
-	sqlite3_stmt *s1, *s2, *s3;
+	sqlite3_bind_text(s, col, v, -1, SQLITE_STATIC);
+}
+
+static int sq_record_attempt(struct calib_store *st, const struct calib_attempt *a,
+			     const char *family, const char *coords)
+{
+	sqlite3_stmt *s1, *s2, *s3, *s4 = NULL;
 	int rc = 0;
 
-	s1 = prepare(st, "INSERT OR IGNORE INTO signatures"
-			 " (hash, shape_hash, stack_hash, hardware_kind, json, first_seen)"
-			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+	s1 = prepare(st, "INSERT OR IGNORE INTO signatures (hash, shape_hash, stack_hash,"
+			 " hardware_kind, json, first_seen, scheme, family_hash, coords)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+	/* a signature first recorded without its parts gets them */
 	s2 = prepare(st, "UPDATE signatures SET json = ?2, shape_hash = ?3, stack_hash = ?4,"
-			 " hardware_kind = ?5 WHERE hash = ?1 AND json IS NULL AND ?2 IS NOT NULL");
+			 " hardware_kind = ?5, scheme = ?6, family_hash = ?7, coords = ?8"
+			 " WHERE hash = ?1 AND json IS NULL AND ?2 IS NOT NULL");
 	s3 = prepare(st, "INSERT OR IGNORE INTO attempts (id, time, profile, candidate,"
 			 " signature, host, rank, outcome, exit_status, predicted_bytes,"
-			 " observed_bytes, wall_s, compile_count, host_peak_rss_bytes)"
-			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
-	if (!s1 || !s2 || !s3) {
+			 " observed_bytes, wall_s, compile_count, host_peak_rss_bytes, predicted_kind,"
+			 " predicted_basis, observed_kind, job_id, cache_hits, first_step_s, details)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+			 " ?16, ?17, ?18, ?19, ?20, ?21)");
+	if (a->nfigures)
+		s4 = prepare(st, "INSERT INTO figures (attempt, role, kind, bytes, basis,"
+				 " error_bytes, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+	if (!s1 || !s2 || !s3 || (a->nfigures && !s4)) {
 		rc = XL_EX_CANTCREAT;
 		goto out;
 	}
-	sqlite3_bind_text(s1, 1, a->signature, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s1, 2, or_null(a->shape_hash), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s1, 3, or_null(a->stack_hash), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s1, 4, a->hardware_kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s1, 5, a->signature_json, -1, SQLITE_STATIC);
+	bind_str(s1, 1, a->signature);
+	bind_str(s1, 2, or_null(a->shape_hash));
+	bind_str(s1, 3, or_null(a->stack_hash));
+	bind_str(s1, 4, a->hardware_kind);
+	bind_str(s1, 5, a->signature_json);
 	sqlite3_bind_double(s1, 6, a->time);
-	sqlite3_bind_text(s2, 1, a->signature, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s2, 2, a->signature_json, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s2, 3, or_null(a->shape_hash), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s2, 4, or_null(a->stack_hash), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s2, 5, a->hardware_kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 1, a->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s1, 7, a->signature_scheme);
+	bind_str(s1, 8, family);
+	bind_str(s1, 9, coords);
+	bind_str(s2, 1, a->signature);
+	bind_str(s2, 2, a->signature_json);
+	bind_str(s2, 3, or_null(a->shape_hash));
+	bind_str(s2, 4, or_null(a->stack_hash));
+	bind_str(s2, 5, a->hardware_kind);
+	sqlite3_bind_int(s2, 6, a->signature_scheme);
+	bind_str(s2, 7, family);
+	bind_str(s2, 8, coords);
+	bind_str(s3, 1, a->id);
 	sqlite3_bind_double(s3, 2, a->time);
-	sqlite3_bind_text(s3, 3, a->profile, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 4, a->candidate, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 5, a->signature, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s3, 6, a->host ? a->host : xl_hostname(), -1, SQLITE_STATIC);
+	bind_str(s3, 3, a->profile);
+	bind_str(s3, 4, a->candidate);
+	bind_str(s3, 5, a->signature);
+	bind_str(s3, 6, a->host ? a->host : xl_hostname());
 	bind_int(s3, 7, a->rank);
-	sqlite3_bind_text(s3, 8, xl_outcome_name(a->outcome), -1, SQLITE_STATIC);
+	bind_str(s3, 8, xl_outcome_name(a->outcome));
 	bind_int(s3, 9, a->exit_status);
 	bind_int(s3, 10, a->predicted_bytes);
 	bind_int(s3, 11, a->observed_bytes);
@@ -479,6 +621,17 @@ static int sq_record_attempt(struct calib_store *st, const struct calib_attempt 
 		sqlite3_bind_double(s3, 12, a->wall_s);
 	bind_int(s3, 13, a->compile_count);
 	bind_int(s3, 14, a->host_peak_rss_bytes);
+	if (a->predicted_bytes != CALIB_UNSET && a->predicted_kind < CALIB_KIND_COUNT) {
+		bind_str(s3, 15, calib_kind_name(a->predicted_kind));
+		bind_str(s3, 16, calib_basis_name(a->predicted_basis));
+	}
+	if (a->observed_bytes != CALIB_UNSET && a->observed_kind < CALIB_KIND_COUNT)
+		bind_str(s3, 17, calib_kind_name(a->observed_kind));
+	bind_str(s3, 18, or_null(a->job_id));
+	bind_int(s3, 19, a->cache_hits);
+	if (!isnan(a->first_step_s))
+		sqlite3_bind_double(s3, 20, a->first_step_s);
+	bind_str(s3, 21, or_null(a->details));
 	if ((rc = tx_begin(st)))
 		goto out;
 	if (step(s1) != SQLITE_DONE || step(s2) != SQLITE_DONE || step(s3) != SQLITE_DONE) {
@@ -486,17 +639,43 @@ static int sq_record_attempt(struct calib_store *st, const struct calib_attempt 
 		tx_rollback(st);
 		goto out;
 	}
+	/* figures go with a new attempt only: recording an id again is a no-op */
+	if (sqlite3_changes(db_of(st)) > 0) {
+		for (size_t i = 0; i < a->nfigures; i++) {
+			const struct calib_figure *f = &a->figures[i];
+
+			sqlite3_reset(s4);
+			sqlite3_clear_bindings(s4);
+			bind_str(s4, 1, a->id);
+			bind_str(s4, 2, f->predicted ? "predicted" : "observed");
+			bind_str(s4, 3, calib_kind_name(f->kind));
+			sqlite3_bind_int64(s4, 4, f->bytes);
+			if (f->predicted)
+				bind_str(s4, 5, calib_basis_name(f->basis));
+			bind_int(s4, 6, f->error_bytes);
+			bind_str(s4, 7, f->source);
+			if (step(s4) != SQLITE_DONE) {
+				rc = sqlfail(st, "cannot record the figures of an attempt");
+				tx_rollback(st);
+				goto out;
+			}
+		}
+	}
 	if ((rc = tx_commit(st)))
 		tx_rollback(st);
 out:
 	sqlite3_finalize(s1);
 	sqlite3_finalize(s2);
 	sqlite3_finalize(s3);
+	sqlite3_finalize(s4);
 	return rc;
 }
 
 /* ---- probes ---------------------------------------------------------------------- */
 
+/* A backend's devices as rows, one per kind of device (and type): count and
+ * smallest memory of each.  A backend without devices is one row with no
+ * kind. */
 static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const json_t *doc)
 {
 	struct calib_probe_backend *rows;
@@ -505,7 +684,7 @@ static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const js
 	int rc = 0;
 
 	s = prepare(st, "INSERT INTO probe_backends (probe, name, state, kind, count,"
-			" memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+			" memory_bytes, device_type, memory_source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
 	if (!s) {
 		free(rows);
 		return XL_EX_CANTCREAT;
@@ -520,11 +699,14 @@ static int insert_backends(struct calib_store *st, sqlite3_int64 probe, const js
 			sqlite3_bind_int64(s, 6, rows[i].memory_bytes);
 		else
 			sqlite3_bind_null(s, 6);
+		sqlite3_bind_text(s, 7, rows[i].type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 8, rows[i].memory_source, -1, SQLITE_STATIC);
 		if (step(s) != SQLITE_DONE) {
 			rc = sqlfail(st, "cannot record a probe");
 			break;
 		}
 		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
 	}
 	sqlite3_finalize(s);
 	free(rows);
@@ -568,30 +750,38 @@ out:
 	return rc;
 }
 
-static int sq_latest_hardware(struct calib_store *st, const char *host, struct calib_hardware *out)
+static int sq_latest_hardware(struct calib_store *st, const char *host,
+			      struct calib_hardware **out, size_t *n)
 {
 	sqlite3_stmt *s;
-	int best_rank = -1, rc;
-	double best_total = -1;
+	int rc;
 
-	s = prepare(st, "SELECT b.kind, b.count, b.memory_bytes, b.name FROM probe_backends b"
+	*out = NULL;
+	*n = 0;
+	s = prepare(st, "SELECT b.kind, b.count, b.memory_bytes, b.name, b.device_type,"
+			" b.memory_source FROM probe_backends b"
 			" WHERE b.probe = (SELECT id FROM probes WHERE host = ?1"
 			" ORDER BY time DESC, id DESC LIMIT 1)"
-			" AND b.state = 'alive' AND b.count > 0 AND b.kind IS NOT NULL");
+			" AND b.state = 'alive' AND b.count > 0 AND b.kind IS NOT NULL"
+			" ORDER BY b.rowid");
 	if (!s)
 		return XL_EX_CANTCREAT;
 	sqlite3_bind_text(s, 1, host ? host : xl_hostname(), -1, SQLITE_TRANSIENT);
 	while ((rc = step(s)) == SQLITE_ROW) {
-		calib_hardware_offer(out, &best_rank, &best_total,
-				     (const char *)sqlite3_column_text(s, 0),
-				     sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+		calib_hardware_add(out, n, (const char *)sqlite3_column_text(s, 0),
+				   (const char *)sqlite3_column_text(s, 3),
+				   (const char *)sqlite3_column_text(s, 4),
+				   (const char *)sqlite3_column_text(s, 5), sqlite3_column_int64(s, 1),
+				   sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 :
+				   sqlite3_column_int64(s, 2));
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
 		return sqlfail(st, "cannot read probes");
-	if (best_rank < 0)
-		return calib_fail(st, XL_EX_NOINPUT, "no probe of host '%s' found an alive device",
-				  host ? host : xl_hostname());
+	}
 	return 0;
 }
 
@@ -602,7 +792,7 @@ static int sq_history(struct calib_store *st, const struct calib_filter *f, cali
 {
 	struct xl_buf q = XL_BUF_INIT;
 	struct calib_attempt a;
-	sqlite3_stmt *s;
+	sqlite3_stmt *s, *fig;
 	int rc, r = 0;
 
 	xl_buf_adds(&q, "SELECT " ATTEMPT_COLS " FROM attempts a WHERE 1");
@@ -621,8 +811,11 @@ static int sq_history(struct calib_store *st, const struct calib_filter *f, cali
 		xl_buf_addf(&q, " LIMIT %lld", f->limit);
 	s = prepare(st, xl_buf_str(&q));
 	xl_buf_release(&q);
-	if (!s)
+	fig = s ? prepare(st, FIGURE_QUERY) : NULL;
+	if (!s || !fig) {
+		sqlite3_finalize(s);
 		return XL_EX_CANTCREAT;
+	}
 	sqlite3_bind_text(s, 1, f->profile, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, f->signature, -1, SQLITE_STATIC);
 	if (f->outcome >= 0)
@@ -632,12 +825,14 @@ static int sq_history(struct calib_store *st, const struct calib_filter *f, cali
 	calib_attempt_init(&a);
 	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
 		read_attempt(s, &a);
-		r = fn(&a, arg);
+		if ((r = read_figures(st, fig, &a)) == 0)
+			r = fn(&a, arg);
 	}
 	calib_attempt_release(&a);
 	if (r == 0 && rc != SQLITE_DONE)
 		r = sqlfail(st, "cannot read attempts");
 	sqlite3_finalize(s);
+	sqlite3_finalize(fig);
 	return r;
 }
 
@@ -660,8 +855,12 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 		xl_buf_addf(&q, " LIMIT %lld", limit);
 	s = prepare(st, xl_buf_str(&q));
 	xl_buf_release(&q);
-	r = prepare(st, "SELECT observed_bytes, predicted_bytes FROM attempts WHERE signature = ?1"
-			" AND outcome = 'ok' AND observed_bytes > 0 AND predicted_bytes > 0");
+	/* like for like: only attempts whose prediction is of the observed kind */
+	r = prepare(st, "SELECT observed_bytes, predicted_bytes, observed_kind FROM attempts"
+			" WHERE signature = ?1 AND outcome IN ('ok', 'compile-storm')"
+			" AND observed_bytes > 0 AND predicted_bytes > 0"
+			" AND observed_kind = predicted_kind AND observed_kind <> 'unclassified'"
+			" ORDER BY time DESC, rowid DESC");
 	if (!s || !r) {
 		sqlite3_finalize(s);
 		sqlite3_finalize(r);
@@ -672,6 +871,7 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 		struct calib_sig_stats ss;
 		double *ratios = NULL;
 		size_t nr = 0, cap = 0;
+		char *kind = NULL;
 
 		memset(&ss, 0, sizeof(ss));
 		col_hash(s, 0, ss.signature);
@@ -683,6 +883,13 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 		ss.candidate = (const char *)sqlite3_column_text(s, 6);
 		sqlite3_bind_text(r, 1, ss.signature, -1, SQLITE_TRANSIENT);
 		while (step(r) == SQLITE_ROW) {
+			const char *k = (const char *)sqlite3_column_text(r, 2);
+
+			/* the kind of the newest such attempt */
+			if (!kind)
+				kind = xl_strdup(k);
+			else if (!xl_streq(kind, k))
+				continue;
 			if (nr == cap) {
 				cap = cap ? cap * 2 : 16;
 				ratios = xl_realloc(ratios, cap * sizeof(*ratios));
@@ -692,7 +899,9 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 		sqlite3_reset(r);
 		ss.ratio_median = calib_median(ratios, nr);
 		free(ratios);
+		ss.kind = kind;
 		ret = fn(&ss, arg);
+		free(kind);
 	}
 	if (ret == 0 && rc != SQLITE_DONE)
 		ret = sqlfail(st, "cannot read attempts");
@@ -772,7 +981,7 @@ out:
 static int sq_export(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_fn *afn, void *arg)
 {
 	struct calib_attempt a;
-	sqlite3_stmt *s;
+	sqlite3_stmt *s, *fig = NULL;
 	int rc = SQLITE_DONE, r = 0;
 
 	/* one read transaction, so the export is one consistent snapshot */
@@ -798,10 +1007,12 @@ static int sq_export(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_
 	sqlite3_finalize(s);
 	if (r)
 		goto out;
-	s = prepare(st, "SELECT " ATTEMPT_COLS ", s.json, s.shape_hash, s.stack_hash, s.hardware_kind"
-			" FROM attempts a JOIN signatures s ON s.hash = a.signature"
+	s = prepare(st, "SELECT " ATTEMPT_COLS ", s.json, s.shape_hash, s.stack_hash, s.hardware_kind,"
+			" s.scheme FROM attempts a JOIN signatures s ON s.hash = a.signature"
 			" ORDER BY a.time, a.id");
-	if (!s) {
+	fig = prepare(st, FIGURE_QUERY);
+	if (!s || !fig) {
+		sqlite3_finalize(s);
 		r = XL_EX_CANTCREAT;
 		goto out;
 	}
@@ -812,13 +1023,16 @@ static int sq_export(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_
 		col_hash(s, NATTEMPT_COLS + 1, a.shape_hash);
 		col_hash(s, NATTEMPT_COLS + 2, a.stack_hash);
 		a.hardware_kind = col_dup(s, NATTEMPT_COLS + 3);
-		r = afn(&a, arg);
+		a.signature_scheme = sqlite3_column_int(s, NATTEMPT_COLS + 4);
+		if ((r = read_figures(st, fig, &a)) == 0)
+			r = afn(&a, arg);
 	}
 	calib_attempt_release(&a);
 	if (r == 0 && rc != SQLITE_DONE)
 		r = sqlfail(st, "cannot read the store");
 	sqlite3_finalize(s);
 out:
+	sqlite3_finalize(fig);
 	sqlite3_exec(db_of(st), "COMMIT", NULL, NULL, NULL);
 	return r;
 }
@@ -829,6 +1043,7 @@ static int sq_latest_attempt(struct calib_store *st, const char *signature,
 			     struct calib_attempt *out, bool *found)
 {
 	sqlite3_stmt *s = prepare(st, "SELECT " ATTEMPT_COLS " FROM attempts a WHERE signature = ?1"
+				      " AND outcome IN ('ok', 'compile-storm', 'oom')"
 				      " ORDER BY time DESC, rowid DESC LIMIT 1");
 	int rc;
 
@@ -875,109 +1090,107 @@ static int sq_latest_same_shape(struct calib_store *st, const char *shape, const
 	return 0;
 }
 
-/* How many signatures have this hardware kind and (same_stack) this stack
- * or (not same_stack) another one: an index lookup that keeps the queries
- * below from walking every attempt when nothing can match. */
-static int count_signatures(struct calib_store *st, const char *kind, const char *stack,
-			    bool same_stack, long long *n)
+static int sq_family_points(struct calib_store *st, const char *family, const char *stack,
+			    calib_point_fn *fn, void *arg)
 {
-	sqlite3_stmt *s = prepare(st, same_stack
-		? "SELECT count(*) FROM signatures WHERE hardware_kind = ?1 AND stack_hash = ?2"
-		: "SELECT count(*) FROM signatures WHERE hardware_kind = ?1 AND stack_hash IS NOT ?2");
+	sqlite3_stmt *sigs, *s;
+	int rc, r = 0;
+
+	/* bounded whatever the store holds: at most CALIB_FAMILY_SIGS signatures
+	 * of the family (index on family and stack), and of each the newest
+	 * CALIB_FAMILY_PER_SIG attempts that say anything of memory (index on
+	 * signature and time), with their observed figures */
+	sigs = prepare(st, "SELECT hash, coords, json FROM signatures WHERE family_hash = ?1"
+			   " AND stack_hash = ?2 ORDER BY first_seen DESC LIMIT "
+			   NUM_STR(CALIB_FAMILY_SIGS));
+	s = sigs ? prepare(st, "SELECT recent.id, recent.time, recent.outcome, f.kind, f.bytes FROM (SELECT id, time,"
+			       " outcome, rowid AS r FROM attempts WHERE signature = ?1"
+			       " AND outcome IN ('ok', 'compile-storm', 'oom')"
+			       " ORDER BY time DESC, rowid DESC LIMIT " NUM_STR(CALIB_FAMILY_PER_SIG) ") recent"
+			       " LEFT JOIN figures f ON f.attempt = recent.id AND f.role = 'observed'"
+			       " ORDER BY recent.time DESC, recent.r DESC") : NULL;
+	if (!sigs || !s) {
+		sqlite3_finalize(sigs);
+		return XL_EX_CANTCREAT;
+	}
+	bind_str(sigs, 1, family);
+	bind_str(sigs, 2, stack);
+	while (r == 0 && (rc = step(sigs)) == SQLITE_ROW) {
+		const char *hash = (const char *)sqlite3_column_text(sigs, 0);
+
+		sqlite3_reset(s);
+		sqlite3_bind_text(s, 1, hash, -1, SQLITE_TRANSIENT);
+		while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
+			struct calib_point p;
+			enum xl_outcome o = XL_OUT_ERROR;
+			const char *kind = (const char *)sqlite3_column_text(s, 3);
+
+			/* an attempt without figures comes once, with no kind */
+			if (!kind)
+				p.kind = CALIB_KIND_COUNT;
+			else if (!calib_kind_parse(kind, &p.kind))
+				continue;
+			xl_outcome_parse((const char *)sqlite3_column_text(s, 2), &o);
+			p.attempt = (const char *)sqlite3_column_text(s, 0);
+			p.time = sqlite3_column_double(s, 1);
+			p.outcome = o;
+			p.signature = hash;
+			p.coords = (const char *)sqlite3_column_text(sigs, 1);
+			p.parts = (const char *)sqlite3_column_text(sigs, 2);
+			p.bytes = sqlite3_column_int64(s, 4);
+			r = fn(&p, arg);
+		}
+		if (r == 0 && rc != SQLITE_DONE)
+			r = sqlfail(st, "cannot read past launches");
+		rc = SQLITE_ROW;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = sqlfail(st, "cannot read past launches");
+	sqlite3_finalize(s);
+	sqlite3_finalize(sigs);
+	return r;
+}
+
+static int sq_family_other_stacks(struct calib_store *st, const char *family, const char *stack,
+				  unsigned *n)
+{
+	sqlite3_stmt *s;
 	int rc;
 
 	*n = 0;
+	s = prepare(st, "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN attempts a"
+			" WHERE s.family_hash = ?1 AND s.stack_hash IS NOT ?2 AND a.signature = s.hash"
+			" AND a.outcome IN ('ok', 'compile-storm') AND a.observed_bytes > 0 LIMIT 1000)");
 	if (!s)
 		return XL_EX_CANTCREAT;
-	sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, stack, -1, SQLITE_STATIC);
-	rc = step(s);
-	if (rc == SQLITE_ROW)
-		*n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : sqlfail(st, "cannot read past launches");
-}
-
-/* Few signatures: the join is driven from them (CROSS JOIN keeps that
- * order; index on attempts(signature, time)).  Many: newest ok attempts
- * first, which soon finds the few it needs. */
-static const char *join_for(long long nsig)
-{
-	return nsig <= 256 ? "CROSS JOIN" : "JOIN";
-}
-
-/* Prepares fmt (its one %s is the join) with ?1 = kind and ?2 = stack
- * bound.  *s is NULL when no signature can match (nothing to read).
- * Returns 0 or 73. */
-static int prepare_by_stack(struct calib_store *st, const char *kind, const char *stack,
-			    bool same_stack, const char *fmt, sqlite3_stmt **s)
-{
-	long long nsig;
-	char *sql;
-	int rc;
-
-	*s = NULL;
-	if ((rc = count_signatures(st, kind, stack, same_stack, &nsig)))
-		return rc;
-	if (!nsig)
-		return 0;
-	sql = xl_asprintf(fmt, join_for(nsig));
-	*s = prepare(st, sql);
-	free(sql);
-	if (!*s)
-		return XL_EX_CANTCREAT;
-	sqlite3_bind_text(*s, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(*s, 2, stack, -1, SQLITE_STATIC);
-	return 0;
-}
-
-static int sq_correction_samples(struct calib_store *st, const char *kind, const char *stack,
-				 size_t max, struct calib_sample *out, size_t *n)
-{
-	sqlite3_stmt *s;
-	char *fmt;
-	int rc;
-
-	*n = 0;
-	fmt = xl_asprintf("SELECT a.observed_bytes, a.predicted_bytes, s.json"
-			  " FROM signatures s %%s attempts a ON a.signature = s.hash"
-			  " WHERE s.hardware_kind = ?1 AND s.stack_hash = ?2 AND a.outcome = 'ok'"
-			  " AND a.observed_bytes > 0 ORDER BY a.time DESC, a.rowid DESC LIMIT %zu", max);
-	rc = prepare_by_stack(st, kind, stack, true, fmt, &s);
-	free(fmt);
-	if (rc || !s)
-		return rc;
-	while (*n < max && (rc = step(s)) == SQLITE_ROW) {
-		out[*n].observed_bytes = sqlite3_column_int64(s, 0);
-		out[*n].predicted_bytes = sqlite3_column_int64(s, 1);
-		out[*n].signature_json = col_dup(s, 2);
-		(*n)++;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sqlfail(st, "cannot read past launches");
-	return 0;
-}
-
-static int sq_count_other_stacks(struct calib_store *st, const char *kind, const char *stack,
-				 unsigned *n)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	*n = 0;
-	rc = prepare_by_stack(st, kind, stack, false,
-			      "SELECT count(*) FROM (SELECT 1 FROM signatures s"
-			      " %s attempts a ON a.signature = s.hash"
-			      " WHERE s.hardware_kind = ?1 AND s.stack_hash IS NOT ?2"
-			      " AND a.outcome = 'ok' AND a.observed_bytes > 0 LIMIT 1000)", &s);
-	if (rc || !s)
-		return rc;
+	bind_str(s, 1, family);
+	bind_str(s, 2, stack);
 	rc = step(s);
 	if (rc == SQLITE_ROW)
 		*n = (unsigned)sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW ? 0 : sqlfail(st, "cannot read past launches");
+}
+
+static int sq_last_parts(struct calib_store *st, const char *profile, char **parts, char **id)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*parts = *id = NULL;
+	s = prepare(st, "SELECT s.json, a.id FROM attempts a JOIN signatures s ON s.hash = a.signature"
+			" WHERE a.profile = ?1 AND s.scheme >= 2 AND s.json IS NOT NULL"
+			" ORDER BY a.time DESC, a.rowid DESC LIMIT 1");
+	if (!s)
+		return XL_EX_CANTCREAT;
+	bind_str(s, 1, profile);
+	rc = step(s);
+	if (rc == SQLITE_ROW) {
+		*parts = col_dup(s, 0);
+		*id = col_dup(s, 1);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlfail(st, "cannot read past launches");
 }
 
 const struct calib_backend calib_sqlite_backend = {
@@ -997,6 +1210,7 @@ const struct calib_backend calib_sqlite_backend = {
 	.latest_hardware = sq_latest_hardware,
 	.latest_attempt = sq_latest_attempt,
 	.latest_same_shape = sq_latest_same_shape,
-	.correction_samples = sq_correction_samples,
-	.count_other_stacks = sq_count_other_stacks,
+	.family_points = sq_family_points,
+	.family_other_stacks = sq_family_other_stacks,
+	.last_parts = sq_last_parts,
 };

@@ -294,7 +294,18 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 		rc = calib_fail(st, XL_EX_CANTCREAT, "no file named");
 		goto fail;
 	}
-	if ((rc = st->be->open(st, path, flags)))
+	if (flags & CALIB_OPEN_READONLY)
+		flags |= CALIB_OPEN_NOCREATE;
+	rc = st->be->open(st, path, flags);
+	if (rc && st->absent && (flags & CALIB_OPEN_READONLY)) {
+		/* nothing recorded yet: an empty store in memory answers */
+		st->be->close(st);
+		free(st->err);
+		st->err = NULL;
+		st->be = &calib_sqlite_backend;
+		rc = st->be->open(st, NULL, flags);
+	}
+	if (rc)
 		goto fail;
 	*out = st;
 	return 0;
@@ -309,6 +320,7 @@ void calib_close(struct calib_store *st)
 {
 	if (!st)
 		return;
+	calib_family_cache_drop(st);
 	if (st->be && st->impl)
 		st->be->close(st);
 	free(st->location);
@@ -324,9 +336,12 @@ void calib_attempt_init(struct calib_attempt *a)
 	memset(a, 0, sizeof(*a));
 	a->time = xl_now();
 	a->rank = a->exit_status = a->predicted_bytes = a->observed_bytes = CALIB_UNSET;
-	a->compile_count = a->host_peak_rss_bytes = CALIB_UNSET;
-	a->wall_s = NAN;
+	a->compile_count = a->host_peak_rss_bytes = a->cache_hits = CALIB_UNSET;
+	a->predicted_kind = a->observed_kind = CALIB_KIND_COUNT;
+	a->predicted_basis = CALIB_BASIS_NONE;
+	a->wall_s = a->first_step_s = NAN;
 	a->outcome = XL_OUT_ERROR;
+	a->signature_scheme = CALIB_SIG_SCHEME;
 }
 
 void calib_attempt_release(struct calib_attempt *a)
@@ -337,7 +352,44 @@ void calib_attempt_release(struct calib_attempt *a)
 	free(a->host);
 	free(a->signature_json);
 	free(a->hardware_kind);
+	free(a->job_id);
+	free(a->details);
+	for (size_t i = 0; i < a->nfigures; i++)
+		free(a->figures[i].source);
+	free(a->figures);
 	a->id = a->profile = a->candidate = a->host = a->signature_json = a->hardware_kind = NULL;
+	a->job_id = a->details = NULL;
+	a->figures = NULL;
+	a->nfigures = 0;
+}
+
+void calib_attempt_add_figure(struct calib_attempt *a, bool predicted, enum calib_kind kind,
+			      int64_t bytes, enum calib_basis basis, int64_t error_bytes,
+			      const char *source)
+{
+	struct calib_figure *f = (struct calib_figure *)calib_attempt_figure(a, predicted, kind);
+
+	if (!f) {
+		a->figures = xl_realloc(a->figures, (a->nfigures + 1) * sizeof(*a->figures));
+		f = &a->figures[a->nfigures++];
+		f->source = NULL;
+	}
+	free(f->source);
+	f->predicted = predicted;
+	f->kind = kind;
+	f->bytes = bytes;
+	f->basis = predicted ? basis : CALIB_BASIS_NONE;
+	f->error_bytes = error_bytes;
+	f->source = source ? xl_strdup(source) : NULL;
+}
+
+const struct calib_figure *calib_attempt_figure(const struct calib_attempt *a, bool predicted,
+						enum calib_kind kind)
+{
+	for (size_t i = 0; i < a->nfigures; i++)
+		if (a->figures[i].predicted == predicted && a->figures[i].kind == kind)
+			return &a->figures[i];
+	return NULL;
 }
 
 static bool is_hash(const char *s)
@@ -425,6 +477,69 @@ static bool take_signature_json(struct calib_attempt *a, const json_t *sj, const
 	return true;
 }
 
+/* figures: [{role, kind, bytes, basis, error_bytes, source}] into a. */
+static bool figures_from_json(struct calib_attempt *a, const json_t *arr, char **err)
+{
+	size_t i;
+	const json_t *f;
+
+	if (!json_is_array(arr)) {
+		*err = xl_asprintf("attempt '%s': 'figures' is not an array", a->id);
+		return false;
+	}
+	json_array_foreach(arr, i, f) {
+		const char *role, *kind, *basis, *source;
+		enum calib_kind k;
+		enum calib_basis b = CALIB_BASIS_NONE;
+		int64_t bytes, error;
+
+		if (!json_is_object(f) || !opt_str(f, "role", &role) || !opt_str(f, "kind", &kind) ||
+		    !opt_str(f, "basis", &basis) || !opt_str(f, "source", &source) ||
+		    !opt_int(f, "bytes", &bytes) || !opt_int(f, "error_bytes", &error) ||
+		    bytes == CALIB_UNSET || !role ||
+		    (strcmp(role, "observed") != 0 && strcmp(role, "predicted") != 0)) {
+			*err = xl_asprintf("attempt '%s': figure %zu is not {role: observed|predicted,"
+					   " kind, bytes, ...}", a->id, i + 1);
+			return false;
+		}
+		if (!calib_kind_parse(kind, &k)) {
+			*err = xl_asprintf("attempt '%s': figure %zu: unknown memory kind '%s'", a->id,
+					   i + 1, kind ? kind : "(none)");
+			return false;
+		}
+		if (basis && !calib_basis_parse(basis, &b)) {
+			*err = xl_asprintf("attempt '%s': figure %zu: unknown basis '%s'", a->id, i + 1,
+					   basis);
+			return false;
+		}
+		calib_attempt_add_figure(a, strcmp(role, "predicted") == 0, k, bytes, b, error, source);
+	}
+	return true;
+}
+
+/* Headline figures without a kind are classified as schema 4's migration
+ * does, and every headline figure is among the figures. */
+static void classify_headline(struct calib_attempt *a)
+{
+	if (a->observed_bytes != CALIB_UNSET && a->observed_kind >= CALIB_KIND_COUNT)
+		a->observed_kind = a->observed_bytes == a->host_peak_rss_bytes ? CALIB_KIND_HOST_PEAK_RSS
+									   : CALIB_KIND_UNCLASSIFIED;
+	if (a->predicted_bytes != CALIB_UNSET && a->predicted_kind >= CALIB_KIND_COUNT) {
+		a->predicted_kind = CALIB_KIND_UNCLASSIFIED;
+		a->predicted_basis = CALIB_BASIS_UNCLASSIFIED;
+	}
+	if (a->observed_bytes != CALIB_UNSET && !calib_attempt_figure(a, false, a->observed_kind))
+		calib_attempt_add_figure(a, false, a->observed_kind, a->observed_bytes,
+					 CALIB_BASIS_NONE, CALIB_UNSET, NULL);
+	if (a->host_peak_rss_bytes != CALIB_UNSET &&
+	    !calib_attempt_figure(a, false, CALIB_KIND_HOST_PEAK_RSS))
+		calib_attempt_add_figure(a, false, CALIB_KIND_HOST_PEAK_RSS, a->host_peak_rss_bytes,
+					 CALIB_BASIS_NONE, CALIB_UNSET, NULL);
+	if (a->predicted_bytes != CALIB_UNSET && !calib_attempt_figure(a, true, a->predicted_kind))
+		calib_attempt_add_figure(a, true, a->predicted_kind, a->predicted_bytes,
+					 a->predicted_basis, CALIB_UNSET, NULL);
+}
+
 int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err)
 {
 	static const struct {
@@ -437,9 +552,12 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		{ "observed_bytes", offsetof(struct calib_attempt, observed_bytes) },
 		{ "compile_count", offsetof(struct calib_attempt, compile_count) },
 		{ "host_peak_rss_bytes", offsetof(struct calib_attempt, host_peak_rss_bytes) },
+		{ "cache_hits", offsetof(struct calib_attempt, cache_hits) },
 	};
-	const char *id, *profile, *cand, *sig, *host, *outcome, *shape, *stack, *kind;
-	const json_t *sj, *tj, *wj;
+	const char *id, *profile, *cand, *sig, *host, *outcome, *shape, *stack, *kind, *job;
+	const char *pkind, *pbasis, *okind;
+	const json_t *sj, *tj, *wj, *fj, *dj, *xj;
+	int64_t scheme;
 
 	calib_attempt_init(a);
 	*err = NULL;
@@ -455,8 +573,20 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 	if (!opt_str(o, "profile", &profile) || !opt_str(o, "candidate", &cand) ||
 	    !opt_str(o, "signature", &sig) || !opt_str(o, "host", &host) ||
 	    !opt_str(o, "outcome", &outcome) || !opt_str(o, "shape_hash", &shape) ||
-	    !opt_str(o, "stack_hash", &stack) || !opt_str(o, "hardware_kind", &kind)) {
+	    !opt_str(o, "stack_hash", &stack) || !opt_str(o, "hardware_kind", &kind) ||
+	    !opt_str(o, "job_id", &job) || !opt_str(o, "predicted_kind", &pkind) ||
+	    !opt_str(o, "predicted_basis", &pbasis) || !opt_str(o, "observed_kind", &okind)) {
 		*err = xl_asprintf("attempt '%s': a text field is not a string", id);
+		goto bad;
+	}
+	if ((pkind && !calib_kind_parse(pkind, &a->predicted_kind)) ||
+	    (okind && !calib_kind_parse(okind, &a->observed_kind))) {
+		*err = xl_asprintf("attempt '%s': unknown memory kind '%s'", id,
+				   pkind && !calib_kind_parse(pkind, &a->predicted_kind) ? pkind : okind);
+		goto bad;
+	}
+	if (pbasis && !calib_basis_parse(pbasis, &a->predicted_basis)) {
+		*err = xl_asprintf("attempt '%s': unknown basis '%s'", id, pbasis);
 		goto bad;
 	}
 	if (!xl_outcome_parse(outcome, &a->outcome)) {
@@ -478,6 +608,33 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 	}
 	if (json_is_number(wj))
 		a->wall_s = json_number_value(wj);
+	xj = json_object_get(o, "first_step_s");
+	if (xj && !json_is_null(xj) && !json_is_number(xj)) {
+		*err = xl_asprintf("attempt '%s': 'first_step_s' is not a number", id);
+		goto bad;
+	}
+	if (json_is_number(xj))
+		a->first_step_s = json_number_value(xj);
+	dj = json_object_get(o, "details");
+	if (dj && !json_is_null(dj)) {
+		if (!json_is_object(dj)) {
+			*err = xl_asprintf("attempt '%s': 'details' is not an object", id);
+			goto bad;
+		}
+		a->details = json_dumps(dj, JSON_COMPACT | JSON_SORT_KEYS);
+	}
+	a->job_id = dup_or_null(job);
+	if (!opt_int(o, "signature_scheme", &scheme) ||
+	    (scheme != CALIB_UNSET && (scheme < 1 || scheme > CALIB_SIG_SCHEME))) {
+		*err = xl_asprintf("attempt '%s': 'signature_scheme' is not 1 to %d", id,
+				   CALIB_SIG_SCHEME);
+		goto bad;
+	}
+	/* a record without one was written before signatures had schemes */
+	a->signature_scheme = scheme == CALIB_UNSET ? 1 : (int)scheme;
+	fj = json_object_get(o, "figures");
+	if (fj && !json_is_null(fj) && !figures_from_json(a, fj, err))
+		goto bad;
 	a->profile = dup_or_null(profile);
 	a->candidate = dup_or_null(cand);
 	a->host = dup_or_null(host);
@@ -501,6 +658,7 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 			goto bad;
 		}
 	}
+	classify_headline(a);
 	return 0;
 bad:
 	calib_attempt_release(a);
@@ -515,6 +673,27 @@ static json_t *int_or_null(int64_t v)
 static json_t *str_or_null(const char *s)
 {
 	return s && *s ? json_string(s) : json_null();
+}
+
+/* [{role, kind, bytes, basis, error_bytes, source}]: observations first. */
+static json_t *figures_json(const struct calib_attempt *a)
+{
+	json_t *arr = json_array();
+
+	for (int pred = 0; pred < 2; pred++)
+		for (size_t i = 0; i < a->nfigures; i++) {
+			const struct calib_figure *f = &a->figures[i];
+
+			if (f->predicted != (pred == 1))
+				continue;
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}",
+				"role", f->predicted ? "predicted" : "observed",
+				"kind", calib_kind_name(f->kind), "bytes", (json_int_t)f->bytes,
+				"basis", f->predicted ? json_string(calib_basis_name(f->basis)) : json_null(),
+				"error_bytes", int_or_null(f->error_bytes),
+				"source", str_or_null(f->source)));
+		}
+	return arr;
 }
 
 json_t *calib_attempt_to_json(const struct calib_attempt *a, unsigned flags)
@@ -532,9 +711,30 @@ json_t *calib_attempt_to_json(const struct calib_attempt *a, unsigned flags)
 	json_object_set_new(o, "outcome", json_string(xl_outcome_name(a->outcome)));
 	json_object_set_new(o, "exit_status", int_or_null(a->exit_status));
 	json_object_set_new(o, "predicted_bytes", int_or_null(a->predicted_bytes));
+	json_object_set_new(o, "predicted_kind", a->predicted_bytes != CALIB_UNSET &&
+			    a->predicted_kind < CALIB_KIND_COUNT ?
+			    json_string(calib_kind_name(a->predicted_kind)) : json_null());
+	json_object_set_new(o, "predicted_basis", a->predicted_bytes != CALIB_UNSET &&
+			    a->predicted_kind < CALIB_KIND_COUNT ?
+			    json_string(calib_basis_name(a->predicted_basis)) : json_null());
 	json_object_set_new(o, "observed_bytes", int_or_null(a->observed_bytes));
+	json_object_set_new(o, "observed_kind", a->observed_bytes != CALIB_UNSET &&
+			    a->observed_kind < CALIB_KIND_COUNT ?
+			    json_string(calib_kind_name(a->observed_kind)) : json_null());
 	json_object_set_new(o, "wall_s", isnan(a->wall_s) ? json_null() : json_real(a->wall_s));
 	json_object_set_new(o, "compile_count", int_or_null(a->compile_count));
+	json_object_set_new(o, "figures", figures_json(a));
+	json_object_set_new(o, "job_id", str_or_null(a->job_id));
+	json_object_set_new(o, "cache_hits", int_or_null(a->cache_hits));
+	json_object_set_new(o, "first_step_s", isnan(a->first_step_s) ? json_null()
+								       : json_real(a->first_step_s));
+	{
+		json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
+
+		json_object_set_new(o, "details", json_is_object(d) ? d : json_null());
+		if (d && !json_is_object(d))
+			json_decref(d);
+	}
 	if (flags & CALIB_JSON_FULL) {
 		json_t *sj = a->signature_json ? json_loads(a->signature_json, 0, NULL) : NULL;
 
@@ -543,32 +743,72 @@ json_t *calib_attempt_to_json(const struct calib_attempt *a, unsigned flags)
 		json_object_set_new(o, "shape_hash", str_or_null(a->shape_hash));
 		json_object_set_new(o, "stack_hash", str_or_null(a->stack_hash));
 		json_object_set_new(o, "hardware_kind", str_or_null(a->hardware_kind));
+		json_object_set_new(o, "signature_scheme", json_integer(a->signature_scheme));
 	}
 	return o;
 }
 
 /* ---- recording --------------------------------------------------------------------- */
 
+/* Adds a headline figure to c's own array when it lacks one (no source). */
+static void headline_figure(struct calib_attempt *c, bool predicted, enum calib_kind kind,
+			    int64_t bytes, enum calib_basis basis)
+{
+	if (bytes == CALIB_UNSET || calib_attempt_figure(c, predicted, kind))
+		return;
+	c->figures[c->nfigures++] = (struct calib_figure){ predicted, kind, bytes,
+		predicted ? basis : CALIB_BASIS_NONE, CALIB_UNSET, NULL };
+}
+
 int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
 {
 	struct calib_attempt c = *a;
 	struct calib_sig computed;
+	char family[65] = "";
+	char *coords = NULL;
 	int rc;
 
 	if (!a->id || !*a->id)
 		return calib_fail(st, XL_EX_DATAERR, "attempt without an id");
 	if ((unsigned)a->outcome >= XL_OUT_COUNT)
 		return calib_fail(st, XL_EX_DATAERR, "attempt '%s': unknown outcome", a->id);
+	if (a->signature_scheme < 1 || a->signature_scheme > CALIB_SIG_SCHEME)
+		return calib_fail(st, XL_EX_DATAERR, "attempt '%s': unknown signature scheme %d",
+				  a->id, a->signature_scheme);
+	for (size_t i = 0; i < a->nfigures; i++)
+		if ((unsigned)a->figures[i].kind >= CALIB_KIND_COUNT ||
+		    (unsigned)a->figures[i].basis >= CALIB_BASIS_COUNT)
+			return calib_fail(st, XL_EX_DATAERR, "attempt '%s': a figure of unknown kind",
+					  a->id);
+	if (a->details) {
+		json_t *d = json_loads(a->details, 0, NULL);
+		bool obj = json_is_object(d);
+
+		json_decref(d);
+		if (!obj)
+			return calib_fail(st, XL_EX_DATAERR,
+					  "attempt '%s': 'details' is not a JSON object", a->id);
+	}
 	if (a->signature_json) {
 		json_t *parts = json_loads(a->signature_json, 0, NULL);
 
 		rc = parts ? calib_signature(parts, &computed) : XL_EX_DATAERR;
+		if (rc == 0 && a->signature_scheme >= 2) {
+			json_t *cj = NULL;
+
+			if (calib_family(parts, family, &cj) == 0)
+				coords = json_dumps(cj, JSON_COMPACT | JSON_SORT_KEYS);
+			json_decref(cj);
+		}
 		json_decref(parts);
-		if (rc)
+		if (rc) {
+			free(coords);
 			return calib_fail(st, XL_EX_DATAERR,
 					  "attempt '%s': 'signature_json' is not a JSON object", a->id);
+		}
 		if (strcmp(computed.hash, a->signature) != 0) {
 			calib_sig_release(&computed);
+			free(coords);
 			return calib_fail(st, XL_EX_DATAERR,
 					  "attempt '%s': 'signature' does not match 'signature_json'", a->id);
 		}
@@ -578,6 +818,21 @@ int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
 		c.signature_json = computed.canonical;
 		c.hardware_kind = computed.hardware_kind;
 	}
+	/* headline figures have a kind and are among the figures (the copy's
+	 * array borrows the sources of a's) */
+	c.figures = xl_malloc((a->nfigures + 3) * sizeof(*c.figures));
+	if (a->nfigures)
+		memcpy(c.figures, a->figures, a->nfigures * sizeof(*c.figures));
+	if (c.observed_bytes != CALIB_UNSET && c.observed_kind >= CALIB_KIND_COUNT)
+		c.observed_kind = c.observed_bytes == c.host_peak_rss_bytes ? CALIB_KIND_HOST_PEAK_RSS
+									    : CALIB_KIND_UNCLASSIFIED;
+	if (c.predicted_bytes != CALIB_UNSET && c.predicted_kind >= CALIB_KIND_COUNT) {
+		c.predicted_kind = CALIB_KIND_UNCLASSIFIED;
+		c.predicted_basis = CALIB_BASIS_UNCLASSIFIED;
+	}
+	headline_figure(&c, false, c.observed_kind, c.observed_bytes, CALIB_BASIS_NONE);
+	headline_figure(&c, false, CALIB_KIND_HOST_PEAK_RSS, c.host_peak_rss_bytes, CALIB_BASIS_NONE);
+	headline_figure(&c, true, c.predicted_kind, c.predicted_bytes, c.predicted_basis);
 	if (!is_hash(c.signature)) {
 		rc = calib_fail(st, XL_EX_DATAERR,
 				"attempt '%s': 'signature' is not a SHA-256 hex digest", a->id);
@@ -585,11 +840,14 @@ int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
 		double start = xl_mono();
 		unsigned tries = 0;
 
+		calib_family_cache_drop(st);
 		do {
 			st->retry = false;
-			rc = st->be->record_attempt(st, &c);
+			rc = st->be->record_attempt(st, &c, family[0] ? family : NULL, coords);
 		} while (rc && again(st, &tries, start));
 	}
+	free(c.figures);
+	free(coords);
 	if (a->signature_json)
 		calib_sig_release(&computed);
 	return rc;
@@ -645,24 +903,68 @@ int calib_record_probe(struct calib_store *st, const json_t *doc)
 	}
 }
 
-int calib_latest_hardware(struct calib_store *st, const char *host, struct calib_hardware *out)
+int calib_latest_hardware(struct calib_store *st, const char *host, unsigned flags,
+			  struct calib_hardware *out)
 {
+	struct calib_hardware *all = NULL;
+	size_t n = 0;
+	ssize_t best = -1, host_i = -1;
+	int rc;
+
 	memset(out, 0, sizeof(*out));
-	return st->be->latest_hardware(st, host, out);
+	if ((rc = st->be->latest_hardware(st, host, &all, &n)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		double total = (double)all[i].count * (double)all[i].memory_bytes;
+
+		if (all[i].host) {
+			/* the cpu backend speaks for the host before an OpenCL CPU */
+			if (host_i < 0 || (strcmp(all[i].backend, "cpu") == 0 &&
+					   strcmp(all[host_i].backend, "cpu") != 0))
+				host_i = (ssize_t)i;
+		} else if (best < 0 ||
+			   total > (double)all[best].count * (double)all[best].memory_bytes) {
+			best = (ssize_t)i;
+		}
+	}
+	if ((flags & CALIB_HW_HOST) || best < 0)
+		best = host_i;
+	if (best >= 0)
+		*out = all[best];
+	free(all);
+	if (best < 0)
+		return calib_fail(st, XL_EX_NOINPUT, "no probe of host '%s' found an alive device",
+				  host ? host : xl_hostname());
+	return 0;
 }
 
-bool calib_parts_fill_hardware(struct calib_store *st, json_t *parts)
+bool calib_parts_fill_hardware(struct calib_store *st, json_t *parts, unsigned flags)
 {
 	struct calib_hardware hw;
 
 	if (json_object_get(parts, "hardware") || json_object_get(parts, "device"))
 		return true;
-	if (!st || calib_latest_hardware(st, NULL, &hw) != 0)
+	if (!st || calib_latest_hardware(st, NULL, flags, &hw) != 0)
 		return false;
 	json_object_set_new(parts, "hardware",
-			    json_pack("{s:s, s:I, s:I}", "kind", hw.kind, "count", (json_int_t)hw.count,
-				      "memory", (json_int_t)hw.memory_bytes));
+			    json_pack("{s:s, s:I, s:I, s:s}", "kind", hw.kind, "count", (json_int_t)hw.count,
+				      "memory", (json_int_t)hw.memory_bytes,
+				      "type", hw.host ? "host" : "accelerator"));
 	return true;
+}
+
+int calib_last_parts(struct calib_store *st, const char *profile, json_t **parts, char **id)
+{
+	char *text = NULL;
+	int rc = st->be->last_parts(st, profile, &text, id);
+
+	*parts = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	if (rc == 0 && !*parts) {
+		free(*id);
+		*id = NULL;
+	}
+	return rc;
 }
 
 /* ---- queries ----------------------------------------------------------------------- */
@@ -808,6 +1110,7 @@ static void line_error(struct calib_import_result *res, size_t line, int col, ch
 static int import_pass(struct calib_store *st, const char *data, size_t len,
 		       struct calib_import_result *res)
 {
+	calib_family_cache_drop(st);
 	char *copy = xl_strndup(data, len), *line, *next;
 	size_t lineno = 0;
 	int rc;
@@ -906,52 +1209,66 @@ char *calib_probe_uid(const char *host, double t, const char *doc_text)
 
 size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out)
 {
-	const json_t *backends = json_object_get(doc, "backends"), *b;
-	size_t i, n = 0;
+	const json_t *b;
+	size_t i, n = 0, cap = 0;
 
-	*out = xl_calloc(json_array_size(backends) + 1, sizeof(**out));
-	json_array_foreach(backends, i, b) {
-		const json_t *devs = json_object_get(b, "devices"), *d;
-		struct calib_probe_backend *r = &(*out)[n];
-		size_t j;
+	*out = NULL;
+	json_array_foreach(json_object_get(doc, "backends"), i, b) {
+		const json_t *d;
+		const char *name = json_string_value(json_object_get(b, "name"));
+		const char *state = json_string_value(json_object_get(b, "state"));
+		size_t j, first = n;
 
-		r->name = json_string_value(json_object_get(b, "name"));
-		if (!r->name)
+		if (!name)
 			continue;
-		r->state = json_string_value(json_object_get(b, "state"));
-		r->kind = NULL;
-		r->count = 0;
-		r->memory_bytes = -1;
-		json_array_foreach(devs, j, d) {
+		json_array_foreach(json_object_get(b, "devices"), j, d) {
+			const char *kind = json_string_value(json_object_get(d, "kind"));
+			const char *type = json_string_value(json_object_get(d, "type"));
 			const json_t *m = json_object_get(d, "memory_bytes");
+			int64_t mem = json_is_integer(m) ? (int64_t)json_integer_value(m) :
+				      json_is_real(m) ? (int64_t)json_real_value(m) : -1;
+			size_t k;
 
-			if (!r->kind)
-				r->kind = json_string_value(json_object_get(d, "kind"));
-			r->count++;
-			if (json_is_integer(m) && (r->memory_bytes < 0 || json_integer_value(m) < r->memory_bytes))
-				r->memory_bytes = json_integer_value(m);
-			else if (json_is_real(m) &&
-				 (r->memory_bytes < 0 || json_real_value(m) < (double)r->memory_bytes))
-				r->memory_bytes = (int64_t)json_real_value(m);
+			for (k = first; k < n; k++)
+				if (xl_streq((*out)[k].kind, kind) && xl_streq((*out)[k].type, type))
+					break;
+			if (k == n) {
+				if (n == cap)
+					*out = xl_realloc(*out, (cap = cap ? 2 * cap : 8) * sizeof(**out));
+				(*out)[n++] = (struct calib_probe_backend){
+					name, state, kind, type,
+					json_string_value(json_object_get(d, "memory_source")), 0, -1 };
+			}
+			(*out)[k].count++;
+			if (mem >= 0 && ((*out)[k].memory_bytes < 0 || mem < (*out)[k].memory_bytes))
+				(*out)[k].memory_bytes = mem;
 		}
-		n++;
+		if (n == first) {
+			if (n == cap)
+				*out = xl_realloc(*out, (cap = cap ? 2 * cap : 8) * sizeof(**out));
+			(*out)[n++] = (struct calib_probe_backend){ name, state, NULL, NULL, NULL, 0, -1 };
+		}
 	}
 	return n;
 }
 
-void calib_hardware_offer(struct calib_hardware *out, int *best_rank, double *best_total,
-			  const char *kind, int64_t count, int64_t memory_bytes)
+void calib_hardware_add(struct calib_hardware **all, size_t *n, const char *kind,
+			const char *backend, const char *type, const char *memory_source,
+			int64_t count, int64_t memory_bytes)
 {
-	int rank = strcasecmp(kind, "cpu") == 0 ? 0 : 1;
-	double total = (double)count * (double)memory_bytes;
+	struct calib_hardware *h;
 
-	if (rank > *best_rank || (rank == *best_rank && total > *best_total)) {
-		snprintf(out->kind, sizeof(out->kind), "%s", kind);
-		out->count = count;
-		out->memory_bytes = memory_bytes;
-		*best_rank = rank;
-		*best_total = total;
-	}
+	*all = xl_realloc(*all, (*n + 1) * sizeof(**all));
+	h = &(*all)[(*n)++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->kind, sizeof(h->kind), "%s", kind ? kind : "");
+	snprintf(h->backend, sizeof(h->backend), "%s", backend ? backend : "");
+	snprintf(h->memory_source, sizeof(h->memory_source), "%s",
+		 memory_source ? memory_source : "");
+	h->count = count;
+	h->memory_bytes = memory_bytes < 0 ? 0 : memory_bytes;
+	h->host = strcmp(h->backend, "cpu") == 0 || (type && strcasecmp(type, "cpu") == 0) ||
+		  strcasecmp(h->kind, "cpu") == 0;
 }
 
 static int cmp_dbl(const void *x, const void *y)

@@ -1,13 +1,15 @@
 /* bundlesum.c - the software bundle part of a launch signature, cheaply.
  *
- * Reading every package's metadata and asking the interpreter for its paths
- * costs tens of milliseconds; a launch pays that only when the Python
- * environment changed.  The summary is kept in $XDG_STATE_HOME/xlaunch/
- * bundle-cache.json together with the interpreter's path and the
- * modification times of its site-packages directories (pip touches them on
- * every install and removal), and reused while those are the same.  The
- * cache names its format: a summary read by an older way of finding the
- * site directories (which missed a venv of Debian's Python) is read again.
+ * The bundle is the one of the interpreter that runs the job (launcher/
+ * job.c finds it from argv).  Reading every package's metadata and asking
+ * the interpreter for its paths costs tens of milliseconds; a launch pays
+ * that only when that Python environment changed.  The summaries are kept
+ * in $XDG_STATE_HOME/xlaunch/bundle-cache.json, one per interpreter path,
+ * together with the interpreter's modification time and those of its
+ * site-packages directories (pip touches them on every install and
+ * removal), and reused while those are the same.  The cache names its
+ * format: summaries read by an older way of finding the site directories
+ * (which missed a venv of Debian's Python) are read again.
  */
 #include "launcher/record.h"
 #include "bundle/bundle.h"
@@ -21,20 +23,6 @@
 /* 2: the site directories as the interpreter's own site steps find them */
 #define CACHE_FORMAT 2
 
-/* The interpreter bundle discovery uses ($VIRTUAL_ENV/bin/python, else
- * python3 on PATH); caller frees; NULL when there is none. */
-static char *find_python(void)
-{
-	const char *source;
-	char *path, *why;
-
-	if (xl_python_find(NULL, &path, &source, &why) != 0) {
-		free(why);
-		return NULL;
-	}
-	return path;
-}
-
 static json_t *mtime_of(const char *path)
 {
 	struct stat st;
@@ -44,15 +32,14 @@ static json_t *mtime_of(const char *path)
 	return json_sprintf("%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 }
 
+/* Whether the cache entry of python still describes it. */
 static bool cache_fresh(json_t *cache, const char *python)
 {
 	json_t *dirs = json_object_get(cache, "dirs");
 	const char *d;
 	json_t *m;
 
-	if (json_integer_value(json_object_get(cache, "format")) != CACHE_FORMAT ||
-	    !xl_streq(json_string_value(json_object_get(cache, "python")), python) ||
-	    !json_is_object(dirs) || !json_object_size(dirs))
+	if (!json_is_object(dirs) || !json_object_size(dirs))
 		return false;
 	{
 		json_t *pm = mtime_of(python);
@@ -73,41 +60,56 @@ static bool cache_fresh(json_t *cache, const char *python)
 	return true;
 }
 
-static json_t *bundle_summary(void);
+static json_t *bundle_summary(const char *python);
 
-json_t *xl_bundle_summary(void)
+static bool cache_readonly;
+
+void xl_bundle_cache_readonly(void)
+{
+	cache_readonly = true;
+}
+
+json_t *xl_bundle_summary(const char *python)
 {
 	/* one launch asks once per candidate; the answer does not change */
 	static json_t *once;
 
+	if (!python)
+		return json_object();
 	if (!once)
-		once = bundle_summary();
-	return json_incref(once);
+		once = json_object();
+	if (!json_object_get(once, python))
+		json_object_set_new(once, python, bundle_summary(python));
+	return json_incref(json_object_get(once, python));
 }
 
-static json_t *bundle_summary(void)
+static json_t *bundle_summary(const char *python)
 {
-	char *python = find_python();
 	char *state = xl_state_dir();
 	char *cpath = xl_asprintf("%s/bundle-cache.json", state);
-	json_t *cache, *summary = NULL;
+	json_t *cache, *entries, *entry, *summary = NULL;
 	struct xl_pyenv env;
 
-	if (!python) {
-		free(state);
-		free(cpath);
-		return json_object();
-	}
 	cache = json_load_file(cpath, 0, NULL);
-	if (cache && cache_fresh(cache, python)) {
-		summary = json_incref(json_object_get(cache, "summary"));
+	if (json_integer_value(json_object_get(cache, "format")) != CACHE_FORMAT) {
 		json_decref(cache);
-		free(python);
+		cache = NULL;
+	}
+	entries = json_object_get(cache, "interpreters");
+	entry = json_object_get(entries, python);
+	if (entry && cache_fresh(entry, python)) {
+		summary = json_incref(json_object_get(entry, "summary"));
+		json_decref(cache);
 		free(state);
 		free(cpath);
 		return summary ? summary : json_object();
 	}
-	json_decref(cache);
+	if (!json_is_object(entries)) {
+		json_decref(cache);
+		cache = json_pack("{s:i}", "format", CACHE_FORMAT);
+		entries = json_object();
+		json_object_set_new(cache, "interpreters", entries);
+	}
 	/* the bundle is part of the signature, not a reason to fail a launch */
 	if (xl_pyenv_open(python, XL_PYENV_QUIET, &env) == 0) {
 		json_t *pkgs = json_object(), *dirs = json_object();
@@ -118,14 +120,14 @@ static json_t *bundle_summary(void)
 		summary = json_pack("{s:s,s:o}", "python", env.version ? env.version : "", "packages", pkgs);
 		for (size_t i = 0; i < env.sitedirs.n; i++)
 			json_object_set_new(dirs, env.sitedirs.v[i], mtime_of(env.sitedirs.v[i]));
-		cache = json_pack("{s:i,s:s,s:o,s:o,s:O}", "format", CACHE_FORMAT, "python", python,
-				  "python_mtime", mtime_of(python), "dirs", dirs, "summary", summary);
-		if (xl_mkdirs(state, 0700) == 0)
+		json_object_set_new(entries, python, json_pack("{s:o,s:o,s:O}", "python_mtime",
+							       mtime_of(python), "dirs", dirs,
+							       "summary", summary));
+		if (!cache_readonly && xl_mkdirs(state, 0700) == 0)
 			xl_write_json_atomic(cpath, cache, false);
-		json_decref(cache);
 	}
+	json_decref(cache);
 	xl_pyenv_release(&env);
-	free(python);
 	free(state);
 	free(cpath);
 	return summary ? summary : json_object();

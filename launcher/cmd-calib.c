@@ -3,6 +3,7 @@
  * typed store interface of calib/calib.h. */
 #include "calib/calib.h"
 #include "launcher/plan.h"
+#include "launcher/record.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,10 +13,12 @@
 
 /* ---- shared helpers ---------------------------------------------------------------- */
 
-static int open_store(const struct xl_ctx *ctx, struct calib_store **st)
+/* Opens the store; flags CALIB_OPEN_READONLY for commands that only read
+ * (a missing store is then not created: it reads as empty). */
+static int open_store(const struct xl_ctx *ctx, unsigned flags, struct calib_store **st)
 {
 	char *err = NULL;
-	int rc = calib_open(ctx->store_path, 0, st, &err);
+	int rc = calib_open(ctx->store_path, flags, st, &err);
 
 	if (rc) {
 		xl_error("%s", err ? err : "store: cannot open");
@@ -169,7 +172,7 @@ struct history_out {
 static int history_row(const struct calib_attempt *a, void *arg)
 {
 	struct history_out *h = arg;
-	char tb[40], sig[13], pb[32], ob[32], wall[32];
+	char tb[40], sig[13], pb[64], ob[32], wall[32], comp[24], hits[24];
 
 	h->n++;
 	if (h->arr) {
@@ -181,9 +184,28 @@ static int history_row(const struct calib_attempt *a, void *arg)
 		snprintf(wall, sizeof(wall), "-");
 	else
 		snprintf(wall, sizeof(wall), "%.1fs", a->wall_s);
+	snprintf(comp, sizeof(comp), a->compile_count == CALIB_UNSET ? "-" : "%lld",
+		 (long long)a->compile_count);
+	snprintf(hits, sizeof(hits), a->cache_hits == CALIB_UNSET ? "-" : "%lld",
+		 (long long)a->cache_hits);
+	if (a->predicted_bytes == CALIB_UNSET)
+		snprintf(pb, sizeof(pb), "-");
+	else
+		xl_fmt_bytes((uint64_t)a->predicted_bytes, pb, sizeof(pb));
+	/* a prediction of another kind says so: it is no measure of this one */
+	if (a->predicted_bytes != CALIB_UNSET && a->observed_bytes != CALIB_UNSET &&
+	    a->predicted_kind != a->observed_kind && a->predicted_kind < CALIB_KIND_COUNT) {
+		size_t l = strlen(pb);
+
+		snprintf(pb + l, sizeof(pb) - l, " (%s)", calib_kind_name(a->predicted_kind));
+	}
 	table_row(&h->tab, xl_iso_time_ms(a->time, tb, sizeof(tb)), a->id, a->profile, a->candidate,
-		  sig, a->host, xl_outcome_name(a->outcome), bytes_cell(a->predicted_bytes, pb, sizeof(pb)),
-		  bytes_cell(a->observed_bytes, ob, sizeof(ob)), wall);
+		  sig, a->host, xl_outcome_name(a->outcome),
+		  a->observed_bytes != CALIB_UNSET && a->observed_kind < CALIB_KIND_COUNT
+			  ? calib_kind_name(a->observed_kind)
+			  : a->predicted_bytes != CALIB_UNSET && a->predicted_kind < CALIB_KIND_COUNT
+				    ? calib_kind_name(a->predicted_kind) : "-",
+		  pb, bytes_cell(a->observed_bytes, ob, sizeof(ob)), wall, comp, hits);
 	return 0;
 }
 
@@ -191,12 +213,12 @@ static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct history_opts *o = call->opts;
 	struct calib_filter f = CALIB_FILTER_INIT;
-	struct history_out h = { NULL, { 10, XL_STRV_INIT }, 0 };
+	struct history_out h = { NULL, { 13, XL_STRV_INIT }, 0 };
 	struct calib_store *st;
 	char hash[65];
 	int rc;
 
-	if ((rc = open_store(ctx, &st)))
+	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	if (o->signature && (rc = calib_resolve_signature(st, o->signature, hash)))
 		return store_error(st, rc);
@@ -210,7 +232,7 @@ static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
 		h.arr = json_array();
 	else
 		table_row(&h.tab, "TIME", "ID", "PROFILE", "CANDIDATE", "SIGNATURE", "HOST", "OUTCOME",
-			  "PREDICTED", "OBSERVED", "WALL");
+			  "KIND", "PREDICTED", "OBSERVED", "WALL", "COMPILES", "HITS");
 	if ((rc = calib_history(st, &f, history_row, &h))) {
 		json_decref(h.arr);
 		xl_strv_release(&h.tab.cells);
@@ -255,11 +277,12 @@ static int stats_row(const struct calib_sig_stats *s, void *arg)
 	xl_iso_time_ms(s->last_seen, tb, sizeof(tb));
 	h->n++;
 	if (h->arr) {
-		json_array_append_new(h->arr, json_pack("{s:s, s:s?, s:s?, s:I, s:I, s:I, s:o, s:s}",
+		json_array_append_new(h->arr, json_pack("{s:s, s:s?, s:s?, s:I, s:I, s:I, s:o, s:o, s:s}",
 			"signature", s->signature, "profile", s->profile, "candidate", s->candidate,
 			"attempts", (json_int_t)s->attempts, "ok", (json_int_t)s->ok,
 			"oom", (json_int_t)s->oom,
 			"ratio_median", isnan(s->ratio_median) ? json_null() : json_real(s->ratio_median),
+			"kind", s->kind ? json_string(s->kind) : json_null(),
 			"last_seen", tb));
 	} else {
 		char sig[13], a[24], ok[24], oom[24], ratio[24];
@@ -272,7 +295,7 @@ static int stats_row(const struct calib_sig_stats *s, void *arg)
 			snprintf(ratio, sizeof(ratio), "-");
 		else
 			snprintf(ratio, sizeof(ratio), "%.3f", s->ratio_median);
-		table_row(&h->tab, sig, s->profile, s->candidate, a, ok, oom, ratio, tb);
+		table_row(&h->tab, sig, s->profile, s->candidate, a, ok, oom, s->kind, ratio, tb);
 	}
 	return 0;
 }
@@ -280,16 +303,16 @@ static int stats_row(const struct calib_sig_stats *s, void *arg)
 static enum xl_exit cmd_stats(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct stats_opts *o = call->opts;
-	struct history_out h = { NULL, { 8, XL_STRV_INIT }, 0 };
+	struct history_out h = { NULL, { 9, XL_STRV_INIT }, 0 };
 	struct calib_store *st;
 	int rc;
 
-	if ((rc = open_store(ctx, &st)))
+	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	if (ctx->json)
 		h.arr = json_array();
 	else
-		table_row(&h.tab, "SIGNATURE", "PROFILE", "CANDIDATE", "ATTEMPTS", "OK", "OOM",
+		table_row(&h.tab, "SIGNATURE", "PROFILE", "CANDIDATE", "ATTEMPTS", "OK", "OOM", "KIND",
 			  "OBS/PRED", "LAST SEEN");
 	if ((rc = calib_stats(st, o->profile, o->limit, stats_row, &h))) {
 		json_decref(h.arr);
@@ -312,15 +335,55 @@ static enum xl_exit cmd_stats(struct xl_ctx *ctx, const struct xl_call *call)
 
 /* ---- order ------------------------------------------------------------------------------ */
 
+/* Says, on stderr, whose command a plan without one took. */
+static void job_note(const struct xl_ctx *ctx, const struct xl_call *call, const struct xl_plan *plan)
+{
+	if (call->restc || xl_verbosity < 0)
+		return;
+	if (plan->job_from)
+		fprintf(stderr, "note: for the command of run %s (give another after '--')\n",
+			plan->job_from);
+	else if (plan->no_job)
+		fprintf(stderr, "note: no command given and none recorded for profile '%s': the job's"
+			" argv, code and interpreter are not in these signatures\n", call->argv[0]);
+	(void)ctx;
+}
+
+/* "1.2 GiB +/- 40.0 MiB" of an estimate, or "-". */
+static const char *estimate_cell(const struct calib_estimate *e, char *buf, size_t n)
+{
+	char a[32], b[32];
+
+	if (!e->known)
+		return "-";
+	xl_fmt_bytes((uint64_t)e->predicted_bytes, a, sizeof(a));
+	if (e->error_bytes != CALIB_UNSET && e->error_bytes > 0)
+		snprintf(buf, n, "%s +/- %s", a, xl_fmt_bytes((uint64_t)e->error_bytes, b, sizeof(b)));
+	else
+		snprintf(buf, n, "%s", a);
+	return buf;
+}
+
+static json_t *job_json(const struct xl_call *call, const struct xl_plan *plan)
+{
+	json_t *cmd = json_array();
+
+	for (int i = 0; i < call->restc; i++)
+		json_array_append_new(cmd, json_string(call->restv[i]));
+	return json_pack("{s:o, s:o}", "command", call->restc ? cmd : (json_decref(cmd), json_null()),
+			 "job_from", plan->job_from ? json_string(plan->job_from) : json_null());
+}
+
 static enum xl_exit cmd_order(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	struct calib_store *st;
 	struct xl_plan plan;
 	int rc;
 
-	if ((rc = open_store(ctx, &st)))
+	xl_bundle_cache_readonly();
+	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
-	rc = xl_plan_make(ctx, st, call->argv[0], NULL, 0, &plan);
+	rc = xl_plan_make(ctx, st, call->argv[0], NULL, 0, call->restv, call->restc, &plan);
 	if (!rc && plan.store_rc) {
 		xl_plan_release(&plan);
 		return store_error(st, plan.store_rc);
@@ -338,20 +401,31 @@ static enum xl_exit cmd_order(struct xl_ctx *ctx, const struct xl_call *call)
 		json_t *out = json_pack("{s:s, s:o}", "profile", plan.items[0].profile->name,
 					"order", order);
 
+		{
+			json_t *j = job_json(call, &plan);
+
+			json_object_update(out, j);
+			json_decref(j);
+		}
 		print_json(out);
 		json_decref(out);
 	} else {
-		struct table tab = { 6, XL_STRV_INIT };
+		struct table tab = { 8, XL_STRV_INIT };
 
-		table_row(&tab, "#", "CANDIDATE", "PLACE", "PREDICTED", "SIGNATURE", "REASON");
+		job_note(ctx, call, &plan);
+		table_row(&tab, "#", "CANDIDATE", "PLACE", "KIND", "PREDICTED", "LIMIT", "SIGNATURE",
+			  "REASON");
 		for (size_t i = 0; i < plan.n; i++) {
 			const struct calib_rank *r = &plan.items[i].rank;
-			char num[24], pb[32], sig[13];
+			char num[24], pb[80], lb[32], sig[13];
 
 			snprintf(num, sizeof(num), "%zu", i + 1);
 			snprintf(sig, sizeof(sig), "%.12s", r->signature);
-			table_row(&tab, num, plan.items[i].candidate, calib_place_name(r->place),
-				  r->predicted ? xl_fmt_bytes(r->predicted_bytes, pb, sizeof(pb)) : "-",
+			table_row(&tab, num, plan.items[i].candidate ? plan.items[i].candidate : "(profile)",
+				  calib_place_name(r->place), r->est.known ? calib_kind_name(r->est.kind) : "-",
+				  estimate_cell(&r->est, pb, sizeof(pb)),
+				  r->est.limit_bytes != CALIB_UNSET
+					  ? xl_fmt_bytes((uint64_t)r->est.limit_bytes, lb, sizeof(lb)) : "-",
 				  sig, r->reason);
 		}
 		table_print(&tab);
@@ -363,31 +437,61 @@ static enum xl_exit cmd_order(struct xl_ctx *ctx, const struct xl_call *call)
 
 /* ---- predict ---------------------------------------------------------------------------- */
 
-static void print_prediction(const char *cand, const char *sig, const struct calib_prediction *p)
+static void print_prediction(const char *cand, const char *sig, const struct calib_estimate *e)
 {
-	char b[32];
+	const struct calib_prediction *p = &e->analytic;
+	char b[32], c[80];
 
 	printf("candidate %s (signature %.12s)\n", cand, sig);
-	if (!p->known) {
-		printf("  no prediction: %s\n", p->note);
-		return;
+	if (e->known) {
+		printf("  %-18s %s of %s (%s)\n", "predicted", estimate_cell(e, c, sizeof(c)),
+		       calib_kind_name(e->kind), calib_basis_name(e->basis));
+	} else {
+		printf("  %-18s none of %s\n", "predicted", calib_kind_name(e->kind));
 	}
-	printf("  %-18s %s\n", "model states", xl_fmt_bytes(p->model_state_bytes, b, sizeof(b)));
-	printf("  %-18s %s\n", "activations", xl_fmt_bytes(p->activation_bytes, b, sizeof(b)));
-	printf("  %-18s %s\n", "logits", xl_fmt_bytes(p->logits_bytes, b, sizeof(b)));
-	printf("  %-18s %s\n", "overhead", xl_fmt_bytes(p->overhead_bytes, b, sizeof(b)));
-	printf("  %-18s %s\n", "analytic", xl_fmt_bytes(p->analytic_bytes, b, sizeof(b)));
-	printf("  %-18s %.3f%s\n", "correction", p->correction,
+	printf("  %-18s %s\n", "how", e->summary);
+	if (e->limit_bytes != CALIB_UNSET)
+		printf("  %-18s %s (%s)\n", "limit", xl_fmt_bytes((uint64_t)e->limit_bytes, b, sizeof(b)),
+		       e->limit_source);
+	printf("  %-18s %s: %s\n", "fits", e->feasible < 0 ? "unknown" : e->feasible ? "yes" : "no",
+	       e->reason);
+	if (!p->known)
+		return;
+	printf("  analytic model (%s):\n", calib_kind_name(p->kind));
+	printf("    %-16s %s\n", "model states", xl_fmt_bytes(p->model_state_bytes, b, sizeof(b)));
+	printf("    %-16s %s\n", "activations", xl_fmt_bytes(p->activation_bytes, b, sizeof(b)));
+	printf("    %-16s %s\n", "logits", xl_fmt_bytes(p->logits_bytes, b, sizeof(b)));
+	printf("    %-16s %s\n", "overhead", xl_fmt_bytes(p->overhead_bytes, b, sizeof(b)));
+	printf("    %-16s %s\n", "analytic", xl_fmt_bytes(p->analytic_bytes, b, sizeof(b)));
+	printf("    %-16s %.3f%s\n", "correction", p->correction,
 	       p->calibrated ? "" : " (uncalibrated)");
-	printf("  %-18s %s\n", "predicted", xl_fmt_bytes(p->predicted_bytes, b, sizeof(b)));
 	if (p->device_memory_bytes)
-		printf("  %-18s %s\n", "device memory", xl_fmt_bytes(p->device_memory_bytes, b, sizeof(b)));
-	printf("  %-18s %s\n", "note", p->note);
+		printf("    %-16s %s\n", "device memory", xl_fmt_bytes(p->device_memory_bytes, b, sizeof(b)));
+	printf("    %-16s %s\n", "note", p->note);
 }
 
 struct predict_opts {
 	const char *cand;
 };
+
+/* The JSON of one candidate's prediction: the estimate's fields, and the
+ * analytic model's parts at the top level as before. */
+static json_t *prediction_json(const struct xl_plan_item *it)
+{
+	const struct calib_estimate *e = &it->rank.est;
+	json_t *o = calib_estimate_json(e), *an = json_object_get(o, "analytic");
+	const char *k;
+	json_t *v;
+
+	json_object_set_new(o, "profile", json_string(it->profile->name));
+	json_object_set_new(o, "candidate", it->candidate ? json_string(it->candidate) : json_null());
+	json_object_set_new(o, "signature", json_string(it->rank.signature));
+	json_object_foreach(an, k, v)
+		if (!json_object_get(o, k) && strcmp(k, "kind") != 0 && strcmp(k, "note") != 0)
+			json_object_set(o, k, v);
+	json_object_set(o, "note", json_object_get(an, "note"));
+	return o;
+}
 
 static enum xl_exit cmd_predict(struct xl_ctx *ctx, const struct xl_call *call)
 {
@@ -397,35 +501,30 @@ static enum xl_exit cmd_predict(struct xl_ctx *ctx, const struct xl_call *call)
 	json_t *arr;
 	int rc;
 
-	if ((rc = open_store(ctx, &st)))
+	xl_bundle_cache_readonly();
+	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
-	if ((rc = xl_plan_make(ctx, st, call->argv[0], cand, XL_PLAN_PROFILE_ORDER, &plan))) {
+	if ((rc = xl_plan_make(ctx, st, call->argv[0], cand, XL_PLAN_PROFILE_ORDER, call->restv,
+			       call->restc, &plan))) {
 		xl_plan_release(&plan);
 		calib_close(st);
 		return rc;
 	}
+	if (plan.store_rc)
+		xl_warn("%s", calib_errmsg(st));
+	if (!ctx->json)
+		job_note(ctx, call, &plan);
 	arr = json_array();
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct xl_plan_item *it = &plan.items[i];
-		const char *name = it->candidate ? it->candidate : "";
-		struct calib_prediction p;
-		struct calib_sig sig;
-		json_t *pj;
 
-		calib_signature(it->parts, &sig);
-		if (calib_predict(st, sig.parts, 0, &p))
-			xl_warn("%s", calib_errmsg(st));
-		pj = calib_prediction_json(&p);
-		json_object_set_new(pj, "profile", json_string(it->profile->name));
-		json_object_set_new(pj, "candidate", json_string(name));
-		json_object_set_new(pj, "signature", json_string(sig.hash));
-		json_array_append_new(arr, pj);
+		json_array_append_new(arr, prediction_json(it));
 		if (!ctx->json) {
 			if (i)
 				putchar('\n');
-			print_prediction(name, sig.hash, &p);
+			print_prediction(it->candidate ? it->candidate : "(profile)", it->rank.signature,
+					 &it->rank.est);
 		}
-		calib_sig_release(&sig);
 	}
 	if (ctx->json)
 		print_json(cand && json_array_size(arr) == 1 ? json_array_get(arr, 0) : arr);
@@ -439,7 +538,7 @@ static enum xl_exit cmd_predict(struct xl_ctx *ctx, const struct xl_call *call)
 
 struct record_opts {
 	const char *cand, *signature, *id, *host;
-	int outcome;
+	int outcome, kind;
 	long long exit_status, compiles, rank;
 	uint64_t predicted, observed;
 	double wall_s, time;
@@ -449,6 +548,18 @@ static bool opt_time(const char *value, void *field)
 {
 	return xl_parse_iso_time(value, field);
 }
+
+static bool opt_kind(const char *value, void *field)
+{
+	enum calib_kind k;
+
+	if (!calib_kind_parse(value, &k) || k == CALIB_KIND_UNCLASSIFIED)
+		return false;
+	*(int *)field = (int)k;
+	return true;
+}
+
+#define KINDS "device_peak, host_peak_rss, host_peak_vm, xla_buffers, oom_request"
 
 static const struct xl_opt record_options[] = {
 	XL_OPTION_STRING('c', "candidate", "CAND", struct record_opts, cand,
@@ -466,7 +577,11 @@ static const struct xl_opt record_options[] = {
 	  .min = 0, .max = 9.2e18, .help = "predicted memory (default: the prediction now)" },
 	{ .name = "observed", .kind = XL_OPT_BYTES, .arg = "BYTES",
 	  .offset = XL_FIELD(struct record_opts, observed, uint64_t), .flags = XL_OPTF_RANGE,
-	  .min = 0, .max = 9.2e18, .help = "observed peak device memory (units allowed: 14GiB)" },
+	  .min = 0, .max = 9.2e18, .help = "the observed peak (units allowed: 14GiB), of --kind" },
+	XL_OPTION_CALLBACK(0, "kind", "KIND", struct record_opts, kind, int, opt_kind,
+			   "a memory kind (" KINDS ")",
+			   "what --observed and --predicted measure (" KINDS "; default:\n"
+			   "the kind the candidate is judged in, device_peak with --signature)"),
 	XL_OPTION_DURATION(0, "wall", "DUR", struct record_opts, wall_s, "wall time (90, 1.5m, 2h)"),
 	XL_OPTION_COUNT(0, "compiles", "N", struct record_opts, compiles, 0, 9.2e18,
 			"compile count"),
@@ -478,7 +593,7 @@ static const struct xl_opt record_options[] = {
 	XL_OPTION_END,
 };
 
-static const struct record_opts record_defaults = { .outcome = -1 };
+static const struct record_opts record_defaults = { .outcome = -1, .kind = -1 };
 
 static int64_t seen_int(const struct xl_call *call, const char *name, long long v)
 {
@@ -491,21 +606,22 @@ static enum xl_exit cmd_record(struct xl_ctx *ctx, const struct xl_call *call)
 	struct calib_attempt a;
 	struct calib_store *st = NULL;
 	struct xl_plan plan = { 0 };
+	enum calib_kind kind = o->kind >= 0 ? (enum calib_kind)o->kind : CALIB_KIND_DEVICE_PEAK;
 	int rc = 0;
 
 	if ((call->argc == 1) == (o->signature != NULL))
 		return xl_usage_error(call, "give either PROFILE or --signature");
 	if (o->signature && o->cand)
 		return xl_usage_error(call, "-c goes with a PROFILE, not --signature");
-	if ((rc = open_store(ctx, &st)))
+	if (o->signature && call->restc)
+		return xl_usage_error(call, "a command goes with a PROFILE, not --signature");
+	if ((rc = open_store(ctx, 0, &st)))
 		return rc;
 	calib_attempt_init(&a);
 	a.outcome = (enum xl_outcome)o->outcome;
 	a.exit_status = seen_int(call, "exit-status", o->exit_status);
 	a.compile_count = seen_int(call, "compiles", o->compiles);
 	a.rank = seen_int(call, "rank", o->rank);
-	a.predicted_bytes = xl_call_seen(call, "predicted") ? (int64_t)o->predicted : CALIB_UNSET;
-	a.observed_bytes = xl_call_seen(call, "observed") ? (int64_t)o->observed : CALIB_UNSET;
 	if (xl_call_seen(call, "wall"))
 		a.wall_s = o->wall_s;
 	if (xl_call_seen(call, "time"))
@@ -516,11 +632,14 @@ static enum xl_exit cmd_record(struct xl_ctx *ctx, const struct xl_call *call)
 			xl_error("%s", calib_errmsg(st));
 			goto out;
 		}
+		/* the signature row exists: its parts stay as they are */
+		a.signature_scheme = CALIB_SIG_SCHEME;
 	} else {
 		const struct xl_plan_item *it;
 		struct calib_sig sig;
 
-		if ((rc = xl_plan_make(ctx, st, call->argv[0], o->cand, XL_PLAN_PROFILE_ORDER, &plan)))
+		if ((rc = xl_plan_make(ctx, st, call->argv[0], o->cand, XL_PLAN_PROFILE_ORDER,
+				       call->restv, call->restc, &plan)))
 			goto out;
 		if (plan.n != 1) {
 			xl_error("profile '%s': has %zu candidates; name one with -c", call->argv[0],
@@ -537,13 +656,30 @@ static enum xl_exit cmd_record(struct xl_ctx *ctx, const struct xl_call *call)
 		a.hardware_kind = sig.hardware_kind ? xl_strdup(sig.hardware_kind) : NULL;
 		a.profile = xl_strdup(it->profile->name);
 		a.candidate = it->candidate ? xl_strdup(it->candidate) : NULL;
-		if (a.predicted_bytes == CALIB_UNSET) {
-			struct calib_prediction p;
-
-			if (calib_predict(st, sig.parts, 0, &p) == 0 && p.known)
-				a.predicted_bytes = (int64_t)p.predicted_bytes;
+		if (o->kind < 0)
+			kind = it->rank.est.kind;
+		/* the prediction now, of the kind recorded */
+		if (!xl_call_seen(call, "predicted") && it->rank.est.known && it->rank.est.kind == kind) {
+			a.predicted_bytes = it->rank.est.predicted_bytes;
+			a.predicted_kind = kind;
+			a.predicted_basis = it->rank.est.basis;
+			calib_attempt_add_figure(&a, true, kind, a.predicted_bytes, a.predicted_basis,
+						 it->rank.est.error_bytes, it->rank.est.summary);
 		}
 		calib_sig_release(&sig);
+	}
+	if (xl_call_seen(call, "predicted")) {
+		a.predicted_bytes = (int64_t)o->predicted;
+		a.predicted_kind = kind;
+		a.predicted_basis = CALIB_BASIS_REPORTED;
+		calib_attempt_add_figure(&a, true, kind, a.predicted_bytes, a.predicted_basis,
+					 CALIB_UNSET, "calib record --predicted");
+	}
+	if (xl_call_seen(call, "observed")) {
+		a.observed_bytes = (int64_t)o->observed;
+		a.observed_kind = kind;
+		calib_attempt_add_figure(&a, false, kind, a.observed_bytes, CALIB_BASIS_NONE, CALIB_UNSET,
+					 "calib record --observed");
 	}
 	if (o->id) {
 		a.id = xl_strdup(o->id);
@@ -584,7 +720,7 @@ static enum xl_exit cmd_export(struct xl_ctx *ctx, const struct xl_call *call)
 	FILE *f = stdout;
 	int rc;
 
-	if ((rc = open_store(ctx, &st)))
+	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	if (file && !(f = fopen(file, "w"))) {
 		xl_error("'%s': cannot create: %s", file, strerror(errno));
@@ -625,7 +761,7 @@ static enum xl_exit cmd_import(struct xl_ctx *ctx, const struct xl_call *call)
 		free(data);
 		return XL_EX_DATAERR;
 	}
-	if ((rc = open_store(ctx, &st))) {
+	if ((rc = open_store(ctx, 0, &st))) {
 		free(data);
 		return rc;
 	}
@@ -665,7 +801,7 @@ static enum xl_exit cmd_forget(struct xl_ctx *ctx, const struct xl_call *call)
 	int64_t n = 0;
 	int rc;
 
-	if ((rc = open_store(ctx, &st)))
+	if ((rc = open_store(ctx, 0, &st)))
 		return rc;
 	if ((rc = calib_resolve_signature(st, call->argv[0], hash)) ||
 	    (rc = calib_forget(st, hash, &n)))
@@ -706,12 +842,16 @@ static const struct xl_cmd calib_order_cmd = {
 	.name = "order",
 	.summary = "the order in which a profile's candidates are tried, with reasons",
 	.operands = "PROFILE",
-	.json = "{profile, order: [{name, signature, place, reason, predicted_bytes,\n"
-		"device_memory_bytes}]}",
-	.help = "Places, in order: known-good (latest attempt with this signature was ok),\n"
-		"unseen (predicted to fit), suspect (oom with this shape on an older stack),\n"
-		"infeasible (predicted above the device memory), known-bad (latest attempt\n"
-		"with this signature was an oom).  Ties keep the profile's order.\n",
+	.rest = "COMMAND [ARG...]",
+	.json = "{profile, command, job_from, order: [{name, signature, place, reason,\n"
+		"predicted_bytes, kind, basis, error_bytes, limit_bytes, limit_source,\n"
+		"feasible, fit, summary, device_memory_bytes}]}",
+	.help = "In the profile's order, first every candidate that is known-good (its latest\n"
+		"attempt that says anything of memory was ok or compile-storm) or predicted\n"
+		"to fit, error bar included; then unseen ones without a verdict; suspect\n"
+		"(an oom with this shape on an older stack); predicted-infeasible; known-bad\n"
+		"(that latest attempt was an oom).  The job is COMMAND, or without one the\n"
+		"command of the profile's latest recorded run.\n",
 	.run = cmd_order,
 };
 
@@ -724,13 +864,20 @@ static const struct xl_opt predict_options[] = {
 
 static const struct xl_cmd calib_predict_cmd = {
 	.name = "predict",
-	.summary = "predicted memory per device of a profile's candidates, part by part",
+	.summary = "predicted memory of a profile's candidates, how, and whether it fits",
 	.operands = "PROFILE",
+	.rest = "COMMAND [ARG...]",
 	.json = "with -c one object, otherwise an array of objects:\n"
-		"{profile, candidate, signature, model_state_bytes,\n"
-		"activation_bytes, logits_bytes, overhead_bytes,\n"
-		"analytic_bytes, correction, samples, predicted_bytes,\n"
-		"device_memory_bytes, calibrated, reported, note}",
+		"{profile, candidate, signature, predicted_bytes, kind, basis,\n"
+		"error_bytes, limit_bytes, limit_source, feasible, summary, reason,\n"
+		"points, scale_name, scale, intercept_bytes, slope_bytes, fit,\n"
+		"analytic, model_state_bytes, activation_bytes, logits_bytes,\n"
+		"overhead_bytes, analytic_bytes, correction, samples,\n"
+		"device_memory_bytes, calibrated, note}",
+	.help = "Per candidate: the kind that decides whether it fits (the kind of its\n"
+		"limit), the prediction and its basis (compiler, learned, analytic, none),\n"
+		"the error bar, the limit and the verdict.  The job is COMMAND, or without\n"
+		"one the command of the profile's latest recorded run.\n",
 	.options = predict_options,
 	XL_CMD_OPTS(struct predict_opts, NULL),
 	.run = cmd_predict,
@@ -740,13 +887,17 @@ static const struct xl_cmd calib_record_cmd = {
 	.name = "record",
 	.summary = "record an outcome observed elsewhere (e.g. by a cluster scheduler)",
 	.operands = "[PROFILE]",
+	.rest = "COMMAND [ARG...]",
 	.synopsis = "(PROFILE [-c CAND] | --signature PREFIX) --outcome O [--id ID]\n"
-		    "[--exit-status N] [--predicted BYTES] [--observed BYTES] [--wall DUR]\n"
-		    "[--compiles N] [--host H] [--rank N] [--time TIME] [--json]",
+		    "[--exit-status N] [--predicted BYTES] [--observed BYTES] [--kind KIND]\n"
+		    "[--wall DUR] [--compiles N] [--host H] [--rank N] [--time TIME] [--json]\n"
+		    "[-- COMMAND [ARG...]]",
 	.json = "the recorded attempt",
-	.help = "The signature comes from the profile's candidate (with hardware from the\n"
+	.help = "The signature comes from the profile's candidate running COMMAND (without\n"
+		"one, the command of the profile's latest recorded run; hardware from the\n"
 		"latest probe when the profile gives none) or from a recorded signature.\n"
-		"Recording an id twice is a no-op.\n",
+		"A figure measured elsewhere joins the same model when its --kind is\n"
+		"right.  Recording an id twice is a no-op.\n",
 	.options = record_options,
 	XL_CMD_OPTS(struct record_opts, &record_defaults),
 	.run = cmd_record,

@@ -7,6 +7,7 @@
  */
 #include "launcher/cachekey.h"
 #include "launcher/plan.h"
+#include "launcher/observe.h"
 #include "launcher/record.h"
 #include "launcher/run.h"
 
@@ -27,6 +28,7 @@ struct run_opts {
 	long long max_attempts;
 	double timeout_s, grace_s;
 	bool no_record, dry_run, all_ranks;
+	bool try_infeasible, no_xla_dump;
 };
 
 static bool parse_retry(const char *value, void *field)
@@ -70,6 +72,10 @@ static const struct xl_opt run_options[] = {
 	XL_OPTION_FLAG(0, "dry-run", struct run_opts, dry_run, "print the attempts in order, run nothing"),
 	XL_OPTION_FLAG(0, "record-all-ranks", struct run_opts, all_ranks,
 		       "every rank records (default: rank 0 only)"),
+	XL_OPTION_FLAG(0, "try-infeasible", struct run_opts, try_infeasible,
+		       "launch candidates predicted not to fit too (default: skipped)"),
+	XL_OPTION_FLAG(0, "no-xla-dump", struct run_opts, no_xla_dump,
+		       "do not ask XLA for its memory-usage reports"),
 	XL_OPTION_END,
 };
 
@@ -112,6 +118,39 @@ struct attempt_ctx {
 	int argc;
 };
 
+struct last_mods {
+	json_t *mods;
+	char *run;
+};
+
+static int take_mods(const struct calib_attempt *a, void *arg)
+{
+	struct last_mods *l = arg;
+	json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
+	json_t *m = json_object_get(d, "xla_modules");
+
+	if (json_is_object(m) && json_object_size(m)) {
+		l->mods = json_incref(m);
+		l->run = xl_strdup(a->id);
+	}
+	json_decref(d);
+	return l->mods ? 1 : 0;
+}
+
+/* The compiler's per-program figures of the latest attempt of signature
+ * that has them ({name: bytes}), and that run's id; NULL when none. */
+static json_t *last_xla_modules(struct calib_store *st, const char *signature, char **run)
+{
+	struct calib_filter f = CALIB_FILTER_INIT;
+	struct last_mods l = { NULL, NULL };
+
+	f.signature = signature;
+	f.limit = 20;
+	calib_history(st, &f, take_mods, &l);
+	*run = l.run;
+	return l.mods;
+}
+
 /* One attempt of a planned candidate.  Returns the child's exit status (or
  * 70, 73, 77...) and sets the outcome. */
 static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, int total,
@@ -119,8 +158,12 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 {
 	const char *cand = it->candidate;
 	struct xl_profile *p = it->profile;
+	const struct calib_estimate *est = &it->rank.est;
 	struct calib_sig sig;
-	struct calib_prediction pred;
+	struct xl_observe obs;
+	struct xl_xla_dump dump;
+	json_t *xla_mods = NULL, *prev_mods = NULL;
+	char *prev_run = NULL;
 	struct xl_sup_result sr;
 	struct xl_scan so, se;
 	struct xl_report rep;
@@ -132,15 +175,18 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_t *manifest, *record, *argvj;
 	char *runs, *id, *dir, *report, *mpath, *kept = NULL;
 	char tbuf[40], b1[32], b2[32];
+	struct calib_attempt figs;
 	double t0;
 	int rc;
 
 	*outcome = XL_OUT_ERROR;
+	calib_attempt_init(&figs);
 	/* a candidate may add a flag that is known-bad on the installed bundle */
 	if (cand && (rc = xl_profile_bundle_gate(a->ctx, p)))
 		return rc;
 	calib_signature(parts, &sig);
-	calib_predict(a->st, parts, 0, &pred);
+	xl_observe_init(&obs, 0.1);
+	memset(&dump, 0, sizeof(dump));
 
 	runs = xl_runs_dir();
 	id = xl_new_run_id(a->rank, n);
@@ -180,7 +226,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "host", json_string(xl_hostname()));
 	json_object_set_new(manifest, "rank", json_integer(a->rank));
 	json_object_set_new(manifest, "rank_from", a->rank_from ? json_string(a->rank_from) : json_null());
-	json_object_set_new(manifest, "prediction", calib_prediction_json(&pred));
+	json_object_set_new(manifest, "prediction", calib_estimate_json(est));
 	json_object_set_new(manifest, "run_dir", json_string(dir));
 	json_object_set_new(manifest, "report", json_string(report));
 	t0 = xl_now();
@@ -197,9 +243,10 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 
 		if (pl && strcmp(pl, "only") != 0)
 			xl_buf_adds(&why, pl);
-		if (pred.known)
-			xl_buf_addf(&why, "%spredicted %s", why.len ? ", " : "",
-				    xl_fmt_bytes(pred.predicted_bytes, b1, sizeof(b1)));
+		if (est->known)
+			xl_buf_addf(&why, "%spredicted %s of %s", why.len ? ", " : "",
+				    xl_fmt_bytes((uint64_t)est->predicted_bytes, b1, sizeof(b1)),
+				    calib_kind_name(est->kind));
 		xl_info("attempt %d/%d: profile '%s'%s%s%s%s%s%s run %s", n, total, p->name,
 			cand ? " candidate '" : "", cand ? cand : "", cand ? "'" : "",
 			why.len ? " (" : "", xl_buf_str(&why), why.len ? ")" : "", id);
@@ -220,6 +267,10 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	}
 	/* a compile cache this launch will find cold is said before it starts */
 	xl_ck_before_launch(envp, a->argv, p->name, id);
+	/* the compiler's figure, asked for through XLA's dump (no cache key sees it) */
+	xl_xla_dump_setup(p, parts, dir, a->o->no_xla_dump, &envp, &dump);
+	if (dump.ours)
+		obs.prune_dir = xl_strdup(dump.dir);
 	xl_scan_init(&so, a->pats);
 	xl_scan_init(&se, a->pats);
 	xl_run_watch_init(&watch, a->pats, p, report, xl_mono());
@@ -236,6 +287,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	so_opts.scan_out = &so;
 	so_opts.scan_err = &se;
 	so_opts.watch = &watch;
+	so_opts.observe = &obs;
 	rc = xl_supervise(&so_opts, &sr);
 	if (so_opts.out_log >= 0)
 		close(so_opts.out_log);
@@ -254,12 +306,29 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	xl_classify(&sr, &so, &se, &rep, &storm, &cl);
 	*outcome = cl.outcome;
 
-	long long observed = rep.peak_bytes >= 0 ? rep.peak_bytes : sr.peak_rss_bytes;
-	const char *obs_src = rep.peak_bytes >= 0 ? (rep.source[0] ? rep.source : "report") : "host_rss";
+	/* what was used, each figure of its kind */
+	{
+		struct calib_attempt *f = &figs;
+		const struct xl_scan *oom = se.oom_line ? &se : so.oom_line ? &so : NULL;
+		char src[400];
+		int64_t xb;
 
-	if (rep.predicted_bytes >= 0)
-		calib_predict(a->st, parts, rep.predicted_bytes, &pred);
-	json_object_set_new(manifest, "prediction", calib_prediction_json(&pred));
+		calib_attempt_init(f);
+		xl_observe_figures(f, &obs, sr.peak_rss_bytes, report,
+				   cl.outcome == XL_OUT_OOM && oom ? oom->oom_line : NULL);
+		xla_mods = xl_xla_dump_collect(&dump, (double)(time_t)t0);
+		if (a->st)
+			prev_mods = last_xla_modules(a->st, sig.hash, &prev_run);
+		xb = xl_xla_modules_figure(xla_mods, prev_mods, prev_run, src, sizeof(src));
+		if (xb >= 0)
+			calib_attempt_add_figure(f, false, CALIB_KIND_XLA_BUFFERS, xb, CALIB_BASIS_NONE,
+						 CALIB_UNSET, src);
+		xl_observe_headline(f, est);
+	}
+	long long observed = figs.observed_bytes != CALIB_UNSET ? figs.observed_bytes : -1;
+	const char *obs_src = figs.observed_bytes != CALIB_UNSET ? calib_kind_name(figs.observed_kind)
+								 : "none";
+
 	json_object_set_new(manifest, "end", json_string(xl_iso_time(xl_now(), tbuf, sizeof(tbuf))));
 	json_object_set_new(manifest, "wall_s", json_real(sr.wall_s));
 	json_object_set_new(manifest, "outcome", json_string(xl_outcome_name(cl.outcome)));
@@ -270,10 +339,29 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "cache_hits", storm.cache_hits >= 0 ? json_integer(storm.cache_hits) : json_null());
 	json_object_set_new(manifest, "first_step_s", watch.first_step_s >= 0 ? json_real(watch.first_step_s) : json_null());
 	json_object_set_new(manifest, "compile", xl_watch_json(&watch, &storm));
-	json_object_set_new(manifest, "predicted_bytes", pred.known || pred.reported ? json_integer((json_int_t)pred.predicted_bytes) : json_null());
-	json_object_set_new(manifest, "observed_bytes", json_integer(observed));
-	json_object_set_new(manifest, "observed_source", json_string(obs_src));
+	json_object_set_new(manifest, "predicted_bytes", est->known ? json_integer((json_int_t)est->predicted_bytes) : json_null());
+	json_object_set_new(manifest, "reported_predicted_bytes", rep.predicted_bytes >= 0 ? json_integer(rep.predicted_bytes) : json_null());
+	json_object_set_new(manifest, "observed_bytes", observed >= 0 ? json_integer(observed) : json_null());
+	json_object_set_new(manifest, "observed_kind", json_string(obs_src));
+	{
+		const struct calib_figure *hf = figs.observed_bytes != CALIB_UNSET
+			? calib_attempt_figure(&figs, false, figs.observed_kind) : NULL;
+
+		json_object_set_new(manifest, "observed_source", hf && hf->source ? json_string(hf->source)
+										  : json_null());
+	}
 	json_object_set_new(manifest, "host_peak_rss_bytes", json_integer(sr.peak_rss_bytes));
+	{
+		json_t *fj = calib_attempt_to_json(&figs, CALIB_JSON_HISTORY);
+
+		json_object_set(manifest, "figures", json_object_get(fj, "figures"));
+		json_decref(fj);
+	}
+	json_object_set_new(manifest, "observation", xl_observe_json(&obs));
+	json_object_set_new(manifest, "xla_dump", json_pack("{s:o, s:b, s:o, s:o, s:O}",
+		"dir", dump.dir ? json_string(dump.dir) : json_null(), "added_by_xlaunch", dump.ours,
+		"tokens", dump.tokens ? json_string(dump.tokens) : json_null(),
+		"why_not", dump.dir ? json_null() : json_string(dump.why), "modules", xla_mods));
 	json_object_set_new(manifest, "report_lines", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)rep.lines,
 								"malformed", (json_int_t)rep.malformed,
 								"unknown", (json_int_t)rep.unknown));
@@ -293,8 +381,8 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s%s", n, total,
 			xl_outcome_name(cl.outcome), cl.reason, sr.wall_s,
 			xl_fmt_bytes((uint64_t)(observed < 0 ? 0 : observed), b2, sizeof(b2)), obs_src,
-			pred.known || pred.reported ? ", predicted " : "",
-			pred.known || pred.reported ? xl_fmt_bytes(pred.predicted_bytes, b1, sizeof(b1)) : "",
+			est->known ? ", predicted " : "",
+			est->known ? xl_fmt_bytes((uint64_t)est->predicted_bytes, b1, sizeof(b1)) : "",
 			comp);
 	}
 
@@ -311,9 +399,30 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		rec.rank = a->rank;
 		rec.outcome = cl.outcome;
 		rec.exit_status = sr.exit_code;
-		rec.predicted_bytes = pred.known || pred.reported ? (int64_t)pred.predicted_bytes
-								 : CALIB_UNSET;
-		rec.observed_bytes = observed;
+		rec.figures = figs.figures;
+		rec.nfigures = figs.nfigures;
+		figs.figures = NULL;
+		figs.nfigures = 0;
+		rec.predicted_bytes = figs.predicted_bytes;
+		rec.predicted_kind = figs.predicted_kind;
+		rec.predicted_basis = figs.predicted_basis;
+		rec.observed_bytes = figs.observed_bytes;
+		rec.observed_kind = figs.observed_kind;
+		rec.cache_hits = storm.cache_hits >= 0 ? storm.cache_hits : CALIB_UNSET;
+		rec.first_step_s = watch.first_step_s >= 0 ? watch.first_step_s : NAN;
+		{
+			/* what the store keeps of the compilations and of XLA's
+			 * figures: the manifest's objects */
+			json_t *d = json_object(), *c = json_object_get(manifest, "compile");
+
+			if (json_is_object(c))
+				json_object_set(d, "compile", c);
+			if (json_object_size(xla_mods))
+				json_object_set(d, "xla_modules", xla_mods);
+			if (json_object_size(d))
+				rec.details = json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS);
+			json_decref(d);
+		}
 		rec.wall_s = sr.wall_s;
 		rec.compile_count = cl.compile_count;
 		rec.host_peak_rss_bytes = sr.peak_rss_bytes;
@@ -321,6 +430,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		snprintf(rec.shape_hash, sizeof(rec.shape_hash), "%s", sig.shape_hash);
 		snprintf(rec.stack_hash, sizeof(rec.stack_hash), "%s", sig.stack_hash);
 		rec.hardware_kind = sig.hardware_kind ? xl_strdup(sig.hardware_kind) : NULL;
+		rec.signature_scheme = CALIB_SIG_SCHEME;
 		/* the kept copy first: it outlives a store that fails */
 		record = calib_attempt_to_json(&rec, CALIB_JSON_FULL);
 		if (xl_record_keep(record, &kept) < 0)
@@ -340,6 +450,12 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	xl_watch_release(&watch);
 	rc = sr.exit_code;
 out:
+	calib_attempt_release(&figs);
+	xl_observe_release(&obs);
+	xl_xla_dump_release(&dump);
+	json_decref(xla_mods);
+	json_decref(prev_mods);
+	free(prev_run);
 	json_decref(manifest);
 	calib_sig_release(&sig);
 	free(runs);
@@ -348,6 +464,55 @@ out:
 	free(report);
 	free(mpath);
 	return rc;
+}
+
+/* Whether run passes over it: predicted not to fit (a pinned candidate and
+ * a profile without candidates too), unless --try-infeasible. */
+static bool skipped(const struct xl_plan_item *it, const struct run_opts *o)
+{
+	enum calib_place pl = it->rank.place;
+
+	if (o->try_infeasible)
+		return false;
+	return pl == CALIB_PLACE_INFEASIBLE ||
+	       ((pl == CALIB_PLACE_PINNED || pl == CALIB_PLACE_ONLY) && it->rank.est.feasible == 0);
+}
+
+/* Says which of items[from..n) run passes over, once each (warned holds
+ * the names said); returns how many it said now. */
+static size_t warn_skipped(const struct xl_plan *plan, size_t from, const struct run_opts *o,
+			   const char *profile, struct xl_strv *warned)
+{
+	size_t k = 0;
+
+	for (size_t i = from; i < plan->n; i++) {
+		const struct xl_plan_item *it = &plan->items[i];
+		const char *name = it->candidate ? it->candidate : profile;
+		bool said = false;
+
+		if (!skipped(it, o))
+			continue;
+		for (size_t j = 0; j < warned->n; j++)
+			if (strcmp(warned->v[j], name) == 0)
+				said = true;
+		if (said)
+			continue;
+		xl_warn("candidate '%s' is predicted infeasible: %s; skipped (--try-infeasible launches"
+			" it)", name, it->rank.est.reason);
+		xl_strv_push(warned, name);
+		k++;
+	}
+	return k;
+}
+
+/* How many of items[from..n) would be launched. */
+static size_t launchable(const struct xl_plan *plan, size_t from, const struct run_opts *o)
+{
+	size_t k = 0;
+
+	for (size_t i = from; i < plan->n; i++)
+		k += !skipped(&plan->items[i], o);
+	return k;
 }
 
 static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
@@ -404,14 +569,14 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_warn("outcome patterns unavailable: outcomes are named from exit statuses only");
 	a.pats = have_pats ? &pats : NULL;
 
-	rc = xl_plan_make(ctx, a.st, name, o.cand, 0, &plan);
+	rc = xl_plan_make(ctx, a.st, name, o.cand, 0, a.argv, a.argc, &plan);
 	if (rc) {
 		last = rc;
 		goto done;
 	}
 	if (plan.store_rc)
 		xl_warn("cannot order the candidates from the store; using the profile's order");
-	total = plan.n;
+	total = launchable(&plan, 0, &o);
 	if (o.max_attempts && (size_t)o.max_attempts < total)
 		total = (size_t)o.max_attempts;
 	if (o.dry_run) {
@@ -434,11 +599,11 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 				const struct xl_plan_item *it = &plan.items[i];
 				char b[32];
 
-				printf("  %zu. %-16s %-11s %s%s%s\n", i + 1,
+				(void)b;
+				printf("  %zu. %-16s %-20s %s%s\n", i + 1,
 				       it->candidate ? it->candidate : "(profile)",
 				       calib_place_name(it->rank.place), it->rank.reason,
-				       it->rank.predicted ? "; predicted " : "",
-				       it->rank.predicted ? xl_fmt_bytes(it->rank.predicted_bytes, b, sizeof(b)) : "");
+				       skipped(it, &o) ? " [skipped: --try-infeasible launches it]" : "");
 			}
 			if (a.argv) {
 				printf("command:");
@@ -449,20 +614,46 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		}
 		goto done;
 	}
-	for (i = 0; i < plan.n && i < total; i++) {
-		enum xl_outcome oc;
+	{
+		size_t launched = 0, nskipped = 0;
+		struct xl_strv warned = XL_STRV_INIT;
 
-		last = attempt(&a, &plan.items[i], (int)i + 1, (int)total, &oc);
-		if (last == 0 && (o.fail_on & (1u << oc))) {
-			xl_info("outcome '%s' is in --fail-on: exit %d", xl_outcome_name(oc), XL_EX_FAIL_ON);
-			last = XL_EX_FAIL_ON;
+		/* said before anything is launched */
+		nskipped = warn_skipped(&plan, 0, &o, p0->name, &warned);
+		for (i = 0; i < plan.n && launched < total; i++) {
+			const struct xl_plan_item *it = &plan.items[i];
+			enum xl_outcome oc;
+
+			if (skipped(it, &o))
+				continue;
+			last = attempt(&a, it, (int)++launched, (int)total, &oc);
+			if (last == 0 && (o.fail_on & (1u << oc))) {
+				xl_info("outcome '%s' is in --fail-on: exit %d", xl_outcome_name(oc),
+					XL_EX_FAIL_ON);
+				last = XL_EX_FAIL_ON;
+			}
+			if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
+				break;
+			/* what this attempt taught may move the rest */
+			if (a.st && xl_plan_rerank(&plan, a.st, i + 1) == 0) {
+				nskipped += warn_skipped(&plan, i + 1, &o, p0->name, &warned);
+				size_t left = launchable(&plan, i + 1, &o);
+
+				total = launched + left;
+				if (o.max_attempts && (size_t)o.max_attempts < total)
+					total = (size_t)o.max_attempts;
+			}
+			if (launched < total)
+				xl_info("outcome '%s' is in --retry: trying the next candidate", xl_outcome_name(oc));
+			else if (total > 1 || p0->ncands > 1)
+				xl_info("outcome '%s' is in --retry, but no attempts are left", xl_outcome_name(oc));
 		}
-		if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
-			break;
-		if (i + 1 < total)
-			xl_info("outcome '%s' is in --retry: trying the next candidate", xl_outcome_name(oc));
-		else if (total > 1 || p0->ncands > 1)
-			xl_info("outcome '%s' is in --retry, but no attempts are left", xl_outcome_name(oc));
+		if (!launched && nskipped) {
+			xl_error("profile '%s': every candidate is predicted infeasible; --try-infeasible"
+				 " launches them anyway", p0->name);
+			last = XL_EX_NOPERM;
+		}
+		xl_strv_release(&warned);
 	}
 done:
 	xl_plan_release(&plan);
@@ -483,12 +674,15 @@ const struct xl_cmd xl_cmd_run = {
 		"Supervises COMMAND under PROFILE: its own process group, signals forwarded,\n"
 		"output to the terminal and to $XDG_STATE_HOME/xlaunch/runs/ID/, the outcome\n"
 		"named (ok, oom, compile-storm, crash, error, timeout, interrupted) and\n"
-		"recorded, and the next candidate tried when the outcome is in --retry.\n",
+		"recorded, and the next candidate tried when the outcome is in --retry.\n"
+		"Candidates predicted not to fit are skipped unless --try-infeasible.\n",
 	.epilog =
 		"The exit status is the last attempt's child's: its code, or 128+N for\n"
-		"signal N; 79 when it exited 0 with an outcome listed in --fail-on.  The\n"
-		"child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file to\n"
-		"append JSON report lines to).\n",
+		"signal N; 79 when it exited 0 with an outcome listed in --fail-on; 77\n"
+		"when every candidate is predicted infeasible and nothing is launched.\n"
+		"The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file\n"
+		"to append JSON report lines to).  XLAUNCH_SAMPLE_MS sets how often the\n"
+		"process group's memory is sampled (default 100; 0: off).\n",
 	.options = run_options,
 	XL_CMD_OPTS(struct run_opts, &run_defaults),
 	.run = cmd_run,

@@ -74,7 +74,7 @@ static const struct {
 	{ 69, "unavailable", "backend unavailable (probe: a backend that is installed is not alive)" },
 	{ 70, "software", "internal error" },
 	{ 73, "cantcreat", "store cannot be created, opened or reached" },
-	{ 77, "noperm", "refused by policy (timing, cache, ambient, bundle gate, known-bad flag)" },
+	{ 77, "noperm", "refused by policy (timing, cache, ambient, bundle gate, known-bad flag; run: every candidate predicted infeasible)" },
 	{ 78, "config", "configuration error (environment, search path)" },
 	{ 79, "fail-on", "run --fail-on: the child exited 0, but the outcome is one --fail-on lists (compile-storm)" },
 	{ -1, "1-255", "run and exec: the child's own exit code" },

@@ -14,7 +14,9 @@ struct xl_plan_item {
 				      * profile without candidates */
 	json_t *parts;               /* signature parts, hardware from the latest
 				      * probe when the profile names none; owned */
-	struct calib_rank rank;      /* place, reason, signature, prediction */
+	struct calib_limit limits[CALIB_MAX_LIMITS];   /* what it runs under */
+	size_t nlimits;
+	struct calib_rank rank;      /* place, reason, signature, estimate */
 };
 
 struct xl_plan {
@@ -23,16 +25,23 @@ struct xl_plan {
 	size_t n;
 	int store_rc;                /* non-zero: the store could not order them
 				      * (calib_errmsg); items are in profile order */
+	char *job_from;              /* without a command: the run whose job
+				      * (argv, code, bundle) the plan took, or NULL */
+	bool no_job;                 /* without a command and without such a run */
 };
 
 enum {
-	XL_PLAN_PROFILE_ORDER = 1 << 0,  /* keep profile order; ask the store nothing
-					  * about places (predict, record) */
+	XL_PLAN_PROFILE_ORDER = 1 << 0,  /* keep profile order (predict, record) */
 };
 
-/* Plans the launch of profile `name`: every candidate (only `pinned` when it
- * is not NULL; the profile itself when it has none) is resolved and passes
- * xl_profile_check, and the store (st, which may be NULL) orders them.
+/* Plans the launch of profile `name` running argv[0..argc) (argc 0: the
+ * command of the profile's latest recorded run, when there is one): every
+ * candidate (only `pinned` when it is not NULL; the profile itself when it
+ * has none) is resolved and passes xl_profile_check, gets its signature
+ * parts (hardware from the latest probe: the host's processor when the job
+ * runs there, see xl_job_on_host, else the best accelerator), its limits
+ * (xl_job_limits) and an estimate, and the store (st, which may be NULL)
+ * orders them.
  *
  * A candidate that does not resolve or fails a check fails the whole plan:
  * its error is printed and its exit status returned (65, 66, 77, 78), and
@@ -41,13 +50,16 @@ enum {
  * and `profile check` refuses such a profile for the same reason.
  *
  * A pinned candidate gets place "pinned", a profile without candidates
- * "only"; neither asks the store for a place.  Returns 0 or an exit status;
- * release the plan with xl_plan_release() either way. */
+ * "only" (one implicit candidate: estimated like any other); neither is
+ * placed by the store.  Returns 0 or an exit status; release the plan with
+ * xl_plan_release() either way. */
 int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
-		 const char *pinned, unsigned flags, struct xl_plan *out);
+		 const char *pinned, unsigned flags, char **argv, int argc, struct xl_plan *out);
+/* Orders items[from..n) again with what the store knows now (after an
+ * attempt).  Returns 0 or the store's error (the order is then kept). */
+int xl_plan_rerank(struct xl_plan *plan, struct calib_store *st, size_t from);
 void xl_plan_release(struct xl_plan *plan);
-/* {name, signature, place, reason, predicted_bytes, device_memory_bytes}.
- * New reference. */
+/* calib_rank_json of the item, with its limit's source.  New reference. */
 json_t *xl_plan_item_json(const struct xl_plan_item *it);
 
 #endif

@@ -1,6 +1,7 @@
 /* record.c - what a launch is (its signature parts) and what became of it
  * (run directories, manifests, records kept until the store has them). */
 #include "launcher/record.h"
+#include "launcher/catalog.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,111 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs argv (no shell) and returns its first line of output, or NULL. */
-static char *capture(char *const argv[])
+/* Settings that cannot change what a job needs, only where it keeps
+ * things: cache and dump paths.  A variable tagged cache in the catalogs, or
+ * named like one (*_CACHE_DIR, *_CACHE_PATH, *_DUMP_TO, *_DUMP_DIR). */
+static bool path_setting_var(const char *name)
 {
-	int p[2];
-	pid_t pid;
-	char buf[256];
-	size_t len = 0;
-	int status;
+	const struct xl_flagdef *d = xl_catalog_env(name);
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		dup2(p[1], 1);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 2);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	for (;;) {
-		ssize_t n = read(p[0], buf + len, sizeof(buf) - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (len == sizeof(buf) - 1) {
-			/* drain the rest so the child can finish */
-			char junk[4096];
-
-			while (read(p[0], junk, sizeof(junk)) > 0)
-				;
-			break;
-		}
-	}
-	close(p[0]);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return NULL;
-	buf[len] = '\0';
-	return xl_strdup(buf);
+	return (d && (d->tags & XL_FTAG_CACHE)) || xl_endswith(name, "_CACHE_DIR") ||
+	       xl_endswith(name, "_CACHE_PATH") || xl_endswith(name, "_DUMP_TO") ||
+	       xl_endswith(name, "_DUMP_IR_TO") || xl_endswith(name, "_DUMP_DIR");
 }
 
-/* True when the current directory is inside a git work tree (a .git entry
- * here or above), so that no git process is started elsewhere. */
-static bool in_work_tree(void)
+/* A flag of a composite variable that only says where: xla_dump_* and
+ * flags tagged cache. */
+static bool path_setting_flag(const char *var, const char *name)
 {
-	char dir[4096];
-	struct stat st;
+	const struct xl_flagdef *d = xl_catalog_flag(var, name);
 
-	if (!getcwd(dir, sizeof(dir) - 8))
-		return false;
-	for (;;) {
-		size_t n = strlen(dir);
-		char *slash;
-
-		snprintf(dir + n, sizeof(dir) - n, "%s.git", n > 1 ? "/" : "");
-		if (lstat(dir, &st) == 0)
-			return true;
-		dir[n] = '\0';
-		slash = strrchr(dir, '/');
-		if (!slash || n <= 1)
-			return false;
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	}
+	return xl_startswith(name, "xla_dump_") || (d && (d->tags & XL_FTAG_CACHE));
 }
 
-json_t *xl_code_state(void)
+json_t *xl_signature_parts(const struct xl_profile *p, const json_t *job)
 {
-	static json_t *cached;
-	char *const rev[] = { "git", "rev-parse", "HEAD", NULL };
-	char *const st[] = { "git", "status", "--porcelain", "--untracked-files=no", NULL };
-	char *commit, *dirty;
-
-	if (cached)
-		return json_incref(cached);
-	commit = in_work_tree() ? capture(rev) : NULL;
-	if (!commit) {
-		cached = json_object();
-		return json_incref(cached);
-	}
-	commit[strcspn(commit, "\n")] = '\0';
-	dirty = capture(st);
-	cached = json_pack("{s:s,s:b}", "commit", commit, "dirty", dirty && *dirty);
-	free(commit);
-	free(dirty);
-	return json_incref(cached);
-}
-
-json_t *xl_signature_parts(const struct xl_profile *p)
-{
-	json_t *parts = json_object(), *env = json_object();
+	json_t *parts = json_object(), *env = json_object(), *toggles, *limits;
 	static const char *const secs[] = { "model", "train", "parallel", "features" };
 	json_t *dev = json_object_get(p->signature, "device");
 
@@ -127,11 +49,42 @@ json_t *xl_signature_parts(const struct xl_profile *p)
 	for (size_t i = 0; i < p->nvars; i++) {
 		const struct xl_var *v = &p->vars[i];
 
+		if (path_setting_var(v->name))
+			continue;
+		if (v->composite && v->value) {
+			struct xl_flagmap kept = { 0 };
+			char *s;
+
+			for (size_t k = 0; k < v->flags.n; k++)
+				if (!path_setting_flag(v->name, v->flags.v[k].name))
+					xl_flagmap_add(&kept, v->flags.v[k].name, v->flags.v[k].value,
+						       v->flags.v[k].src);
+			s = xl_flagmap_format(&kept);
+			json_object_set_new(env, v->name, json_string(s));
+			free(s);
+			xl_flagmap_release(&kept);
+			continue;
+		}
 		json_object_set_new(env, v->name, v->value ? json_string(v->value) : json_null());
 	}
-	json_object_set_new(parts, "toggles", json_pack("{s:o}", "env", env));
-	json_object_set_new(parts, "code", xl_code_state());
-	json_object_set_new(parts, "bundle", xl_bundle_summary());
+	toggles = json_pack("{s:o}", "env", env);
+	/* limits change what fits, not what the job needs: in the signature,
+	 * out of the family */
+	limits = json_object();
+	if (p->limits.address_space >= 0)
+		json_object_set_new(limits, "address_space", json_integer(p->limits.address_space));
+	if (json_object_size(limits))
+		json_object_set_new(toggles, "limits", limits);
+	else
+		json_decref(limits);
+	json_object_set_new(parts, "toggles", toggles);
+	if (job) {
+		const char *k;
+		json_t *x;
+
+		json_object_foreach((json_t *)job, k, x)
+			json_object_set(parts, k, x);
+	}
 	return parts;
 }
 

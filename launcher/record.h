@@ -7,18 +7,21 @@
 
 #include <time.h>
 
-/* {commit, dirty} of the git work tree in the current directory, {} when
- * there is none (computed once per process).  New reference. */
-json_t *xl_code_state(void);
 /* The signature parts of a resolved profile: model, train, parallel,
- * features, hardware (from signature.device), toggles (the managed
- * variables) and code.  New reference. */
-json_t *xl_signature_parts(const struct xl_profile *p);
+ * features, hardware (from signature.device), toggles ({env: the managed
+ * variables less cache and dump paths, limits: {address_space}}) and the
+ * job's own parts ({argv, code, bundle} of launcher/job.h; NULL: none).
+ * New reference. */
+json_t *xl_signature_parts(const struct xl_profile *p, const json_t *job);
 
 /* {python, packages: {name: version}} of the lane packages of the Python
- * environment (VIRTUAL_ENV, else python3 on PATH); {} when there is none.
- * Cached until the environment changes.  New reference. */
-json_t *xl_bundle_summary(void);
+ * environment of interpreter python (NULL or not found: {}).  Cached in the
+ * state directory per interpreter until its environment changes.  New
+ * reference. */
+json_t *xl_bundle_summary(const char *python);
+/* From now on xl_bundle_summary reads its cache but never writes it (for
+ * commands that only read). */
+void xl_bundle_cache_readonly(void);
 
 /* $XDG_STATE_HOME/xlaunch/runs; caller frees. */
 char *xl_runs_dir(void);

@@ -9,6 +9,8 @@
 #include <regex.h>
 #include <sys/types.h>
 
+struct xl_observe;
+
 /* ---- patterns and the streaming scanner ------------------------------------ */
 
 struct xl_pattern {
@@ -85,6 +87,8 @@ struct xl_sup_opts {
 	int out_log, err_log; /* run-directory files, or -1 */
 	struct xl_scan *scan_out, *scan_err;
 	struct xl_watch *watch; /* its report file is read as the child runs, or NULL */
+	struct xl_observe *observe;   /* samples the child's group as it runs, or NULL
+				       * (launcher/observe.h) */
 };
 
 struct xl_sup_result {

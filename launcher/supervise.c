@@ -10,6 +10,7 @@
  * and the log files still have everything).
  */
 #include "launcher/run.h"
+#include "launcher/observe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -363,6 +364,9 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 			xl_error("cannot run '%s': %s", o->argv[0], strerror(e));
 		}
 	}
+	/* sampled from the exec on: before it the child is a copy of xlaunch */
+	if (o->observe && !r->exec_failed)
+		xl_observe_begin(o->observe, child);
 	termq_init(&tq_out, 1);
 	termq_init(&tq_err, 2);
 
@@ -391,6 +395,12 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 			 * counts fall in time with the output's lines */
 			timeout = 100;
 		}
+		if (!child_done && o->observe) {
+			int t = xl_observe_timeout_ms(o->observe, now);
+
+			if (t >= 0 && (timeout < 0 || t < timeout))
+				timeout = t;
+		}
 		if (child_done) {
 			/* descendants may hold the pipes: wait a little, not forever */
 			double left = child_done_at + 2.0 - now;
@@ -405,6 +415,8 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		/* report lines written before the output just woken for come first */
 		if (o->watch)
 			xl_watch_poll_report(o->watch, now);
+		if (!child_done && o->observe)
+			xl_observe_tick(o->observe, now);
 		for (int i = 1; i < nfds; i++) {
 			bool is_out = pf[i].fd == outp[0];
 

@@ -4,7 +4,7 @@ A training script launched by ``xlaunch run`` finds the path of a report file
 in the environment variable XLAUNCH_REPORT.  This module appends one JSON
 object per line to that file, each line with a single append-mode write(2):
 
-    {"kind":"memory","predicted_bytes":N,"source":"..."}
+    {"kind":"memory","predicted_bytes":N,"per_device_bytes":N,"source":"..."}
     {"kind":"memory","peak_bytes":N,"limit_bytes":N|null,"source":"..."}
     {"kind":"compile","count":N,"cache_hits":H}
     {"kind":"step","step":N,"loss":F|null,"step_time_s":F|null}
@@ -163,10 +163,11 @@ def _device_memory_stats(device):
 def report_predicted_from_jax(compiled, devices=None, source="xla_memory_analysis"):
     """Report the memory XLA predicts for COMPILED (a jax Compiled object).
 
-    The analysis is per device.  When DEVICES is given and they share the
-    host's memory (no memory_stats(), as on CPU), the figure is multiplied by
-    their number so it compares with the process's peak.  Returns the bytes
-    reported, or None."""
+    The analysis is per device (reported as per_device_bytes, XLA's buffers
+    of the program on one device).  When DEVICES is given and they share the
+    host's memory (no memory_stats(), as on CPU), predicted_bytes is that
+    figure times their number, so it compares with the process's peak.
+    Returns the bytes reported as predicted_bytes, or None."""
     per_device = predicted_bytes_from_jax(compiled)
     if per_device is None:
         return None
@@ -175,7 +176,8 @@ def report_predicted_from_jax(compiled, devices=None, source="xla_memory_analysi
         devices = list(devices)
         if all(_device_memory_stats(d) is None for d in devices):
             total = per_device * len(devices)
-    emit({"kind": "memory", "predicted_bytes": total, "source": source})
+    emit({"kind": "memory", "predicted_bytes": total, "per_device_bytes": per_device,
+          "source": source})
     return total
 
 

@@ -26,7 +26,7 @@ unset XLAUNCH_STORE
 # The same stores on each backend: $2 attempts over 1000 signatures (5
 # stacks, 100 shapes), 50 profiles, 16 hosts, one in ten an oom.
 build_sqlite() {
-	"$XL" --store "$1" calib history >/dev/null 2>&1
+	"$XL" --store "$1" calib import - </dev/null >/dev/null 2>&1
 	sqlite3 "$1" <<SQL
 BEGIN;
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999)
@@ -47,7 +47,7 @@ SQL
 }
 
 build_postgresql() {
-	"$XL" --store "$1" calib history >/dev/null 2>&1
+	"$XL" --store "$1" calib import - </dev/null >/dev/null 2>&1
 	"$PSQL" -X -q -v ON_ERROR_STOP=1 "$1" <<SQL
 BEGIN;
 INSERT INTO signatures (hash, shape_hash, stack_hash, hardware_kind, json, first_seen)
@@ -61,6 +61,41 @@ SELECT 'run-' || i, 1700000000 + i, 'profile' || (i % 50), 'cand' || (i % 4),
        CASE WHEN i % 10 = 0 THEN 'oom' WHEN i % 10 = 1 THEN 'error' ELSE 'ok' END,
        CASE WHEN i % 10 < 2 THEN 1 ELSE 0 END, 30000000000, 31000000000 + i % 1000, 60.0, 3
 FROM generate_series(0, $2 - 1) i;
+COMMIT;
+VACUUM ANALYZE;
+SQL
+}
+
+# Puts every attempt of store $1 into the family of candidate a of the bench
+# profile (the worst case: one family of the whole store), each with an
+# observed figure, so that order and predict read the family's launches.
+familize_sqlite() {
+	"$XL" --profile-path "$T/profiles" --store "$1" calib record bench -c a --outcome ok \
+		--observed 1GiB --kind device_peak --id seed >/dev/null
+	sqlite3 "$1" <<'SQL'
+BEGIN;
+UPDATE signatures SET scheme = 2,
+  family_hash = (SELECT family_hash FROM signatures WHERE hash = (SELECT signature FROM attempts WHERE id = 'seed')),
+  stack_hash = (SELECT stack_hash FROM signatures WHERE hash = (SELECT signature FROM attempts WHERE id = 'seed')),
+  coords = '{"micro_batch":' || (rowid % 64 + 1) || '}'
+WHERE hash <> (SELECT signature FROM attempts WHERE id = 'seed');
+INSERT INTO figures (attempt, role, kind, bytes, source)
+SELECT id, 'observed', 'device_peak', observed_bytes, 'bench' FROM attempts WHERE id <> 'seed';
+COMMIT;
+SQL
+}
+familize_postgresql() {
+	"$XL" --profile-path "$T/profiles" --store "$1" calib record bench -c a --outcome ok \
+		--observed 1GiB --kind device_peak --id seed >/dev/null
+	"$PSQL" -X -q -v ON_ERROR_STOP=1 "$1" <<'SQL'
+BEGIN;
+UPDATE signatures SET scheme = 2,
+  family_hash = (SELECT family_hash FROM signatures WHERE hash = (SELECT signature FROM attempts WHERE id = 'seed')),
+  stack_hash = (SELECT stack_hash FROM signatures WHERE hash = (SELECT signature FROM attempts WHERE id = 'seed')),
+  coords = '{"micro_batch":' || (abs(hashtext(hash)) % 64 + 1) || '}'
+WHERE hash <> (SELECT signature FROM attempts WHERE id = 'seed');
+INSERT INTO figures (attempt, role, kind, bytes, source)
+SELECT id, 'observed', 'device_peak', observed_bytes, 'bench' FROM attempts WHERE id <> 'seed';
 COMMIT;
 VACUUM ANALYZE;
 SQL
@@ -110,7 +145,7 @@ time_queries() {
 	a=$(best_us "$XL" --profile-path "$T/profiles" --store "$1" calib order bench --json)
 	b=$(best_us "$XL" --profile-path "$T/profiles" --store "$2" calib order bench --json)
 	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
-	printf '%-44s %12s %12s %8s\n' "order bench (3 candidates)" "$a" "$b" "$r"
+	printf '%-44s %12s %12s %8s\n' "order bench (3 candidates, one family)" "$a" "$b" "$r"
 	awk -v r="$r" 'BEGIN { exit !(r > 20) }' && { echo "  too slow: ratio above 20"; status=1; }
 	return 0
 }
@@ -133,9 +168,9 @@ plans_sqlite() {
 	plan "history --host --since" "SELECT id FROM attempts WHERE 1 AND host = 'host3' AND time >= 1700000000 ORDER BY time DESC, rowid DESC LIMIT 50"
 	plan "order: latest attempt of a signature" "SELECT outcome, id, time FROM attempts WHERE signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 1"
 	plan "order: latest attempt of the shape" "SELECT a.outcome, a.id, a.time, s.stack_hash IS NOT 'x' FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.shape_hash = '$H' AND s.hash <> '$H' ORDER BY a.time DESC LIMIT 1"
-	plan "predict: signatures of a kind and stack" "SELECT count(*) FROM signatures WHERE hardware_kind = 'tpu' AND stack_hash = '$H'"
-	plan "predict: correction (few signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s CROSS JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
-	plan "predict: correction (many signatures)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$H' AND a.outcome = 'ok' AND a.observed_bytes > 0 ORDER BY a.time DESC LIMIT 20"
+	plan "estimate: the signatures of a family" "SELECT hash, coords, json FROM signatures WHERE family_hash = '$H' AND stack_hash = '$H' ORDER BY first_seen DESC LIMIT 256"
+	plan "estimate: a signature's newest launches and figures" "SELECT recent.id, recent.time, recent.outcome, f.kind, f.bytes FROM (SELECT id, time, outcome, rowid AS r FROM attempts WHERE signature = '$H' AND outcome IN ('ok', 'compile-storm', 'oom') ORDER BY time DESC, rowid DESC LIMIT 10) recent LEFT JOIN figures f ON f.attempt = recent.id AND f.role = 'observed' ORDER BY recent.time DESC, recent.r DESC"
+	plan "estimate: the family on other stacks" "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN attempts a WHERE s.family_hash = '$H' AND s.stack_hash IS NOT '$H' AND a.signature = s.hash AND a.outcome IN ('ok', 'compile-storm') AND a.observed_bytes > 0 LIMIT 1000)"
 	plan "signature prefix" "SELECT hash FROM signatures WHERE hash >= 'aaa' AND hash < 'aaag' ORDER BY hash LIMIT 2"
 }
 
@@ -162,9 +197,10 @@ plans_postgresql() {
 	for shape in "$S10" "$H"; do
 		plan "order: latest attempt of the shape ($shape)" "SELECT $A, s.stack_hash IS DISTINCT FROM 'x'::text FROM signatures s CROSS JOIN LATERAL (SELECT * FROM attempts b WHERE b.signature = s.hash ORDER BY b.time DESC, b.seq DESC LIMIT 1) a WHERE s.shape_hash = '$shape' AND s.hash <> '$H' ORDER BY a.time DESC, a.seq DESC LIMIT 1"
 	done
-	for stack in "$S0" "$H"; do
-		plan "predict: correction (stack $stack)" "SELECT a.observed_bytes, a.predicted_bytes, s.json FROM signatures s CROSS JOIN LATERAL (SELECT b.observed_bytes, b.predicted_bytes, b.time, b.seq FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok' AND b.observed_bytes > 0 ORDER BY b.time DESC, b.seq DESC LIMIT 20) a WHERE s.hardware_kind = 'tpu' AND s.stack_hash = '$stack' ORDER BY a.time DESC, a.seq DESC LIMIT 20"
-		plan "predict: other stacks (than $stack)" "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN LATERAL (SELECT 1 FROM attempts b WHERE b.signature = s.hash AND b.outcome = 'ok' AND b.observed_bytes > 0 LIMIT 1000) a WHERE s.hardware_kind = 'tpu' AND s.stack_hash IS DISTINCT FROM '$stack'::text LIMIT 1000) x"
+	F=$("$PSQL" -X -q -At "$large" -c "SELECT family_hash FROM signatures WHERE family_hash IS NOT NULL LIMIT 1")
+	for fam in "$F" "$H"; do
+		plan "estimate: the family's launches and figures ($fam)" "SELECT r.id, r.time, r.outcome, f.kind, f.bytes, s.hash, s.coords, s.json FROM (SELECT hash, coords, json, first_seen FROM signatures WHERE family_hash = '$fam' AND stack_hash IS NOT NULL ORDER BY first_seen DESC, hash LIMIT 256) s CROSS JOIN LATERAL (SELECT b.id, b.time, b.outcome, b.seq FROM attempts b WHERE b.signature = s.hash AND b.outcome IN ('ok', 'compile-storm', 'oom') ORDER BY b.time DESC, b.seq DESC LIMIT 10) r LEFT JOIN figures f ON f.attempt = r.id AND f.role = 'observed' ORDER BY s.first_seen DESC, s.hash, r.time DESC, r.seq DESC, f.kind"
+		plan "estimate: the family on other stacks ($fam)" "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN LATERAL (SELECT 1 FROM attempts b WHERE b.signature = s.hash AND b.outcome IN ('ok', 'compile-storm') AND b.observed_bytes > 0 LIMIT 1000) a WHERE s.family_hash = '$fam' AND s.stack_hash IS DISTINCT FROM '$S0'::text LIMIT 1000) x"
 	done
 	plan "signature prefix" "SELECT hash FROM signatures WHERE hash >= 'aaa' AND hash < 'aaag' ORDER BY hash LIMIT 2"
 }
@@ -193,6 +229,8 @@ for be in $BACKENDS; do
 	s=$(date +%s)
 	"build_$be" "$small" 1000
 	"build_$be" "$large" "$N"
+	"familize_$be" "$small"
+	"familize_$be" "$large"
 	echo "built in $(( $(date +%s) - s ))s"
 	time_queries "$small" "$large"
 	"plans_$be"

@@ -175,8 +175,8 @@ expect_err "$T/empty/lib/python$pyver/site-packages" "and where it looked"
 expect_err "it is not one of jax010-tpu" "and what it wanted"
 expect_no_out launched "nothing launched"
 
-# 8. a launch's bundle summary from a cache written by the older search is
-# read again (the cache names its format)
+# 8. a launch's bundle summary (of the interpreter that runs the job) from a
+# cache written by the older search is read again (the cache names its format)
 mkdir -p "$XDG_STATE_HOME/xlaunch"
 python3 - "$XDG_STATE_HOME/xlaunch/bundle-cache.json" "$DISTRO/bin/python" "$DISTRO/lib/python$pyver/site-packages" <<'PY'
 import json, os, sys
@@ -186,8 +186,8 @@ json.dump({"python": sys.argv[2], "python_mtime": m(st), "dirs": {sys.argv[3]: m
            "summary": {"python": "3", "packages": {}}}, open(sys.argv[1], "w"))
 PY
 printf 'env: {XLAUNCH_TEST: "1"}\n' >"$P/plain.yaml"
-XLAUNCH_PROFILE_PATH="$P" VIRTUAL_ENV="$DISTRO" run "$XL" run plain --no-record -- true
-expect_rc 0 "run with the distribution venv active"
+XLAUNCH_PROFILE_PATH="$P" run "$XL" run plain --no-record -- "$DISTRO/bin/python" -c pass
+expect_rc 0 "run of the distribution venv's interpreter"
 python3 - "$XDG_STATE_HOME/xlaunch/runs" <<'PY' || fail "the launch's bundle summary"
 import glob, json, os, sys
 m = sorted(glob.glob(os.path.join(sys.argv[1], "*", "manifest.json")))[-1]

@@ -73,4 +73,21 @@ ok "XLA_IR_DEBUG is hashed"
 key debug PT_XLA_DEBUG_LEVEL=1
 expect_eq "$key" "$base" "PT_XLA_DEBUG_LEVEL is out of the key"
 expect_err "Compilation Analysis: Compilation Cause" "PT_XLA_DEBUG_LEVEL=1 printed its analysis"
+
+# The dump flags `xlaunch run` adds to an XLA job for XLA's memory-usage
+# reports, exactly as it adds them, into a directory of the run: the key is
+# the same, and XLA wrote a report.
+mkdir -p "$T/profiles"
+printf 'description: torch_xla on the CPU\nenv: {PJRT_DEVICE: CPU}\n' >"$T/profiles/txla.yaml"
+run env XLAUNCH_PROFILE_PATH="$T/profiles" XLAUNCH_STORE="$T/calib.db" "$XL" run txla --no-record -- true
+expect_rc 0 "a run under a torch_xla profile"
+m=$(ls -d "$XDG_STATE_HOME"/xlaunch/runs/* | sort | tail -1)
+tokens=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["xla_dump"]["tokens"])' "$m/manifest.json")
+case "$tokens" in --xla_dump_to=*) ;; *) fail "xlaunch added no dump flags: $tokens" ;; esac
+for t in $tokens; do excluded "${t%%=*}"; done
+tokens=$(echo "$tokens" | sed "s|--xla_dump_to=[^ ]*|--xla_dump_to=$T/xl-dump|")
+key xldump XLA_FLAGS="$tokens"
+expect_eq "$key" "$base" "the dump flags xlaunch adds are out of the key"
+ls "$T/xl-dump" | grep -q -- '-memory-usage-report.txt$' || fail "no memory-usage report in the dump"
+ok "torch_xla wrote its memory-usage report"
 done_ok

@@ -12,7 +12,7 @@ cat >"$P/calibtest.yaml" <<'YAML'
 description: a candidate that runs out of memory, then one that fits
 env: {MICRO_BATCH: 8}
 signature:
-  model: {params: 1.0e9, layers: 24, hidden: 2048, heads: 16, seq: 2048, vocab: 32000}
+  model: {params: 1.0e8, layers: 12, hidden: 768, heads: 12, seq: 512, vocab: 32000}
   train: {micro_batch: 8, optimizer: adamw, precision: mixed, remat: none}
 candidates:
   - name: mb8

@@ -41,21 +41,27 @@ done
 ok "predict fields"
 expect_out '"model_state_bytes": 16000000000' "16 bytes per parameter (mixed AdamW)"
 expect_out '"device_memory_bytes": 549755813888' "device memory from signature.device"
-expect_out 'stack uncalibrated' "uncalibrated note"
+expect_out 'family uncalibrated' "uncalibrated note"
+expect_out '"kind": "host_peak_rss"' "a cpu device: judged by the host's resident memory"
+expect_out '"basis": "analytic"' "the analytic model, nothing learned yet"
+expect_out '"limit_bytes": 549755813888' "the limit: the host's memory from signature.device"
+expect_out '"feasible": true' "fits"
 run "$XL" calib predict calibtest
 expect_rc 0 "predict all (table)"
 expect_out "candidate mb2-remat" "every candidate"
 
 run "$XL" calib order calibtest --json
 expect_rc 0 "order, nothing recorded"
-expect_eq "$(grep '"name"' "$T/out" | tr -d ' ",' | sed 's/name://' | tr '\n' ' ')" "mb8 mb4 mb2-remat huge " "unseen in profile order, infeasible last"
-expect_out '"place": "infeasible"' "huge does not fit"
+expect_eq "$(grep '"name"' "$T/out" | tr -d ' ",' | sed 's/name://' | tr '\n' ' ')" "mb8 mb4 mb2-remat huge " "predicted to fit in profile order, infeasible last"
+expect_out '"place": "predicted-infeasible"' "huge does not fit"
 
 # mb8 ran out of memory, mb4 worked (recorded as a scheduler would)
 run "$XL" calib record calibtest -c mb8 --outcome oom --id j1
 expect_rc 0 "record oom with a profile"
-run "$XL" calib record calibtest -c mb4 --outcome ok --observed 9GiB --id j2
+run "$XL" calib record calibtest -c mb4 --outcome ok --observed 9GiB --id j2 --json
 expect_rc 0 "record ok with a profile"
+expect_out '"observed_kind": "host_peak_rss"' "record: the kind the candidate is judged in"
+expect_out '"predicted_kind": "host_peak_rss"' "record: the prediction now, of that kind"
 run "$XL" calib record calibtest --outcome ok
 expect_rc 64 "record needs -c when the profile has several candidates"
 run "$XL" calib order calibtest --json

@@ -28,7 +28,7 @@ S2=$(printf 'aaaa2%059d' 0)
 S3=$(printf 'bbbb3%059d' 0)
 cat >"$T/in.jsonl" <<JSON
 {"type":"attempt","id":"r1","time":"2026-01-01T00:00:00Z","profile":"llm","candidate":"mb8","signature":"$S1","host":"h1","rank":0,"outcome":"oom","exit_status":1,"predicted_bytes":1000,"observed_bytes":2000,"wall_s":5.5,"compile_count":2}
-{"type":"attempt","id":"r2","time":"2026-01-02T00:00:00Z","profile":"llm","candidate":"mb4","signature":"$S2","host":"h1","rank":0,"outcome":"ok","exit_status":0,"predicted_bytes":1000,"observed_bytes":1100,"wall_s":60,"compile_count":3}
+{"type":"attempt","id":"r2","time":"2026-01-02T00:00:00Z","profile":"llm","candidate":"mb4","signature":"$S2","host":"h1","rank":0,"outcome":"ok","exit_status":0,"predicted_bytes":1000,"predicted_kind":"device_peak","predicted_basis":"learned","observed_bytes":1100,"observed_kind":"device_peak","wall_s":60,"compile_count":3}
 
 {"type":"attempt","id":"r3","time":"2026-01-03T00:00:00.500Z","profile":"vit","candidate":"base","signature_json":{"model":{"params":"1e8"},"hardware":{"kind":"cpu","count":1,"memory":"16GiB"}},"host":"h2","outcome":"ok","observed_bytes":3000000000}
 {"type":"probe","uid":"p1","host":"h2","time":"2026-01-03T00:00:00Z","doc":{"host":"h2","backends":[{"name":"cpu","state":"alive","devices":[{"kind":"cpu","memory_bytes":17179869184}]}]}}
@@ -41,14 +41,18 @@ run "$XL" calib history
 expect_rc 0 "history of an empty store"
 expect_err "no attempts recorded" "empty history says so"
 if [ "$BACKEND" = sqlite ]; then
-	[ "$(stat -c %a "$T/store/calib.db")" = 600 ] || fail "store mode"
-	[ "$(stat -c %a "$T/store")" = 700 ] || fail "store directory mode"
-	ok "store 0600 in 0700"
+	[ ! -e "$T/store" ] || fail "a query created the store"
+	ok "a query creates no store"
 fi
 
 run "$XL" calib import "$T/in.jsonl"
 expect_rc 0 "import"
 expect_out "read 4 attempts and 1 probes" "import counts"
+if [ "$BACKEND" = sqlite ]; then
+	[ "$(stat -c %a "$T/store/calib.db")" = 600 ] || fail "store mode"
+	[ "$(stat -c %a "$T/store")" = 700 ] || fail "store directory mode"
+	ok "store 0600 in 0700"
+fi
 run "$XL" calib import "$T/in.jsonl"
 expect_rc 0 "import again"
 
@@ -56,7 +60,9 @@ run "$XL" calib history --json
 expect_rc 0 "history --json"
 expect_eq "$(grep -c '"id"' "$T/out")" 4 "import twice: each attempt once"
 expect_eq "$(grep '"id"' "$T/out" | tr -d ' ",' | sed 's/id://' | tr '\n' ' ')" "r4 r3 r2 r1 " "newest first"
-for f in id time profile candidate signature host rank outcome exit_status predicted_bytes observed_bytes wall_s compile_count; do
+for f in id time profile candidate signature host rank outcome exit_status predicted_bytes \
+	predicted_kind predicted_basis observed_bytes observed_kind wall_s compile_count figures \
+	job_id cache_hits first_step_s details; do
 	grep -q "\"$f\":" "$T/out" || fail "history --json lacks $f"
 done
 ok "history fields"
@@ -100,7 +106,18 @@ expect_rc 0 "subcommand prefix"
 
 run "$XL" calib stats --json
 expect_rc 0 "stats --json"
-expect_out '"ratio_median": 1.1' "stats: median observed/predicted"
+expect_out '"ratio_median": 1.1' "stats: median observed/predicted of one kind"
+expect_out '"kind": "device_peak"' "stats: the kind of the ratio"
+# a record without kinds (written before them) relates nothing
+python3 - "$T/out" <<'PY' || fail "stats relates figures without a kind"
+import json, sys
+rows = {r["signature"][:5]: r for r in json.load(open(sys.argv[1]))}
+assert rows["aaaa2"]["ratio_median"] == 1.1 and rows["aaaa2"]["kind"] == "device_peak", rows["aaaa2"]
+assert rows["aaaa1"]["ratio_median"] is None, rows["aaaa1"]
+PY
+ok "stats: like for like only"
+run "$XL" calib history --signature aaaa1 --json
+expect_out '"observed_kind": "unclassified"' "an old record's figure is unclassified"
 run "$XL" calib stats
 expect_rc 0 "stats table"
 expect_out "OBS/PRED" "stats header"
@@ -109,11 +126,19 @@ expect_out "OBS/PRED" "stats header"
 run "$XL" calib record --signature bbbb --outcome oom --observed 15GiB --wall 2m --id sched-1 --json
 expect_rc 0 "record --signature"
 expect_out '"observed_bytes": 16106127360' "record: units"
+expect_out '"observed_kind": "device_peak"' "record: device_peak unless --kind says otherwise"
 expect_out '"wall_s": 120' "record: duration"
+run "$XL" calib record --signature bbbb --outcome ok --observed 3GiB --kind host_peak_vm --id sched-2 --json
+expect_rc 0 "record --kind"
+expect_out '"observed_kind": "host_peak_vm"' "record: --kind"
+expect_out '"source": "calib record --observed"' "record: the figure says where it came from"
+run "$XL" calib record --signature bbbb --outcome ok --observed 3GiB --kind analytic
+expect_rc 64 "record: a basis is not a kind"
+expect_err "a memory kind" "record: the kinds named"
 run "$XL" calib record --signature bbbb --outcome oom --id sched-1
 expect_rc 0 "record the same id again"
 run "$XL" calib history --signature bbbb --json
-expect_eq "$(grep -c '"id"' "$T/out")" 2 "same id recorded once"
+expect_eq "$(grep -c '"id"' "$T/out")" 3 "same id recorded once"
 run "$XL" calib record --signature bbbb --outcome sideways
 expect_rc 64 "record: bad outcome"
 run "$XL" calib record --outcome ok
@@ -124,7 +149,7 @@ run "$XL" calib export "$T/e1.jsonl"
 expect_rc 0 "export to a file"
 "$XL" calib export >"$T/e1b.jsonl"
 cmp -s "$T/e1.jsonl" "$T/e1b.jsonl" || fail "export to stdout differs from export to a file"
-expect_eq "$(grep -c '"type":"attempt"' "$T/e1.jsonl")" 5 "export: all attempts"
+expect_eq "$(grep -c '"type":"attempt"' "$T/e1.jsonl")" 6 "export: all attempts"
 expect_eq "$(grep -c '"type":"probe"' "$T/e1.jsonl")" 1 "export: the probe"
 OTHER=$(store other)
 run "$XL" --store "$OTHER" calib import "$T/e1.jsonl"
@@ -169,8 +194,10 @@ if [ "$BACKEND" = sqlite ]; then
 		expect_rc 73 "corrupt store: calib $sub"
 		expect_err "store '$T/corrupt.db'" "corrupt store named ($sub)"
 	done
-	run "$XL" --store "$T/nodir/x/../../corrupt.db/calib.db" calib history
+	run "$XL" --store "$T/nodir/x/../../corrupt.db/calib.db" calib import - </dev/null
 	expect_rc 73 "store under a file"
+	run "$XL" --store "$T/corrupt.db/calib.db" calib history
+	expect_rc 73 "a query of a store under a file"
 else
 	# a database that is not a store: 73, naming it
 	pg_sql "$PG_URL" -c "DROP SCHEMA IF EXISTS cs_bad CASCADE" -c "CREATE SCHEMA cs_bad" \

@@ -2,7 +2,10 @@
 # a real JAX job under cpu-jax sees 4 devices, the oversized candidate fails
 # with a real allocation error, is classified oom and retried; the next launch
 # tries the known-good candidate first and loads its programs from the
-# persistent cache; predicted and observed bytes are recorded for every attempt.
+# persistent cache, which the dump flags xlaunch adds leave warm; every
+# attempt records its figures by kind (the process group's address space and
+# resident memory, XLA's buffers from its own report, the failed allocation),
+# and the second launch is predicted like for like.
 . "$(dirname "$0")/lib.sh"
 cd "$SRC"
 venv=$(tools/venv.sh demo 2>"$T/venv.err") || { cat "$T/venv.err"; skip "$(grep SKIP "$T/venv.err" | tail -1 | sed 's/^SKIP: //')"; }
@@ -47,11 +50,30 @@ import json, sys
 rows = json.load(open(sys.argv[1]))
 assert len(rows) == 3, len(rows)
 assert [r["outcome"] for r in rows] == ["ok", "ok", "oom"], rows
+def fig(r, kind, role="observed"):
+    f = [f for f in r["figures"] if f["kind"] == kind and f["role"] == role]
+    return f[0] if f else None
 for r in rows:
-    assert r["predicted_bytes"] and r["predicted_bytes"] > 0, r
-    assert r["observed_bytes"] and r["observed_bytes"] > 0, r
-assert rows[2]["candidate"] == "mb2m" and rows[0]["candidate"] == "mb256"
-assert rows[0]["compile_count"] == 0, rows[0]
+    # judged against limits.address_space: the address space is the headline
+    assert r["observed_kind"] == "host_peak_vm" and r["observed_bytes"] > 0, r
+    assert fig(r, "host_peak_rss")["bytes"] > 0, r
+    assert "process group" in fig(r, "host_peak_rss")["source"], r
+oom, first, second = rows[2], rows[1], rows[0]
+assert oom["candidate"] == "mb2m" and second["candidate"] == "mb256"
+# the failed allocation, in the runtime's own words, and XLA's buffers
+assert fig(oom, "oom_request")["bytes"] == 12918464632, oom
+assert fig(oom, "xla_buffers")["bytes"] > 12918464632, oom
+assert fig(first, "xla_buffers")["bytes"] > 0, first
+assert "jit_train_step" in first["details"]["xla_modules"], first
+# the second launch compiled nothing: the figure is the last one, marked so
+assert second["compile_count"] == 0, second
+xb = fig(second, "xla_buffers")
+assert xb["bytes"] == fig(first, "xla_buffers")["bytes"], (xb, first)
+assert "persistent-cache hit" in xb["source"] and first["id"] in xb["source"], xb
+# and it was predicted before it ran, like for like, from the first launch
+assert second["predicted_kind"] == "host_peak_vm" and second["predicted_basis"] == "learned", second
+assert abs(second["predicted_bytes"] - first["observed_bytes"]) < 1, second
+assert first["predicted_bytes"] is None, first   # nothing was known then
 PY
-ok "predicted and observed bytes recorded for every attempt"
+ok "figures by kind recorded for every attempt"
 done_ok

@@ -74,11 +74,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ["id", "argv", "profile", "profile_chain", "candidate", "attempt", "env", "unset", "flags",
           "policy", "limits", "signature", "host", "rank", "start", "end", "wall_s", "outcome",
-          "exit_status", "predicted_bytes", "observed_bytes", "observed_source", "compile_count"]:
+          "exit_status", "predicted_bytes", "observed_bytes", "observed_kind", "observed_source",
+          "compile_count", "figures", "observation", "xla_dump"]:
     assert k in d, k
 assert d["argv"][0] == "sh" and d["outcome"] == "ok" and d["env"]["PLAIN"] == "yes"
 assert len(d["signature"]["hash"]) == 64
-assert d["observed_source"] == "host_rss" and d["observed_bytes"] > 0
+assert d["observed_kind"] in ("host_peak_vm", "host_peak_rss") and d["observed_bytes"] > 0, d
 PY
 ok "manifest complete"
 
@@ -176,7 +177,9 @@ with open(os.environ["XLAUNCH_REPORT"], "a") as f:
     f.write("this is not json\n")
     f.write(json.dumps({"kind": "weird"}) + "\n")
     f.write('{"kind":"memory","peak_bytes":' + "9" * 3000000 + "}\n")
-    f.write(json.dumps({"kind": "memory", "peak_bytes": 777777, "limit_bytes": 1000000, "source": "test"}) + "\n")
+    f.write(json.dumps({"kind": "memory", "peak_bytes": 777777, "limit_bytes": 1000000, "source": "test",
+                        "memory_kind": "device_peak"}) + "\n")
+    f.write(json.dumps({"kind": "memory", "peak_bytes": 555, "source": "mine"}) + "\n")
     f.write(json.dumps({"kind": "compile", "count": 3}) + "\n")
     f.write(json.dumps({"kind": "step", "step": 10}) + "\n")
 PY
@@ -185,9 +188,21 @@ expect_rc 0 "report lines never harm the run"
 expect_err "malformed line" "malformed lines warned"
 expect_err "unknown kind" "unknown kind warned"
 m=$(last_manifest)
-expect_eq "$(jget "$m/manifest.json" observed_bytes)" 777777 "observed from the report"
-expect_eq "$(jget "$m/manifest.json" observed_source)" test "observed source"
-expect_eq "$(jget "$m/manifest.json" predicted_bytes)" 123456 "a child-reported prediction wins"
+expect_eq "$(jget "$m/manifest.json" observed_bytes)" 777777 "observed from the report, of the kind it says"
+expect_eq "$(jget "$m/manifest.json" observed_kind)" device_peak "observed kind"
+expect_eq "$(jget "$m/manifest.json" observed_source)" "the job's report (test)" "observed source"
+expect_eq "$(jget "$m/manifest.json" reported_predicted_bytes)" 123456 "the job's own prediction is kept"
+python3 - "$m/manifest.json" <<'PY' || fail "figures of the report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+figs = {(f["role"], f["kind"]): f for f in d["figures"]}
+assert figs[("observed", "unclassified")]["bytes"] == 555, figs   # a kind it cannot tell
+assert figs[("observed", "host_peak_rss")]["bytes"] > 0, figs     # sampled from outside
+assert figs[("observed", "host_peak_vm")]["bytes"] > 0, figs
+assert d["observation"]["samples"] >= 1, d["observation"]
+assert d["xla_dump"]["dir"] is None and "not an XLA job" in d["xla_dump"]["why_not"], d["xla_dump"]
+PY
+ok "figures of the report, and from outside"
 expect_eq "$(jget "$m/manifest.json" compile_count)" 3 "compile count"
 
 # compile storm from the report: compiles keep coming after warm-up

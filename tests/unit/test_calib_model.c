@@ -100,7 +100,7 @@ static struct calib_prediction predict(const char *json)
 	json_t *parts = json_loads(json, 0, NULL);
 
 	assert_non_null(parts);
-	assert_int_equal(calib_predict(NULL, parts, 0, &p), 0);
+	assert_int_equal(calib_predict(NULL, parts, &p), 0);
 	json_decref(parts);
 	return p;
 }
@@ -212,17 +212,124 @@ static void test_prediction_parts(void **state)
 	j = calib_prediction_json(&p);
 	assert_true(json_is_null(json_object_get(j, "predicted_bytes")));
 	json_decref(j);
-	/* a child-reported prediction wins */
-	parts = json_loads("{\"model\": {\"params\": 1e9}}", 0, NULL);
-	assert_int_equal(calib_predict(NULL, parts, 12345, &p), 0);
-	assert_true(p.reported);
-	assert_int_equal(p.predicted_bytes, 12345);
+	/* the model predicts a device's memory, or the host's on the host */
+	p = predict("{\"model\": {\"params\": 1e9}, \"hardware\": {\"kind\": \"tpu\"}}");
+	assert_int_equal(p.kind, CALIB_KIND_DEVICE_PEAK);
+	p = predict("{\"model\": {\"params\": 1e9}, \"hardware\": {\"kind\": \"Xeon\", \"type\": \"host\"}}");
+	assert_int_equal(p.kind, CALIB_KIND_HOST_PEAK_RSS);
 	j = calib_prediction_json(&p);
-	assert_int_equal(json_integer_value(json_object_get(j, "predicted_bytes")), 12345);
-	assert_true(json_is_integer(json_object_get(j, "model_state_bytes")));
-	assert_true(json_is_true(json_object_get(j, "reported")));
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "host_peak_rss");
 	json_decref(j);
-	json_decref(parts);
+	(void)parts;
+}
+
+/* ---- kinds, bases and families ------------------------------------------------------- */
+
+static void test_kind_names(void **state)
+{
+	(void)state;
+	for (int k = 0; k < CALIB_KIND_COUNT; k++) {
+		enum calib_kind back;
+
+		assert_true(calib_kind_parse(calib_kind_name((enum calib_kind)k), &back));
+		assert_int_equal(back, k);
+	}
+	for (int b = 0; b < CALIB_BASIS_COUNT; b++) {
+		enum calib_basis back;
+
+		assert_true(calib_basis_parse(calib_basis_name((enum calib_basis)b), &back));
+		assert_int_equal(back, b);
+	}
+	assert_string_equal(calib_kind_name(CALIB_KIND_HOST_PEAK_VM), "host_peak_vm");
+	assert_string_equal(calib_basis_name(CALIB_BASIS_COMPILER), "compiler");
+	{
+		enum calib_kind k;
+		enum calib_basis b;
+
+		assert_false(calib_kind_parse("analytic", &k));   /* a basis, not a kind */
+		assert_false(calib_kind_parse(NULL, &k));
+		assert_false(calib_basis_parse("device_peak", &b));
+	}
+}
+
+static void family_of(const char *json, char hash[65], json_t **coords)
+{
+	json_t *p = json_loads(json, 0, NULL);
+
+	assert_non_null(p);
+	assert_int_equal(calib_family(p, hash, coords), 0);
+	json_decref(p);
+}
+
+#define JOB "\"argv\": [\"python\", \"train.py\", \"--steps\", \"20\", \"--lr=1e-3\"]," \
+	    " \"code\": {\"file\": \"train.py\", \"commit\": \"abc\", \"dirty\": false}," \
+	    " \"hardware\": {\"kind\": \"cpu\", \"type\": \"host\"}"
+
+static void test_family(void **state)
+{
+	char h1[65], h2[65], h3[65], h4[65];
+	json_t *c1, *c2, *c3, *c4;
+
+	(void)state;
+	/* sizes differ: one family, the sizes as coordinates */
+	family_of("{" JOB ", \"train\": {\"micro_batch\": 8, \"optimizer\": \"adamw\"},"
+		  " \"model\": {\"seq\": 2048, \"layers\": 4}, \"toggles\": {\"env\":"
+		  " {\"MICRO_BATCH\": \"8\", \"MODE\": \"fast\"}, \"limits\": {\"address_space\": 100}},"
+		  " \"bundle\": {\"jax\": \"0.10.2\"}}", h1, &c1);
+	family_of("{" JOB ", \"train\": {\"micro_batch\": 16, \"optimizer\": \"adamw\"},"
+		  " \"model\": {\"seq\": 4096, \"layers\": 4}, \"toggles\": {\"env\":"
+		  " {\"MICRO_BATCH\": \"16\", \"MODE\": \"fast\"}, \"limits\": {\"address_space\": 200}},"
+		  " \"bundle\": {\"jax\": \"0.10.3\"}}", h2, &c2);
+	assert_string_equal(h1, h2);   /* the stack and the limits are not the family */
+	assert_int_equal(json_integer_value(json_object_get(c1, "micro_batch")), 8);
+	assert_int_equal(json_integer_value(json_object_get(c2, "seq")), 4096);
+	assert_int_equal(json_integer_value(json_object_get(c2, "env MICRO_BATCH")), 16);
+	/* numbers in argv: by option, --name=N, or position */
+	assert_int_equal(json_integer_value(json_object_get(c1, "--steps")), 20);
+	assert_true(json_real_value(json_object_get(c1, "--lr")) == 1e-3);
+	assert_null(json_object_get(c1, "env MODE"));
+	/* a non-numeric setting that differs is another family */
+	family_of("{" JOB ", \"train\": {\"micro_batch\": 8, \"optimizer\": \"adamw\"},"
+		  " \"model\": {\"seq\": 2048, \"layers\": 4}, \"toggles\": {\"env\":"
+		  " {\"MICRO_BATCH\": \"8\", \"MODE\": \"slow\"}}}", h3, &c3);
+	assert_string_not_equal(h1, h3);
+	/* and so is a model dimension that is not a training one, and the hardware */
+	family_of("{" JOB ", \"train\": {\"micro_batch\": 8, \"optimizer\": \"adamw\"},"
+		  " \"model\": {\"seq\": 2048, \"layers\": 5}, \"toggles\": {\"env\":"
+		  " {\"MICRO_BATCH\": \"8\", \"MODE\": \"fast\"}}}", h4, &c4);
+	assert_string_not_equal(h1, h4);
+	json_decref(c1);
+	json_decref(c2);
+	json_decref(c3);
+	json_decref(c4);
+	/* a bare number after a number is positional; two equal names stay apart */
+	family_of("{\"argv\": [\"prog\", \"-n\", \"3\", \"4\", \"--x=1\", \"--x=2\"]}", h1, &c1);
+	assert_int_equal(json_integer_value(json_object_get(c1, "-n")), 3);
+	assert_int_equal(json_integer_value(json_object_get(c1, "arg 3")), 4);
+	assert_int_equal(json_integer_value(json_object_get(c1, "--x")), 1);
+	assert_int_equal(json_integer_value(json_object_get(c1, "--x (2)")), 2);
+	json_decref(c1);
+	/* not an object */
+	{
+		json_t *arr = json_array();
+
+		assert_int_equal(calib_family(arr, h1, &c1), XL_EX_DATAERR);
+		assert_null(c1);
+		json_decref(arr);
+	}
+	/* host or not */
+	{
+		json_t *p = json_loads("{\"hardware\": {\"kind\": \"CPU\"}}", 0, NULL);
+
+		assert_true(calib_parts_on_host(p));
+		json_decref(p);
+		p = json_loads("{\"hardware\": {\"kind\": \"NVIDIA H100\", \"type\": \"accelerator\"}}", 0, NULL);
+		assert_false(calib_parts_on_host(p));
+		json_decref(p);
+		p = json_loads("{\"device\": {\"kind\": \"Xeon\", \"type\": \"host\"}}", 0, NULL);
+		assert_true(calib_parts_on_host(p));
+		json_decref(p);
+	}
 }
 
 /* The built-in constants (used when etc/memory.yaml cannot be read) agree
@@ -274,6 +381,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_korthikanti),
 		cmocka_unit_test(test_prediction_parts),
 		cmocka_unit_test(test_builtin_matches_yaml),
+		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_family),
 	};
 
 	return XL_TEST_RUN(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include "tests/fuzz/targets.h"
 
 #include <libpq-fe.h>
+#include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -355,6 +356,18 @@ static const char old_v2[] =
 	"CREATE TABLE probe_backends (probe INTEGER NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
 	" name TEXT NOT NULL, state TEXT, kind TEXT, count INTEGER, memory_bytes INTEGER);";
 
+static const char old_v3[] =
+	"CREATE INDEX attempts_time ON attempts(time);"
+	"CREATE INDEX attempts_signature_time ON attempts(signature, time);"
+	"CREATE INDEX attempts_profile_time ON attempts(profile, time);"
+	"CREATE INDEX attempts_host_time ON attempts(host, time);"
+	"CREATE INDEX attempts_outcome_time ON attempts(outcome, time);"
+	"CREATE INDEX signatures_shape ON signatures(shape_hash);"
+	"CREATE INDEX signatures_kind_stack ON signatures(hardware_kind, stack_hash);"
+	"CREATE INDEX probes_host_time ON probes(host, time);"
+	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
+	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
+
 static const char sample_rows[] =
 	"INSERT INTO signatures VALUES ('%s', 'sh', 'st', 'tpu', '{\"model\":{\"params\":1000}}', 1000);"
 	"INSERT INTO attempts (id, time, profile, candidate, signature, host, rank, outcome,"
@@ -362,7 +375,29 @@ static const char sample_rows[] =
 	"INSERT INTO probes (id, host, time, doc) VALUES (1, 'h1', 1000, '{\"host\":\"h1\",\"backends\":"
 	"[{\"name\":\"pjrt:libtpu.so\",\"state\":\"alive\",\"devices\":[{\"kind\":\"TPU v6e\","
 	"\"memory_bytes\":34359738368},{\"kind\":\"TPU v6e\",\"memory_bytes\":34359738368}]},"
+	"{\"name\":\"opencl\",\"state\":\"alive\",\"devices\":[{\"kind\":\"pthread-x\",\"type\":\"cpu\","
+	"\"memory_bytes\":900},{\"kind\":\"Small GPU\",\"type\":\"gpu\",\"memory_bytes\":8000}]},"
 	"{\"name\":\"cpu\",\"state\":\"alive\",\"devices\":[{\"kind\":\"cpu\",\"memory_bytes\":1000}]}]}');";
+
+static int check_old1(const struct calib_attempt *a, void *arg)
+{
+	struct { int n; bool old1; } *seen = arg;
+
+	seen->n++;
+	if (strcmp(a->id, "old-1") == 0) {
+		seen->old1 = true;
+		assert_int_equal(a->observed_kind, CALIB_KIND_UNCLASSIFIED);
+		assert_int_equal(a->predicted_basis, CALIB_BASIS_UNCLASSIFIED);
+		assert_non_null(calib_attempt_figure(a, false, CALIB_KIND_UNCLASSIFIED));
+		assert_non_null(strstr(calib_attempt_figure(a, false, CALIB_KIND_UNCLASSIFIED)->source,
+				       "before kinds"));
+		assert_int_equal(a->signature_scheme, CALIB_SIG_SCHEME);   /* not read by history */
+		assert_true(isnan(a->first_step_s));
+		assert_null(a->job_id);
+		assert_int_equal(a->cache_hits, CALIB_UNSET);
+	}
+	return 0;
+}
 
 static void make_old(const char *path, int version)
 {
@@ -380,12 +415,23 @@ static void make_old(const char *path, int version)
 		assert_int_equal(sqlite3_exec(db, rows, NULL, NULL, NULL), SQLITE_OK);
 		free(rows);
 	}
-	/* a v2 store filled these as it recorded the probe */
-	if (version >= 2)
-		assert_int_equal(sqlite3_exec(db, "UPDATE probes SET uid = 'u1';"
-					      "INSERT INTO probe_backends VALUES (1, 'pjrt:libtpu.so', 'alive',"
-					      " 'TPU v6e', 2, 34359738368), (1, 'cpu', 'alive', 'cpu', 1, 1000);",
-					      NULL, NULL, NULL), SQLITE_OK);
+	/* a v2 store filled these as it recorded the probe: a backend's devices
+	 * as one row (opencl's first kind stood for both of its devices) */
+	if (version >= 2) {
+		char *more = xl_asprintf("UPDATE probes SET uid = 'u1';"
+					 "INSERT INTO probe_backends VALUES (1, 'pjrt:libtpu.so', 'alive',"
+					 " 'TPU v6e', 2, 34359738368), (1, 'opencl', 'alive', 'pthread-x', 2, 900),"
+					 " (1, 'cpu', 'alive', 'cpu', 1, 1000);"
+					 "UPDATE attempts SET host_peak_rss_bytes = 7 WHERE id = 'old-1';"
+					 "INSERT INTO attempts (id, time, profile, candidate, signature, host, rank,"
+					 " outcome, observed_bytes, host_peak_rss_bytes) VALUES ('old-2', 1001, 'p',"
+					 " 'c', '%s', 'h1', 0, 'ok', 11, 11);", hash);
+
+		assert_int_equal(sqlite3_exec(db, more, NULL, NULL, NULL), SQLITE_OK);
+		free(more);
+	}
+	if (version >= 3)
+		assert_int_equal(sqlite3_exec(db, old_v3, NULL, NULL, NULL), SQLITE_OK);
 	pragma = xl_asprintf("PRAGMA user_version = %d", version);
 	assert_int_equal(sqlite3_exec(db, pragma, NULL, NULL, NULL), SQLITE_OK);
 	free(pragma);
@@ -406,27 +452,65 @@ static void test_migrations(void **state)
 		st = open_ok(path);
 		/* the migrated store takes new records */
 		assert_int_equal(record(st, "new-1", "{\"model\": {\"params\": 5}}", "oom", 0, 2000), 0);
-		hrc = calib_latest_hardware(st, "h1", &hw);
+		hrc = calib_latest_hardware(st, "h1", 0, &hw);
 		if (v >= 1) {
-			/* probe backends were filled from the stored documents */
+			/* probe backends were filled again from the stored documents,
+			 * one row per kind of device */
 			assert_int_equal(hrc, 0);
 			assert_string_equal(hw.kind, "TPU v6e");
 			assert_int_equal(hw.count, 2);
 			assert_int_equal(hw.memory_bytes, 34359738368LL);
+			assert_false(hw.host);
+			assert_int_equal(calib_latest_hardware(st, "h1", CALIB_HW_HOST, &hw), 0);
+			assert_true(hw.host);
 		} else {
 			assert_int_equal(hrc, XL_EX_NOINPUT);
 		}
 		calib_close(st);
 		db = raw(path);
 		assert_int_equal(scalar(db, "PRAGMA user_version"), CALIB_SCHEMA_VERSION);
-		assert_int_equal(scalar(db, "SELECT count(*) FROM attempts"), v >= 1 ? 2 : 1);
+		assert_int_equal(scalar(db, "SELECT count(*) FROM attempts"), v >= 2 ? 3 : v >= 1 ? 2 : 1);
 		assert_int_equal(scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-					" AND name LIKE 'attempts_%'"), 5);
+					" AND name LIKE 'attempts_%'"), 6);
 		assert_int_equal(scalar(db, "SELECT count(*) FROM probes WHERE uid IS NULL"), 0);
+		if (v >= 1) {
+			/* opencl's CPU and GPU are two rows now */
+			assert_int_equal(scalar(db, "SELECT count(*) FROM probe_backends WHERE name = 'opencl'"), 2);
+			assert_int_equal(scalar(db, "SELECT count(*) FROM probe_backends WHERE kind = 'Small GPU'"
+						" AND device_type = 'gpu' AND count = 1 AND memory_bytes = 8000"), 1);
+			/* history kept; what cannot be classified says so */
+			assert_int_equal(scalar(db, "SELECT count(*) FROM figures WHERE attempt = 'old-1'"
+						" AND role = 'observed' AND kind = 'unclassified' AND bytes = 10"), 1);
+			assert_int_equal(scalar(db, "SELECT count(*) FROM figures WHERE attempt = 'old-1'"
+						" AND role = 'predicted' AND kind = 'unclassified'"
+						" AND basis = 'unclassified' AND bytes = 9"), 1);
+			assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE id = 'old-1'"
+						" AND observed_kind = 'unclassified'"
+						" AND predicted_kind = 'unclassified'"), 1);
+			assert_int_equal(scalar(db, "SELECT count(*) FROM signatures WHERE scheme = 1"
+						" AND family_hash IS NULL AND hash = (SELECT signature FROM"
+						" attempts WHERE id = 'old-1')"), 1);
+		}
+		if (v >= 2) {
+			/* observed bytes equal to the host's peak RSS are that kind */
+			assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE id = 'old-2'"
+						" AND observed_kind = 'host_peak_rss'"), 1);
+			assert_int_equal(scalar(db, "SELECT count(*) FROM figures WHERE attempt = 'old-2'"), 1);
+			assert_int_equal(scalar(db, "SELECT count(*) FROM figures WHERE attempt = 'old-1'"
+						" AND kind = 'host_peak_rss' AND bytes = 7"), 1);
+		}
 		sqlite3_close(db);
 		expect_integrity(path);
-		/* opening again is a no-op */
+		/* opening again is a no-op, and history reads the kinds back */
 		st = open_ok(path);
+		if (v >= 1) {
+			struct calib_filter f = CALIB_FILTER_INIT;
+			struct { int n; bool old1; } seen = { 0, false };
+
+			f.profile = "p";
+			assert_int_equal(calib_history(st, &f, check_old1, &seen), 0);
+			assert_true(seen.old1);
+		}
 		calib_close(st);
 		free(name);
 		free(path);
@@ -502,7 +586,7 @@ static void test_record_probe(void **state)
 	assert_int_equal(calib_record_probe(st, doc), 0); /* same document and time: once */
 	assert_int_equal(be->count(path, "SELECT count(*) FROM probes"), 1);
 	assert_int_equal(be->count(path, "SELECT count(*) FROM probe_backends"), 2);
-	assert_int_equal(calib_latest_hardware(st, "h9", &hw), 0);
+	assert_int_equal(calib_latest_hardware(st, "h9", 0, &hw), 0);
 	/* the cuda backend is not alive: cpu it is */
 	assert_string_equal(hw.kind, "cpu");
 	json_decref(doc);
@@ -513,10 +597,15 @@ static void test_record_probe(void **state)
 			 " \"memory_bytes\": 85899345920}, {\"kind\": \"H100\", \"memory_bytes\": 85899345920}]}]}",
 			 0, NULL);
 	assert_int_equal(calib_record_probe(st, doc), 0);
-	assert_int_equal(calib_latest_hardware(st, "h9", &hw), 0);
+	assert_int_equal(calib_latest_hardware(st, "h9", 0, &hw), 0);
 	assert_string_equal(hw.kind, "H100");
 	assert_int_equal(hw.count, 2);
-	assert_int_equal(calib_latest_hardware(st, "elsewhere", &hw), XL_EX_NOINPUT);
+	assert_false(hw.host);
+	/* a job that runs on the host is judged by the host */
+	assert_int_equal(calib_latest_hardware(st, "h9", CALIB_HW_HOST, &hw), 0);
+	assert_string_equal(hw.kind, "cpu");
+	assert_true(hw.host);
+	assert_int_equal(calib_latest_hardware(st, "elsewhere", 0, &hw), XL_EX_NOINPUT);
 	json_decref(doc);
 	doc = json_loads("{\"host\": \"h9\"}", 0, NULL);
 	assert_int_equal(calib_record_probe(st, doc), XL_EX_DATAERR);
@@ -527,9 +616,10 @@ static void test_record_probe(void **state)
 			(json_int_t)1 << 30);
 	assert_int_equal(calib_record_probe(st, doc), 0);
 	parts = json_object();
-	assert_true(calib_parts_fill_hardware(st, parts));
+	assert_true(calib_parts_fill_hardware(st, parts, 0));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(parts, "hardware"), "kind")), "cpu");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(parts, "hardware"), "memory")), 1 << 30);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(parts, "hardware"), "type")), "host");
 	json_decref(parts);
 	json_decref(doc);
 	calib_close(st);
@@ -538,6 +628,36 @@ static void test_record_probe(void **state)
 
 /* ---- correction ---------------------------------------------------------------------------------- */
 
+/* Records one attempt of parts (JSON text) with one observed figure. */
+static int record_fig(struct calib_store *st, const char *id, const char *parts, const char *outcome,
+		      enum calib_kind kind, long long bytes, double t)
+{
+	struct calib_attempt a;
+	struct calib_sig sig;
+	json_t *p = json_loads(parts, 0, NULL);
+	int rc;
+
+	assert_non_null(p);
+	assert_int_equal(calib_signature(p, &sig), 0);
+	calib_attempt_init(&a);
+	a.id = xl_strdup(id);
+	a.time = t;
+	a.host = xl_strdup("h1");
+	assert_true(xl_outcome_parse(outcome, &a.outcome));
+	snprintf(a.signature, sizeof(a.signature), "%s", sig.hash);
+	a.signature_json = xl_strdup(sig.canonical);
+	if (bytes > 0) {
+		a.observed_bytes = bytes;
+		a.observed_kind = kind;
+		calib_attempt_add_figure(&a, false, kind, bytes, CALIB_BASIS_NONE, CALIB_UNSET, "test");
+	}
+	rc = calib_record_attempt(st, &a);
+	calib_attempt_release(&a);
+	calib_sig_release(&sig);
+	json_decref(p);
+	return rc;
+}
+
 #define SHAPE "\"model\": {\"params\": 1e9}, \"hardware\": {\"kind\": \"tpu\", \"memory\": \"32GiB\"}"
 
 static void test_correction(void **state)
@@ -545,58 +665,84 @@ static void test_correction(void **state)
 	const struct backend *be = backend_of(state);
 	char *path = be->location("corr");
 	struct calib_store *st = open_ok(path);
-	struct calib_prediction p;
-	json_t *parts = json_loads("{" SHAPE ", \"bundle\": {\"jax\": \"0.4.30\"}}", 0, NULL);
-	json_t *other = json_loads("{" SHAPE ", \"bundle\": {\"jax\": \"0.4.31\"}}", 0, NULL);
+	struct calib_prediction p, q;
+	json_t *parts = json_loads("{" SHAPE ", \"train\": {\"micro_batch\": 4}, \"bundle\": {\"jax\": \"0.4.30\"}}", 0, NULL);
+	json_t *other = json_loads("{" SHAPE ", \"train\": {\"micro_batch\": 4}, \"bundle\": {\"jax\": \"0.4.31\"}}", 0, NULL);
+	json_t *stranger = json_loads("{\"model\": {\"params\": 3e9}, \"hardware\": {\"kind\": \"tpu\","
+				      " \"memory\": \"32GiB\"}, \"bundle\": {\"jax\": \"0.4.30\"}}", 0, NULL);
 	uint64_t analytic;
 
-	assert_int_equal(calib_predict(st, parts, 0, &p), 0);
+	assert_int_equal(calib_predict(st, parts, &p), 0);
 	assert_false(p.calibrated);
-	assert_non_null(strstr(p.note, "stack uncalibrated"));
+	assert_int_equal(p.kind, CALIB_KIND_DEVICE_PEAK);
+	assert_non_null(strstr(p.note, "family uncalibrated"));
 	analytic = p.analytic_bytes;
-	/* ratios 1.1, 1.3, 1.2 (and an oom, which does not count) */
-	assert_int_equal(record(st, "a1", "{" SHAPE ", \"bundle\": {\"jax\": \"0.4.30\"}}", "ok",
-				(long long)(analytic * 1.1), 1), 0);
-	assert_int_equal(record(st, "a2", "{" SHAPE ", \"bundle\": {\"jax\": \"0.4.30\"}, \"toggles\":"
-				" {\"X\": \"1\"}}", "ok", (long long)(analytic * 1.3), 2), 0);
-	assert_int_equal(record(st, "a3", "{" SHAPE ", \"bundle\": {\"jax\": \"0.4.30\"}}", "ok",
-				(long long)(analytic * 1.2), 3), 0);
-	assert_int_equal(record(st, "a4", "{" SHAPE ", \"bundle\": {\"jax\": \"0.4.30\"}}", "oom",
-				(long long)(analytic * 9), 4), 0);
-	assert_int_equal(calib_predict(st, parts, 0, &p), 0);
+	/* ratios 1.1, 1.3, 1.2 on members of the family (micro batch 4, other
+	 * toggles, 2: the model has no activations, so one analytic figure);
+	 * an oom and a figure of another kind do not count */
+	assert_int_equal(record_fig(st, "a1", "{" SHAPE ", \"train\": {\"micro_batch\": 4}, \"bundle\":"
+				    " {\"jax\": \"0.4.30\"}}", "ok", CALIB_KIND_DEVICE_PEAK,
+				    (long long)(analytic * 1.1), 1), 0);
+	assert_int_equal(record_fig(st, "a2", "{" SHAPE ", \"train\": {\"micro_batch\": 2}, \"bundle\":"
+				    " {\"jax\": \"0.4.30\"}}", "ok", CALIB_KIND_DEVICE_PEAK,
+				    (long long)(analytic * 1.3), 2), 0);
+	assert_int_equal(record_fig(st, "a3", "{" SHAPE ", \"train\": {\"micro_batch\": 4}, \"bundle\":"
+				    " {\"jax\": \"0.4.30\"}}", "compile-storm", CALIB_KIND_DEVICE_PEAK,
+				    (long long)(analytic * 1.2), 3), 0);
+	assert_int_equal(record_fig(st, "a4", "{" SHAPE ", \"train\": {\"micro_batch\": 4}, \"bundle\":"
+				    " {\"jax\": \"0.4.30\"}}", "oom", CALIB_KIND_DEVICE_PEAK,
+				    (long long)(analytic * 9), 4), 0);
+	assert_int_equal(record_fig(st, "a5", "{" SHAPE ", \"train\": {\"micro_batch\": 4}, \"bundle\":"
+				    " {\"jax\": \"0.4.30\"}}", "ok", CALIB_KIND_HOST_PEAK_RSS,
+				    (long long)(analytic * 20), 5), 0);
+	assert_int_equal(calib_predict(st, parts, &p), 0);
 	assert_true(p.calibrated);
 	assert_int_equal(p.samples, 3);
 	assert_true(p.correction > 1.199 && p.correction < 1.201);
 	assert_true(p.predicted_bytes > analytic * 1.199 && p.predicted_bytes < analytic * 1.201);
+	/* another family on the same hardware and stack learns nothing from it */
+	assert_int_equal(calib_predict(st, stranger, &q), 0);
+	assert_false(q.calibrated);
+	assert_true(q.correction == 1.0);
 	/* a new stack resets the factor and says so */
-	assert_int_equal(calib_predict(st, other, 0, &p), 0);
+	assert_int_equal(calib_predict(st, other, &p), 0);
 	assert_false(p.calibrated);
 	assert_true(p.correction == 1.0);
 	assert_non_null(strstr(p.note, "stack changed"));
 	/* NULL store: factor 1 */
-	assert_int_equal(calib_predict(NULL, parts, 0, &p), 0);
+	assert_int_equal(calib_predict(NULL, parts, &p), 0);
 	assert_true(p.correction == 1.0);
 	json_decref(parts);
 	json_decref(other);
+	json_decref(stranger);
 	calib_close(st);
 	free(path);
 }
 
 /* ---- order --------------------------------------------------------------------------------------- */
 
-enum kind { K_GOOD, K_UNSEEN, K_SUSPECT, K_INFEASIBLE, K_BAD };
-static const char *const kind_place[] = { "known-good", "unseen", "suspect", "infeasible", "known-bad" };
+enum kind { K_GOOD, K_UNSEEN, K_NOPRED, K_SUSPECT, K_INFEASIBLE, K_BAD, K_COUNT };
+static const char *const kind_place[] = {
+	"known-good", "unseen", "unseen", "suspect", "predicted-infeasible", "known-bad",
+};
+/* known-good and predicted to fit first, then unseen without a prediction,
+ * suspect, predicted infeasible, known-bad */
+static const int kind_tier[] = { 0, 0, 1, 2, 3, 4 };
 
-/* Parts of candidate number i of kind k: distinct shapes; infeasible ones
- * do not fit in 16 GiB. */
+/* Parts of candidate number i of kind k: distinct families; infeasible ones
+ * do not fit in 16 GiB, K_NOPRED has no model to predict from. */
 static json_t *cand_parts(int i, enum kind k, const char *jax)
 {
-	return json_pack("{s:{s:f}, s:{s:i}, s:{s:i}, s:{s:s, s:s}, s:{s:s}}",
-			 "model", "params", k == K_INFEASIBLE ? 5e9 : 1e8,
-			 "train", "micro_batch", i + 1,
-			 "features", "variant", (int)k,
-			 "hardware", "kind", "cpu", "memory", "16GiB",
-			 "bundle", "jax", jax);
+	json_t *p = json_pack("{s:{s:f}, s:{s:i}, s:{s:i}, s:{s:s, s:s}, s:{s:s}}",
+			      "model", "params", k == K_INFEASIBLE ? 5e9 : 1e8,
+			      "train", "micro_batch", i + 1,
+			      "features", "variant", (int)k,
+			      "hardware", "kind", "cpu", "memory", "16GiB",
+			      "bundle", "jax", jax);
+
+	if (k == K_NOPRED)
+		json_object_del(p, "model");
+	return p;
 }
 
 static void seed_kind(struct calib_store *st, int i, enum kind k, double t)
@@ -606,32 +752,38 @@ static void seed_kind(struct calib_store *st, int i, enum kind k, double t)
 	json_t *a;
 	char id[64];
 
-	if (k == K_UNSEEN || k == K_INFEASIBLE)
+	if (k == K_UNSEEN || k == K_INFEASIBLE || k == K_NOPRED)
 		return;
 	/* suspect: the oom happened with the same shape on an older stack */
 	parts = cand_parts(i, k, k == K_SUSPECT ? "0.4.1" : "0.4.30");
 	calib_signature(parts, &sig);
 	snprintf(id, sizeof(id), "seed-%d-%d-%.0f", i, (int)k, t);
-	a = json_pack("{s:s, s:s, s:s, s:f}", "id", id, "signature_json", sig.canonical,
-		      "outcome", k == K_GOOD ? "ok" : "oom", "time", t);
+	a = json_pack("{s:s, s:s, s:s, s:f, s:i}", "id", id, "signature_json", sig.canonical,
+		      "outcome", k == K_GOOD ? "ok" : "oom", "time", t, "signature_scheme", 2);
 	assert_int_equal(calib_record_attempt_json(st, a), 0);
 	json_decref(a);
 	calib_sig_release(&sig);
 	json_decref(parts);
 }
 
+/* A host of 16 GiB: the limit every candidate of these tests runs under. */
+static const struct calib_limit host16 = { CALIB_KIND_HOST_PEAK_RSS, 16LL << 30, "test host" };
+
 /* calib_order over candidates [{name, parts}], its ranks as JSON [{name,
  * place, ...}] in the order to try. */
 static int order_json(struct calib_store *st, const json_t *cands, json_t **order)
 {
 	size_t n = json_array_size(cands);
-	const json_t **parts = calloc(n + 1, sizeof(*parts));
+	struct calib_target *t = calloc(n + 1, sizeof(*t));
 	struct calib_rank *ranks = calloc(n + 1, sizeof(*ranks));
 	int rc;
 
-	for (size_t i = 0; i < n; i++)
-		parts[i] = json_object_get(json_array_get(cands, i), "parts");
-	rc = calib_order(st, parts, n, ranks);
+	for (size_t i = 0; i < n; i++) {
+		t[i].parts = json_object_get(json_array_get(cands, i), "parts");
+		t[i].limits = &host16;
+		t[i].nlimits = 1;
+	}
+	rc = calib_order(st, t, n, ranks);
 	*order = NULL;
 	if (rc == 0) {
 		*order = json_array();
@@ -642,7 +794,7 @@ static int order_json(struct calib_store *st, const json_t *cands, json_t **orde
 				json_string_value(json_object_get(c, "name"))));
 		}
 	}
-	free(parts);
+	free(t);
 	free(ranks);
 	return rc;
 }
@@ -661,20 +813,29 @@ static void check_order(struct calib_store *st, const enum kind *kinds, int n)
 	}
 	assert_int_equal(order_json(st, cands, &order), 0);
 	assert_int_equal(json_array_size(order), n);
-	/* expected: by place, ties in profile order */
-	for (int k = K_GOOD; k <= K_BAD; k++)
+	/* expected: by tier, ties in profile order */
+	for (int tier = 0; tier <= 4; tier++)
 		for (int i = 0; i < n; i++) {
 			char name[16];
 
-			if ((int)kinds[i] != k)
+			if (kind_tier[kinds[i]] != tier)
 				continue;
 			snprintf(name, sizeof(name), "c%d", i);
 			e = json_array_get(order, expect_pos++);
 			assert_string_equal(json_string_value(json_object_get(e, "name")), name);
-			assert_string_equal(json_string_value(json_object_get(e, "place")), kind_place[k]);
+			assert_string_equal(json_string_value(json_object_get(e, "place")),
+					    kind_place[kinds[i]]);
 			assert_true(strlen(json_string_value(json_object_get(e, "reason"))) > 10);
 			assert_int_equal(strlen(json_string_value(json_object_get(e, "signature"))), 64);
-			assert_true(json_is_integer(json_object_get(e, "predicted_bytes")));
+			assert_int_equal(json_is_integer(json_object_get(e, "predicted_bytes")),
+					 kinds[i] != K_NOPRED);
+			if (kinds[i] == K_UNSEEN)
+				assert_true(json_is_true(json_object_get(e, "feasible")));
+			if (kinds[i] == K_INFEASIBLE)
+				assert_true(json_is_false(json_object_get(e, "feasible")));
+			if (kinds[i] == K_NOPRED)
+				assert_true(json_is_null(json_object_get(e, "feasible")));
+			assert_int_equal(json_integer_value(json_object_get(e, "limit_bytes")), 16LL << 30);
 		}
 	json_decref(order);
 	json_decref(cands);
@@ -685,16 +846,16 @@ static void test_order_all_permutations(void **state)
 	const struct backend *be = backend_of(state);
 	char *path = be->location("order");
 	struct calib_store *st = open_ok(path);
-	enum kind perm[5] = { K_GOOD, K_UNSEEN, K_SUSPECT, K_INFEASIBLE, K_BAD };
-	int c[5] = { 0 }, i = 0, count = 1;
+	enum kind perm[K_COUNT] = { K_GOOD, K_UNSEEN, K_NOPRED, K_SUSPECT, K_INFEASIBLE, K_BAD };
+	int c[K_COUNT] = { 0 }, i = 0, count = 1;
 
 	/* candidate i of kind k has its own signature: seed every (i, k) */
-	for (int j = 0; j < 6; j++)
-		for (int k = K_GOOD; k <= K_BAD; k++)
+	for (int j = 0; j < K_COUNT + 1; j++)
+		for (int k = K_GOOD; k < K_COUNT; k++)
 			seed_kind(st, j, k, 100 + j);
-	check_order(st, perm, 5);
-	/* Heap's algorithm: every order of the five kinds in the profile */
-	while (i < 5) {
+	check_order(st, perm, K_COUNT);
+	/* Heap's algorithm: every order of the six kinds in the profile */
+	while (i < K_COUNT) {
 		if (c[i] < i) {
 			enum kind tmp;
 			int j = i % 2 ? c[i] : 0;
@@ -702,7 +863,7 @@ static void test_order_all_permutations(void **state)
 			tmp = perm[j];
 			perm[j] = perm[i];
 			perm[i] = tmp;
-			check_order(st, perm, 5);
+			check_order(st, perm, K_COUNT);
 			count++;
 			c[i]++;
 			i = 0;
@@ -711,10 +872,10 @@ static void test_order_all_permutations(void **state)
 			i++;
 		}
 	}
-	assert_int_equal(count, 120);
+	assert_int_equal(count, 720);
 	/* ties keep profile order; pairs of every kind */
-	for (int a = K_GOOD; a <= K_BAD; a++)
-		for (int b = K_GOOD; b <= K_BAD; b++) {
+	for (int a = K_GOOD; a < K_COUNT; a++)
+		for (int b = K_GOOD; b < K_COUNT; b++) {
 			enum kind pair[3] = { (enum kind)a, (enum kind)b, (enum kind)a };
 
 			check_order(st, pair, 3);
@@ -751,8 +912,10 @@ static void test_order_precedence(void **state)
 	seed_parts(st, cand_parts(0, K_GOOD, "0.4.30"), "ok", 20, "a-2");
 	seed_parts(st, cand_parts(1, K_GOOD, "0.4.30"), "ok", 10, "b-1");
 	seed_parts(st, cand_parts(1, K_GOOD, "0.4.30"), "oom", 20, "b-2");
-	/* an error says nothing about memory: still unseen */
+	/* an error says nothing about memory: still unseen; nor does an
+	 * interruption after an ok */
 	seed_parts(st, json_pack("{s:{s:f}}", "model", "params", 1e3), "error", 5, "e-1");
+	seed_parts(st, cand_parts(0, K_GOOD, "0.4.30"), "interrupted", 30, "a-3");
 	/* known-good beats a prediction that does not fit */
 	seed_parts(st, cand_parts(3, K_INFEASIBLE, "0.4.30"), "ok", 5, "fits-anyway");
 	cands = json_pack("[{s:s, s:o}, {s:s, s:o}, {s:s, s:o}, {s:s, s:o}, {s:s}]",
@@ -788,7 +951,7 @@ static void test_order_precedence(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 2), "name")), "e");
 	assert_true(json_is_null(json_object_get(json_array_get(order, 2), "predicted_bytes")));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 3), "name")), "c");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 3), "place")), "infeasible");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 3), "place")), "predicted-infeasible");
 	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(order, 3), "reason")), "older stack"));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 4), "name")), "b");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(order, 4), "place")), "known-bad");
@@ -804,6 +967,235 @@ static void test_order_precedence(void **state)
 	assert_int_equal(order_json(st, cands, &order), XL_EX_DATAERR);
 	assert_null(order);
 	json_decref(cands);
+	calib_close(st);
+	free(path);
+}
+
+/* ---- families: learned fits, the compiler's figure, oom evidence ---------------------------------- */
+
+/* A host job whose members differ in MICRO_BATCH (no signature.train): the
+ * scale is inferred from the one environment value that varies. */
+static json_t *job_parts(long mb, const char *hidden, const char *jax)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%ld", mb);
+	return json_pack("{s:[s,s,s], s:{s:s, s:s, s:b}, s:{s:{s:s}}, s:{s:s, s:s, s:s},"
+			 " s:{s:{s:s, s:s, s:s}, s:{s:I}}}",
+			 "argv", "python", "train.py", "5",
+			 "code", "file", "train.py", "commit", "c0ffee", "dirty", 0,
+			 "bundle", "packages", "jax", jax,
+			 "hardware", "kind", "Xeon", "type", "host", "memory", "24GiB",
+			 "toggles", "env", "MICRO_BATCH", v, "HIDDEN", hidden, "JAX_PLATFORMS", "cpu",
+			 "limits", "address_space", (json_int_t)8 << 30);
+}
+
+/* The job's true needs: 1.5 GB and 25 kB a row of address space, XLA's
+ * buffers 20 kB a row. */
+static long long vm_of(long mb, const char *hidden)
+{
+	return 1500000000LL + 25000LL * mb * (strcmp(hidden, "512") == 0 ? 1 : 2);
+}
+
+static void record_job(struct calib_store *st, const char *id, long mb, const char *hidden,
+		       const char *jax, const char *outcome, double t, bool buffers)
+{
+	struct calib_attempt a;
+	struct calib_sig sig;
+	json_t *p = job_parts(mb, hidden, jax);
+
+	calib_signature(p, &sig);
+	calib_attempt_init(&a);
+	a.id = xl_strdup(id);
+	a.time = t;
+	assert_true(xl_outcome_parse(outcome, &a.outcome));
+	snprintf(a.signature, sizeof(a.signature), "%s", sig.hash);
+	a.signature_json = xl_strdup(sig.canonical);
+	/* a sampled figure is a little off: +-0.2% */
+	a.observed_bytes = vm_of(mb, hidden) + (mb % 3 - 1) * vm_of(mb, hidden) / 500;
+	a.observed_kind = CALIB_KIND_HOST_PEAK_VM;
+	calib_attempt_add_figure(&a, false, CALIB_KIND_HOST_PEAK_VM, a.observed_bytes,
+				 CALIB_BASIS_NONE, CALIB_UNSET, "test");
+	if (buffers)
+		calib_attempt_add_figure(&a, false, CALIB_KIND_XLA_BUFFERS, 20000LL * mb,
+					 CALIB_BASIS_NONE, CALIB_UNSET, "test");
+	assert_int_equal(calib_record_attempt(st, &a), 0);
+	calib_attempt_release(&a);
+	calib_sig_release(&sig);
+	json_decref(p);
+}
+
+static const struct calib_limit vm8 = { CALIB_KIND_HOST_PEAK_VM, 8LL << 30, "limits.address_space" };
+
+static struct calib_estimate estimate(struct calib_store *st, long mb, const char *hidden, const char *jax)
+{
+	struct calib_estimate e;
+	json_t *p = job_parts(mb, hidden, jax);
+	struct calib_target t = { p, &vm8, 1 };
+
+	assert_int_equal(calib_estimate(st, &t, &e), 0);
+	json_decref(p);
+	return e;
+}
+
+static void test_family_fit(void **state)
+{
+	const struct backend *be = backend_of(state);
+	char *path = be->location("fit");
+	struct calib_store *st = open_ok(path);
+	struct calib_estimate e;
+	char fit[200];
+	json_t *j;
+
+	/* nothing known: no prediction, and no verdict */
+	e = estimate(st, 8000, "512", "0.10.2");
+	assert_false(e.known);
+	assert_int_equal(e.feasible, -1);
+	assert_int_equal(e.kind, CALIB_KIND_HOST_PEAK_VM);
+	assert_int_equal(e.limit_bytes, 8LL << 30);
+	/* one launch: a line needs two */
+	record_job(st, "f1", 1000, "512", "0.10.2", "ok", 10, true);
+	e = estimate(st, 8000, "512", "0.10.2");
+	assert_false(e.known);
+	assert_non_null(strstr(e.summary, "a line needs two"));
+	/* ... but at its own size it is what it used */
+	e = estimate(st, 1000, "512", "0.10.2");
+	assert_true(e.known);
+	assert_int_equal(e.basis, CALIB_BASIS_LEARNED);
+	/* two sizes: a line, with a floor of 5% on its error */
+	record_job(st, "f2", 2000, "512", "0.10.2", "compile-storm", 20, true);
+	e = estimate(st, 8000, "512", "0.10.2");
+	assert_true(e.known);
+	assert_int_equal(e.basis, CALIB_BASIS_LEARNED);
+	assert_int_equal(e.points, 2);
+	assert_string_equal(e.scale_name, "env MICRO_BATCH");
+	assert_true(fabs((double)e.predicted_bytes - (double)vm_of(8000, "512")) < 0.02 * vm_of(8000, "512"));
+	assert_true(e.error_bytes >= 0.05 * e.predicted_bytes - 1);
+	/* three: within 1%, the error from the residuals (and a floor of 3%) */
+	record_job(st, "f3", 4000, "512", "0.10.2", "ok", 30, true);
+	/* what must not count: a member of other toggles, another kind, an
+	 * interrupted launch */
+	record_job(st, "g1", 3000, "1024", "0.10.2", "ok", 31, true);
+	record_job(st, "g2", 6000, "1024", "0.10.2", "ok", 32, true);
+	{
+		json_t *p = job_parts(5000, "512", "0.10.2");
+		char *text = json_dumps(p, 0);
+
+		assert_int_equal(record_fig(st, "g3", text, "ok", CALIB_KIND_HOST_PEAK_RSS, 10LL << 30, 33), 0);
+		free(text);
+		json_decref(p);
+	}
+	record_job(st, "g4", 7000, "512", "0.10.2", "interrupted", 34, true);
+	e = estimate(st, 16000, "512", "0.10.2");
+	assert_true(e.known);
+	assert_int_equal(e.points, 3);
+	assert_true(fabs((double)e.predicted_bytes - (double)vm_of(16000, "512")) < 0.01 * vm_of(16000, "512"));
+	assert_true(e.error_bytes >= 0.03 * e.predicted_bytes - 1);
+	assert_int_equal(e.feasible, 1);
+	assert_true(fabs(e.slope - 25000) < 500);
+	assert_true(e.scale == 16000);
+	calib_fit_str(&e, fit, sizeof(fit));
+	assert_non_null(strstr(fit, "x env MICRO_BATCH"));
+	assert_non_null(strstr(e.summary, "learned from 3 launches: "));
+	assert_non_null(strstr(e.summary, "+/- "));
+	assert_non_null(strstr(e.reason, "within limits.address_space"));
+	j = calib_estimate_json(&e);
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "host_peak_vm");
+	assert_string_equal(json_string_value(json_object_get(j, "basis")), "learned");
+	assert_true(json_is_true(json_object_get(j, "feasible")));
+	assert_int_equal(json_integer_value(json_object_get(j, "limit_bytes")), 8LL << 30);
+	assert_int_equal(json_integer_value(json_object_get(j, "points")), 3);
+	json_decref(j);
+	/* the other toggles have their own line */
+	e = estimate(st, 12000, "1024", "0.10.2");
+	assert_true(e.known);
+	assert_int_equal(e.points, 2);
+	assert_true(fabs((double)e.predicted_bytes - (double)vm_of(12000, "1024")) < 0.02 * vm_of(12000, "1024"));
+	/* far beyond the limit: predicted infeasible */
+	e = estimate(st, 400000, "512", "0.10.2");
+	assert_int_equal(e.feasible, 0);
+	assert_non_null(strstr(e.reason, "above limits.address_space"));
+	/* a stack change resets learning, and says so */
+	e = estimate(st, 8000, "512", "0.10.3");
+	assert_false(e.known);
+	assert_non_null(strstr(e.summary, "stack changed"));
+	/* like for like: with an RSS limit only host_peak_rss figures count */
+	{
+		json_t *p = job_parts(8000, "512", "0.10.2");
+		struct calib_limit rss = { CALIB_KIND_HOST_PEAK_RSS, 20LL << 30, "cgroup memory.max" };
+		struct calib_target t = { p, &rss, 1 };
+
+		assert_int_equal(calib_estimate(st, &t, &e), 0);
+		assert_int_equal(e.kind, CALIB_KIND_HOST_PEAK_RSS);
+		assert_false(e.known || e.points);
+		json_decref(p);
+	}
+	/* an oom at a size at or below: infeasible, whatever the line says */
+	record_job(st, "o1", 100000, "512", "0.10.2", "oom", 40, false);
+	e = estimate(st, 120000, "512", "0.10.2");
+	assert_int_equal(e.feasible, 0);
+	assert_non_null(strstr(e.reason, "oom at env MICRO_BATCH = 100000"));
+	e = estimate(st, 90000, "512", "0.10.2");
+	assert_int_equal(e.feasible, 1);
+	/* the compiler's figure for this very program wins: a launch of it
+	 * that compiled (here an oom) gave XLA's buffers, and the family
+	 * relates them to the kind judged */
+	record_job(st, "c1", 50000, "512", "0.10.2", "oom", 50, true);
+	e = estimate(st, 50000, "512", "0.10.2");
+	assert_int_equal(e.basis, CALIB_BASIS_COMPILER);
+	assert_true(fabs((double)e.predicted_bytes - (double)vm_of(50000, "512")) < 0.02 * vm_of(50000, "512"));
+	assert_non_null(strstr(e.summary, "compiler: XLA's buffers for this program"));
+	calib_close(st);
+	free(path);
+}
+
+/* A declared micro batch is the scale; a variable that moves with it is
+ * tied to it, not a second dimension; the sequence length joins it when
+ * it varies. */
+static void test_family_scale(void **state)
+{
+	const struct backend *be = backend_of(state);
+	char *path = be->location("scale");
+	struct calib_store *st = open_ok(path);
+	struct calib_estimate e;
+	struct calib_target t = { NULL, NULL, 0 };
+	static const int mbs[] = { 2, 4, 8 };
+	char id[16];
+
+	for (int i = 0; i < 3; i++) {
+		char *parts = xl_asprintf("{\"train\": {\"micro_batch\": %d}, \"model\": {\"seq\": 1024},"
+					  " \"toggles\": {\"env\": {\"MB\": \"%d\"}}, \"hardware\":"
+					  " {\"kind\": \"H100\", \"type\": \"accelerator\"}}", mbs[i], mbs[i]);
+
+		snprintf(id, sizeof(id), "s%d", i);
+		/* 3.79 GB + 1.011 GB a row */
+		assert_int_equal(record_fig(st, id, parts, "ok", CALIB_KIND_DEVICE_PEAK,
+					    3790000000LL + 1011000000LL * mbs[i], i), 0);
+		free(parts);
+	}
+	t.parts = json_loads("{\"train\": {\"micro_batch\": 64}, \"model\": {\"seq\": 1024},"
+			     " \"toggles\": {\"env\": {\"MB\": \"64\"}}, \"hardware\":"
+			     " {\"kind\": \"H100\", \"type\": \"accelerator\"}}", 0, NULL);
+	assert_int_equal(calib_estimate(st, &t, &e), 0);
+	assert_int_equal(e.kind, CALIB_KIND_DEVICE_PEAK);
+	assert_int_equal(e.points, 3);
+	assert_string_equal(e.scale_name, "micro_batch");
+	assert_true(fabs((double)e.predicted_bytes - (3.79e9 + 1.011e9 * 64)) < 1e6);
+	assert_int_equal(e.feasible, -1);   /* no limit given */
+	json_decref((json_t *)t.parts);
+	/* another sequence length: tokens */
+	assert_int_equal(record_fig(st, "s9", "{\"train\": {\"micro_batch\": 2}, \"model\": {\"seq\": 2048},"
+				    " \"toggles\": {\"env\": {\"MB\": \"2\"}}, \"hardware\":"
+				    " {\"kind\": \"H100\", \"type\": \"accelerator\"}}", "ok",
+				    CALIB_KIND_DEVICE_PEAK, 3790000000LL + 1011000000LL * 4, 9), 0);
+	t.parts = json_loads("{\"train\": {\"micro_batch\": 16}, \"model\": {\"seq\": 2048},"
+			     " \"toggles\": {\"env\": {\"MB\": \"16\"}}, \"hardware\":"
+			     " {\"kind\": \"H100\", \"type\": \"accelerator\"}}", 0, NULL);
+	assert_int_equal(calib_estimate(st, &t, &e), 0);
+	assert_string_equal(e.scale_name, "tokens (micro_batch x seq)");
+	assert_int_equal(e.points, 4);
+	assert_true(fabs((double)e.predicted_bytes - (3.79e9 + 1.011e9 * 32)) < 1e7);
+	json_decref((json_t *)t.parts);
 	calib_close(st);
 	free(path);
 }
@@ -943,21 +1335,22 @@ static void test_pg_schema(void **state)
 	assert_int_equal(record(st, "s-1", "{\"model\": {\"params\": 5}}", "ok", 10, 100), 0);
 	calib_close(st);
 	assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), CALIB_SCHEMA_VERSION);
-	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 1);
+	/* a new store is made by the steps an old one takes: 3, then 4 */
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 2);
 	/* the indexes of SQLite's schema, here too */
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM pg_indexes WHERE schemaname ="
 				  " current_schema() AND indexname LIKE 'attempts\\_%'"
-				  " AND indexname <> 'attempts_pkey'"), 5);
+				  " AND indexname <> 'attempts_pkey'"), 6);
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM pg_indexes WHERE schemaname ="
 				  " current_schema() AND indexname IN ('signatures_shape',"
-				  " 'signatures_kind_stack', 'probes_host_time', 'probes_uid',"
-				  " 'probe_backends_probe')"), 5);
+				  " 'signatures_kind_stack', 'signatures_family', 'probes_host_time',"
+				  " 'probes_uid', 'probe_backends_probe')"), 6);
 	/* opening again is a no-op; postgres:// is the same store */
 	alias = xl_asprintf("postgres://%s", loc + strlen("postgresql://"));
 	st = open_ok(alias);
 	calib_close(st);
 	free(alias);
-	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 1);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 2);
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts"), 1);
 	/* NOCREATE: a database (schema) without a store is not given one */
 	none = pg_location("schema_none");
@@ -1010,7 +1403,10 @@ static const char pg_sample_v3[] =
 	"INSERT INTO signatures VALUES ('%s', 'sh', 'st', 'tpu', '{\"model\":{\"params\":1000}}', 1000);"
 	"INSERT INTO attempts (id, time, profile, candidate, signature, host, rank, outcome,"
 	" observed_bytes, predicted_bytes) VALUES ('old-1', 1000, 'p', 'c', '%s', 'h1', 0, 'ok', 10, 9);"
-	"INSERT INTO probes (uid, host, time, doc) VALUES ('u1', 'h1', 1000, '{}');"
+	"INSERT INTO probes (uid, host, time, doc) VALUES ('u1', 'h1', 1000, '{\"backends\":"
+	" [{\"name\": \"pjrt:libtpu.so\", \"state\": \"alive\", \"devices\":"
+	" [{\"kind\": \"TPU v6e\", \"memory_bytes\": 34359738368},"
+	" {\"kind\": \"TPU v6e\", \"memory_bytes\": 34359738368}]}]}');"
 	"INSERT INTO probe_backends SELECT id, 'pjrt:libtpu.so', 'alive', 'TPU v6e', 2, 34359738368"
 	" FROM probes;";
 
@@ -1036,12 +1432,20 @@ static void test_pg_migrations(void **state)
 		st = open_ok(loc);
 		assert_int_equal(calib_history(st, &f, count_row, &n), 0);
 		assert_int_equal(n, 1);
-		assert_int_equal(calib_latest_hardware(st, "h1", &hw), 0);
+		assert_int_equal(calib_latest_hardware(st, "h1", 0, &hw), 0);
 		assert_string_equal(hw.kind, "TPU v6e");
 		assert_int_equal(record(st, "new-1", "{\"model\": {\"params\": 5}}", "oom", 0, 2000), 0);
 		calib_close(st);
 		assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), CALIB_SCHEMA_VERSION);
 		assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts"), 2);
+		/* schema 4: the old figures kept, of no kind they can be said to be */
+		assert_int_equal(pg_count(loc, "SELECT count(*) FROM figures WHERE attempt = 'old-1'"
+					  " AND kind = 'unclassified'"), 2);
+		assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts WHERE id = 'old-1'"
+					  " AND observed_kind = 'unclassified'"
+					  " AND predicted_kind = 'unclassified'"), 1);
+		/* the probe's devices, grouped by kind from its document */
+		assert_int_equal(pg_count(loc, "SELECT count FROM probe_backends"), 2);
 		pg_check(loc);
 		free(loc);
 	}
@@ -1414,6 +1818,8 @@ int main(int argc, char **argv)
 		BOTH(test_correction),
 		BOTH(test_order_all_permutations),
 		BOTH(test_order_precedence),
+		BOTH(test_family_fit),
+		BOTH(test_family_scale),
 		BOTH(test_many_writers),
 		BOTH(test_killed_writer),
 		PG(test_pg_schema),

@@ -1,0 +1,903 @@
+/* estimate.c - what a launch will need, from its family's past launches:
+ * the scale a family's members differ in, an affine fit of each memory
+ * kind against it, the compiler's own figure, the analytic model as a
+ * prior, and feasibility against the launch's real limits. */
+#include "calib/backend.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the family's past launches ------------------------------------------------------ */
+
+/* One attempt of the family, with its observed figures. */
+struct fpoint {
+	char *attempt, *signature;
+	json_t *coords;            /* owned */
+	json_t *parts;             /* owned; NULL when unreadable */
+	double time;
+	enum xl_outcome outcome;
+	int64_t fig[CALIB_KIND_COUNT];   /* CALIB_UNSET when not observed */
+	double analytic;           /* the analytic model of its parts, 0 unknown */
+};
+
+struct family {
+	struct fpoint *v;
+	size_t n;
+};
+
+static int collect(const struct calib_point *p, void *arg)
+{
+	struct family *f = arg;
+	struct fpoint *last = f->n ? &f->v[f->n - 1] : NULL;
+
+	if (!last || strcmp(last->attempt, p->attempt) != 0) {
+		/* a signature's launches come together: its JSON is read once */
+		bool same = last && strcmp(last->signature, p->signature ? p->signature : "") == 0;
+
+		f->v = xl_realloc(f->v, (f->n + 1) * sizeof(*f->v));
+		last = &f->v[f->n++];
+		if (same) {
+			const struct fpoint *prev = &f->v[f->n - 2];
+
+			memset(last, 0, sizeof(*last));
+			last->coords = json_incref(prev->coords);
+			last->parts = json_incref(prev->parts);
+			last->signature = xl_strdup(prev->signature);
+			last->analytic = prev->analytic;
+		} else {
+			memset(last, 0, sizeof(*last));
+			last->signature = xl_strdup(p->signature ? p->signature : "");
+			last->coords = p->coords ? json_loads(p->coords, 0, NULL) : NULL;
+			if (!json_is_object(last->coords)) {
+				json_decref(last->coords);
+				last->coords = json_object();
+			}
+			last->parts = p->parts ? json_loads(p->parts, 0, NULL) : NULL;
+			if (last->parts) {
+				struct calib_prediction a;
+
+				calib_predict_analytic(last->parts, &a);
+				last->analytic = a.known ? (double)a.analytic_bytes : 0;
+			}
+		}
+		last->attempt = xl_strdup(p->attempt);
+		last->time = p->time;
+		last->outcome = p->outcome;
+		for (int k = 0; k < CALIB_KIND_COUNT; k++)
+			last->fig[k] = CALIB_UNSET;
+	}
+	if (p->kind < CALIB_KIND_COUNT)
+		last->fig[p->kind] = p->bytes;
+	return 0;
+}
+
+struct calib_family_cache {
+	char family[65], stack[65];
+	struct family fam;
+	unsigned other_stacks;
+};
+
+static void family_release(struct family *f);
+
+void calib_family_cache_drop(struct calib_store *st)
+{
+	if (!st || !st->fcache)
+		return;
+	family_release(&st->fcache->fam);
+	free(st->fcache);
+	st->fcache = NULL;
+}
+
+static void family_release(struct family *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].attempt);
+		free(f->v[i].signature);
+		json_decref(f->v[i].coords);
+		json_decref(f->v[i].parts);
+	}
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+static bool fits(enum xl_outcome o)
+{
+	return o == XL_OUT_OK || o == XL_OUT_COMPILE_STORM;
+}
+
+/* ---- the scale ------------------------------------------------------------------------ */
+
+/* How a family's members are told apart: the coordinates that make the
+ * scale, and the value of the scale at a point. */
+struct scale {
+	bool tokens;               /* micro_batch x seq */
+	char key[64];              /* the one coordinate otherwise ("" none varies) */
+	char name[64];
+};
+
+static bool num_of(const json_t *coords, const char *key, double *v)
+{
+	const json_t *x = json_object_get(coords, key);
+
+	if (!json_is_number(x))
+		return false;
+	*v = json_number_value(x);
+	return true;
+}
+
+static bool scale_of(const struct scale *sc, const json_t *coords, double *x)
+{
+	double mb, seq;
+
+	if (sc->tokens) {
+		if (!num_of(coords, "micro_batch", &mb) || !num_of(coords, "seq", &seq))
+			return false;
+		*x = mb * seq;
+		return true;
+	}
+	if (!sc->key[0]) {
+		*x = 0;
+		return true;
+	}
+	return num_of(coords, sc->key, x);
+}
+
+static bool in_scale(const struct scale *sc, const char *key)
+{
+	if (sc->tokens)
+		return strcmp(key, "micro_batch") == 0 || strcmp(key, "seq") == 0;
+	return strcmp(key, sc->key) == 0;
+}
+
+/* Whether coordinate key moves with the scale: proportional to it over the
+ * target and every candidate point (a MICRO_BATCH variable that follows
+ * signature.train.micro_batch, a global batch four times the micro batch). */
+/* Whether key is proportional to the value component(c) gives, over the
+ * target and every candidate point. */
+static bool proportional(const struct scale *sc, int component, const char *key,
+			 const json_t *target, const struct fpoint *pts, const bool *cand, size_t n)
+{
+	double x, v, ratio = NAN;
+
+	for (size_t i = 0; i <= n; i++) {
+		const json_t *co = i < n ? pts[i].coords : target;
+		bool got;
+
+		if (i < n && !cand[i])
+			continue;
+		got = component == 0 ? scale_of(sc, co, &x)
+		    : num_of(co, component == 1 ? "micro_batch" : "seq", &x);
+		if (!got || !num_of(co, key, &v) || x == 0)
+			return false;
+		if (isnan(ratio))
+			ratio = v / x;
+		else if (fabs(v / x - ratio) > 1e-9 * fabs(ratio))
+			return false;
+	}
+	return !isnan(ratio);
+}
+
+/* Whether coordinate key moves with the scale: proportional to it (or, for
+ * tokens, to the micro batch or the sequence length) over the target and
+ * every candidate point (a MICRO_BATCH variable that follows
+ * signature.train.micro_batch, a global batch four times the micro batch). */
+static bool tied(const struct scale *sc, const char *key, const json_t *target,
+		 const struct fpoint *pts, const bool *cand, size_t n)
+{
+	if (!sc->name[0])
+		return false;
+	if (proportional(sc, 0, key, target, pts, cand, n))
+		return true;
+	return sc->tokens && (proportional(sc, 1, key, target, pts, cand, n) ||
+			      proportional(sc, 2, key, target, pts, cand, n));
+}
+
+/* The points a scale can use: every coordinate outside the scale is equal
+ * to the target's, or is tied to the scale (see tied()).  use[i] says which;
+ * returns how many distinct scale values they have. */
+static size_t usable(const struct scale *sc, const json_t *target, const struct fpoint *pts,
+		     const bool *cand, size_t n, bool *use)
+{
+	const char *k;
+	json_t *tv;
+	double xt, *xs = NULL;
+	size_t nx = 0;
+
+	if (!scale_of(sc, target, &xt)) {
+		memset(use, 0, n * sizeof(*use));
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double x;
+
+		use[i] = cand[i] && scale_of(sc, pts[i].coords, &x) &&
+			 json_object_size(pts[i].coords) == json_object_size(target);
+	}
+	json_object_foreach((json_t *)target, k, tv) {
+		if (in_scale(sc, k) || tied(sc, k, target, pts, cand, n))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (use[i] && !json_equal(json_object_get(pts[i].coords, k), tv))
+				use[i] = false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double x;
+		size_t j;
+
+		if (!use[i])
+			continue;
+		scale_of(sc, pts[i].coords, &x);
+		for (j = 0; j < nx && xs[j] != x; j++)
+			;
+		if (j == nx) {
+			xs = xl_realloc(xs, (nx + 1) * sizeof(*xs));
+			xs[nx++] = x;
+		}
+	}
+	free(xs);
+	return nx;
+}
+
+/* How much a coordinate's name says "this is the size": batch, then
+ * sequence, then anything; variables before arguments. */
+static int name_rank(const char *key)
+{
+	int r = strncmp(key, "env ", 4) == 0 ? 0 : 1;
+
+	if (strcasestr(key, "batch") || strcasestr(key, "micro"))
+		return r;
+	if (strcasestr(key, "seq") || strcasestr(key, "len") || strcasestr(key, "token"))
+		return 2 + r;
+	return 4 + r;
+}
+
+/* Picks the scale of target among the points cand[] marks: the declared
+ * training dimensions when the signature has them, else the one coordinate
+ * that varies and leaves the most distinct sizes to learn from. */
+static void pick_scale(const json_t *target, const struct fpoint *pts, const bool *cand, size_t n,
+		       struct scale *out)
+{
+	bool *use = xl_calloc(n + 1, sizeof(*use));
+	const char *k;
+	json_t *tv;
+	size_t best_n = 0;
+	int best_rank = 99;
+
+	memset(out, 0, sizeof(*out));
+	if (json_object_get(target, "micro_batch")) {
+		bool seq_varies = false;
+		double ts, s;
+
+		if (num_of(target, "seq", &ts))
+			for (size_t i = 0; i < n; i++)
+				if (cand[i] && num_of(pts[i].coords, "seq", &s) && s != ts)
+					seq_varies = true;
+		if (seq_varies) {
+			out->tokens = true;
+			snprintf(out->name, sizeof(out->name), "tokens (micro_batch x seq)");
+		} else {
+			snprintf(out->key, sizeof(out->key), "micro_batch");
+			snprintf(out->name, sizeof(out->name), "micro_batch");
+		}
+		free(use);
+		return;
+	}
+	json_object_foreach((json_t *)target, k, tv) {
+		struct scale sc;
+		bool varies = false;
+		size_t nd;
+		int rank;
+
+		for (size_t i = 0; i < n && !varies; i++)
+			if (cand[i] && !json_equal(json_object_get(pts[i].coords, k), tv))
+				varies = true;
+		if (!varies || !json_is_number(tv) || strlen(k) >= sizeof(sc.key))
+			continue;
+		memset(&sc, 0, sizeof(sc));
+		snprintf(sc.key, sizeof(sc.key), "%s", k);
+		snprintf(sc.name, sizeof(sc.name), "%s", k);
+		nd = usable(&sc, target, pts, cand, n, use);
+		rank = name_rank(k);
+		if (nd > best_n || (nd == best_n && nd && rank < best_rank)) {
+			best_n = nd;
+			best_rank = rank;
+			*out = sc;
+		}
+	}
+	free(use);
+}
+
+/* ---- fits --------------------------------------------------------------------------- */
+
+struct fit {
+	unsigned n, distinct;
+	double a, b;               /* y = a + b x */
+	double xbar, sxx, s;       /* for the error of a prediction */
+	double xmin, xmax;
+};
+
+static bool fit_line(const double *x, const double *y, size_t n, struct fit *f)
+{
+	double sx = 0, sy = 0, sxy = 0, ssr = 0;
+	unsigned distinct = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (n < 2)
+		return false;
+	f->xmin = f->xmax = x[0];
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+
+		sx += x[i];
+		sy += y[i];
+		for (j = 0; j < i && x[j] != x[i]; j++)
+			;
+		if (j == i)
+			distinct++;
+		if (x[i] < f->xmin)
+			f->xmin = x[i];
+		if (x[i] > f->xmax)
+			f->xmax = x[i];
+	}
+	if (distinct < 2)
+		return false;
+	f->n = (unsigned)n;
+	f->distinct = distinct;
+	f->xbar = sx / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		f->sxx += (x[i] - f->xbar) * (x[i] - f->xbar);
+		sxy += (x[i] - f->xbar) * (y[i] - sy / (double)n);
+	}
+	f->b = sxy / f->sxx;
+	f->a = sy / (double)n - f->b * f->xbar;
+	for (size_t i = 0; i < n; i++) {
+		double r = y[i] - (f->a + f->b * x[i]);
+
+		ssr += r * r;
+	}
+	f->s = n > 2 ? sqrt(ssr / (double)(n - 2)) : 0;
+	return true;
+}
+
+/* The error bar of a prediction at x: twice the standard error of a new
+ * observation there, and never less than a floor: 5% of the prediction (and
+ * 16 MiB) from two sizes, 3% (and 8 MiB) from three or more, since two
+ * points say nothing of how straight the line is. */
+static double fit_error(const struct fit *f, double x, double pred)
+{
+	double se = f->s * sqrt(1 + 1.0 / f->n + (x - f->xbar) * (x - f->xbar) / f->sxx);
+	double floor_b = f->distinct > 2 ? fmax(0.03 * fabs(pred), 8.0 * 1048576)
+					: fmax(0.05 * fabs(pred), 16.0 * 1048576);
+
+	return fmax(2 * se, floor_b);
+}
+
+static int64_t to_i64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 9.2e18)
+		return INT64_MAX;
+	return (int64_t)llround(v);
+}
+
+/* ---- the analytic model and its correction -------------------------------------------- */
+
+static enum calib_kind analytic_kind(const json_t *parts)
+{
+	return calib_parts_on_host(parts) ? CALIB_KIND_HOST_PEAK_RSS : CALIB_KIND_DEVICE_PEAK;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Median of observed/analytic over the fitting launches pts[use], for kind. */
+static void correction(const struct fpoint *pts, const bool *use, size_t n, enum calib_kind kind,
+		       struct calib_prediction *p)
+{
+	double *r = xl_calloc(n + 1, sizeof(*r));
+	unsigned k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!use[i] || pts[i].fig[kind] == CALIB_UNSET || !(pts[i].analytic > 0))
+			continue;
+		r[k++] = (double)pts[i].fig[kind] / pts[i].analytic;
+	}
+	if (k) {
+		qsort(r, k, sizeof(*r), cmp_double);
+		p->correction = k % 2 ? r[k / 2] : (r[k / 2 - 1] + r[k / 2]) / 2;
+		p->samples = k;
+		p->calibrated = true;
+		p->predicted_bytes = (uint64_t)to_i64((double)p->analytic_bytes * p->correction);
+	}
+	free(r);
+}
+
+static void note_add(char *note, size_t size, const char *s)
+{
+	size_t n = strlen(note);
+
+	snprintf(note + n, size - n, "%s%s", n ? "; " : "", s);
+}
+
+/* ---- one estimate ------------------------------------------------------------------- */
+
+struct ctx {
+	json_t *parts;             /* normalized */
+	char signature[65], stack[65], family[65];
+	json_t *coords;
+	struct family fam;
+	unsigned other_stacks;     /* successful launches of the family on other stacks */
+	bool have_family;
+};
+
+static const int64_t *own_figure(const struct ctx *c, enum calib_kind k, const char **attempt)
+{
+	/* newest first */
+	for (size_t i = 0; i < c->fam.n; i++)
+		if (strcmp(c->fam.v[i].signature, c->signature) == 0 &&
+		    c->fam.v[i].fig[k] != CALIB_UNSET) {
+			if (attempt)
+				*attempt = c->fam.v[i].attempt;
+			return &c->fam.v[i].fig[k];
+		}
+	return NULL;
+}
+
+static const struct calib_limit *limit_of(const struct calib_target *t, enum calib_kind k)
+{
+	const struct calib_limit *best = NULL;
+
+	for (size_t i = 0; i < t->nlimits; i++)
+		if (t->limits[i].kind == k && (!best || t->limits[i].bytes < best->bytes))
+			best = &t->limits[i];
+	return best;
+}
+
+static void fmt_b(double v, char *buf, size_t n)
+{
+	xl_fmt_bytes((uint64_t)to_i64(fabs(v)), buf, n);
+}
+
+const char *calib_fit_str(const struct calib_estimate *e, char *buf, size_t n)
+{
+	char a[32], b[32];
+
+	if (!e->points) {
+		snprintf(buf, n, "%s", "");
+		return buf;
+	}
+	fmt_b(e->intercept, a, sizeof(a));
+	fmt_b(e->slope, b, sizeof(b));
+	snprintf(buf, n, "%s%s %s %s x %s", e->intercept < 0 ? "-" : "", a,
+		 e->slope < 0 ? "-" : "+", b, e->scale_name);
+	return buf;
+}
+
+/* Estimates kind k of c's launch into e. */
+static void estimate_kind(const struct ctx *c, const struct calib_target *t, enum calib_kind k,
+			  struct calib_estimate *e)
+{
+	const struct calib_limit *lim = limit_of(t, k);
+	size_t n = c->fam.n;
+	bool *cand = xl_calloc(n + 1, sizeof(bool)), *use = xl_calloc(n + 1, sizeof(bool));
+	double *xs = xl_calloc(n + 1, sizeof(double)), *ys = xl_calloc(n + 1, sizeof(double));
+	struct scale sc;
+	struct fit f;
+	size_t m = 0;
+	double xt = 0;
+	char b1[32], b2[32], b3[32], line[160];
+	const char *own_at = NULL;
+	const int64_t *own_buf;
+
+	e->kind = k;
+	e->basis = CALIB_BASIS_NONE;
+	e->predicted_bytes = e->error_bytes = CALIB_UNSET;
+	e->limit_bytes = lim ? lim->bytes : CALIB_UNSET;
+	snprintf(e->limit_source, sizeof(e->limit_source), "%s", lim ? lim->source : "");
+	e->feasible = -1;
+	for (size_t i = 0; i < n; i++)
+		cand[i] = fits(c->fam.v[i].outcome) && c->fam.v[i].fig[k] != CALIB_UNSET;
+	pick_scale(c->coords, c->fam.v, cand, n, &sc);
+	usable(&sc, c->coords, c->fam.v, cand, n, use);
+	scale_of(&sc, c->coords, &xt);
+	for (size_t i = 0; i < n; i++) {
+		if (!use[i])
+			continue;
+		scale_of(&sc, c->fam.v[i].coords, &xs[m]);
+		ys[m++] = (double)c->fam.v[i].fig[k];
+	}
+
+	/* the compiler's figure for this very program, through a line learned
+	 * between it and kind k on the family */
+	own_buf = own_figure(c, CALIB_KIND_XLA_BUFFERS, &own_at);
+	if (own_buf && k != CALIB_KIND_XLA_BUFFERS) {
+		double *bx = xl_calloc(n + 1, sizeof(double)), *by = xl_calloc(n + 1, sizeof(double));
+		size_t mb = 0;
+		struct fit g;
+
+		for (size_t i = 0; i < n; i++)
+			if (use[i] && c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS] != CALIB_UNSET) {
+				bx[mb] = (double)c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS];
+				by[mb++] = (double)c->fam.v[i].fig[k];
+			}
+		if (fit_line(bx, by, mb, &g)) {
+			double p = g.a + g.b * (double)*own_buf;
+
+			e->known = true;
+			e->basis = CALIB_BASIS_COMPILER;
+			e->predicted_bytes = to_i64(p);
+			e->error_bytes = to_i64(fit_error(&g, (double)*own_buf, p));
+			fmt_b((double)*own_buf, b1, sizeof(b1));
+			snprintf(e->summary, sizeof(e->summary),
+				 "compiler: XLA's buffers for this program %s (run %s), through a line"
+				 " learned from %u launches", b1, own_at, g.n);
+		} else if (k == CALIB_KIND_DEVICE_PEAK && lim && *own_buf > lim->bytes) {
+			/* every buffer lives on the device: a floor, not a prediction */
+			e->known = true;
+			e->basis = CALIB_BASIS_COMPILER;
+			e->predicted_bytes = *own_buf;
+			e->error_bytes = 0;
+			fmt_b((double)*own_buf, b1, sizeof(b1));
+			snprintf(e->summary, sizeof(e->summary),
+				 "compiler: XLA's buffers for this program alone are %s (run %s)", b1,
+				 own_at);
+		}
+		free(bx);
+		free(by);
+	}
+	if (!e->known && fit_line(xs, ys, m, &f)) {
+		double p = f.a + f.b * xt;
+
+		e->known = true;
+		e->basis = CALIB_BASIS_LEARNED;
+		e->predicted_bytes = to_i64(p);
+		e->error_bytes = to_i64(fit_error(&f, xt, p));
+		e->points = f.n;
+		e->intercept = f.a;
+		e->slope = f.b;
+		e->scale = xt;
+		snprintf(e->scale_name, sizeof(e->scale_name), "%s", sc.name);
+		fmt_b((double)e->error_bytes, b3, sizeof(b3));
+		snprintf(e->summary, sizeof(e->summary), "learned from %u launch%s: %s, +/- %s (%s)",
+			 f.n, f.n == 1 ? "" : "es", calib_fit_str(e, line, sizeof(line)), b3,
+			 calib_kind_name(k));
+	}
+	if (!e->known && k == e->analytic.kind && e->analytic.known) {
+		struct calib_prediction *p = &e->analytic;
+
+		correction(c->fam.v, use, n, k, p);
+		e->known = true;
+		e->basis = CALIB_BASIS_ANALYTIC;
+		e->predicted_bytes = (int64_t)p->predicted_bytes;
+		if (p->calibrated)
+			note_add(p->note, sizeof(p->note), "calibrated on this family and stack");
+		else if (c->other_stacks)
+			note_add(p->note, sizeof(p->note),
+				 "stack changed: uncalibrated (launches on other stacks not used)");
+		else
+			note_add(p->note, sizeof(p->note), "family uncalibrated");
+		/* the model is a prior: a quarter either way until it is learned */
+		e->error_bytes = to_i64(0.25 * (double)e->predicted_bytes);
+		snprintf(e->summary, sizeof(e->summary), "analytic model x %.3f (%s)", p->correction,
+			 p->note);
+	}
+	if (!e->known && m >= 1) {
+		/* launched at this one size only: what it used there */
+		bool here = true;
+
+		for (size_t i = 0; i < m; i++)
+			if (xs[i] != xt)
+				here = false;
+		if (here) {
+			e->known = true;
+			e->basis = CALIB_BASIS_LEARNED;
+			e->predicted_bytes = (int64_t)ys[0];
+			e->error_bytes = to_i64(fmax(0.05 * ys[0], 16.0 * 1048576));
+			snprintf(e->summary, sizeof(e->summary),
+				 "learned from %zu launch%s at this size (%s)", m, m == 1 ? "" : "es",
+				 calib_kind_name(k));
+		}
+	}
+	if (!e->known) {
+		if (m == 1)
+			snprintf(e->summary, sizeof(e->summary),
+				 "one launch of the family at another size: a line needs two");
+		else if (c->other_stacks)
+			snprintf(e->summary, sizeof(e->summary),
+				 "stack changed: nothing learned on this stack yet (%u launch%s on"
+				 " other stacks not used)", c->other_stacks,
+				 c->other_stacks == 1 ? "" : "es");
+		else
+			snprintf(e->summary, sizeof(e->summary), "nothing learned for this family yet%s%s",
+				 e->analytic.note[0] ? "; " : "", e->analytic.note);
+	}
+	if (e->known && lim) {
+		fmt_b((double)e->predicted_bytes, b1, sizeof(b1));
+		fmt_b((double)e->error_bytes, b2, sizeof(b2));
+		fmt_b((double)lim->bytes, b3, sizeof(b3));
+		if (e->predicted_bytes + e->error_bytes <= lim->bytes) {
+			e->feasible = 1;
+			snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s within %s %s",
+				 b1, b2, calib_kind_name(k), lim->source, b3);
+		} else if (e->predicted_bytes - e->error_bytes > lim->bytes) {
+			e->feasible = 0;
+			snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s above %s %s",
+				 b1, b2, calib_kind_name(k), lim->source, b3);
+		} else {
+			snprintf(e->reason, sizeof(e->reason),
+				 "predicted %s +/- %s of %s: too close to %s %s to say", b1, b2,
+				 calib_kind_name(k), lim->source, b3);
+		}
+	} else if (e->known) {
+		fmt_b((double)e->predicted_bytes, b1, sizeof(b1));
+		fmt_b((double)e->error_bytes, b2, sizeof(b2));
+		snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s; no limit of that kind"
+			 " known", b1, b2, calib_kind_name(k));
+	} else {
+		snprintf(e->reason, sizeof(e->reason), "no prediction (%s)", e->summary);
+	}
+	free(cand);
+	free(use);
+	free(xs);
+	free(ys);
+}
+
+/* An out-of-memory attempt of the family at a scale at or below this one,
+ * under the same limits, the other coordinates alike: more cannot fit
+ * (memory does not shrink as a job grows).  Returns the attempt or NULL. */
+static const struct fpoint *oom_below(const struct ctx *c, double *x_oom, char *scale_name,
+				      size_t name_size)
+{
+	size_t n = c->fam.n;
+	bool *cand = xl_calloc(n + 1, sizeof(bool)), *use = xl_calloc(n + 1, sizeof(bool));
+	const json_t *tl = json_object_get(json_object_get(c->parts, "toggles"), "limits");
+	const struct fpoint *best = NULL;
+	struct scale sc;
+	double xt;
+
+	/* the scale as the family's launches of any outcome show it */
+	for (size_t i = 0; i < n; i++) {
+		const struct fpoint *p = &c->fam.v[i];
+		const json_t *pl = p->parts ? json_object_get(json_object_get(p->parts, "toggles"), "limits")
+					    : NULL;
+
+		cand[i] = p->parts && (tl ? json_equal(tl, pl) : !pl) &&
+			  strcmp(p->signature, c->signature) != 0;
+	}
+	pick_scale(c->coords, c->fam.v, cand, n, &sc);
+	if (sc.name[0] && scale_of(&sc, c->coords, &xt)) {
+		usable(&sc, c->coords, c->fam.v, cand, n, use);
+		for (size_t i = 0; i < n; i++) {
+			double x;
+
+			if (!use[i] || c->fam.v[i].outcome != XL_OUT_OOM ||
+			    !scale_of(&sc, c->fam.v[i].coords, &x) || x > xt)
+				continue;
+			if (!best || x < *x_oom) {
+				best = &c->fam.v[i];
+				*x_oom = x;
+			}
+		}
+		snprintf(scale_name, name_size, "%s", sc.name);
+	}
+	free(cand);
+	free(use);
+	return best;
+}
+
+static bool ctx_init(struct calib_store *st, const json_t *parts, struct ctx *c, int *rc)
+{
+	struct calib_sig sig;
+
+	memset(c, 0, sizeof(*c));
+	*rc = 0;
+	if (calib_signature(parts, &sig) != 0)
+		return false;
+	c->parts = json_incref(sig.parts);
+	snprintf(c->signature, sizeof(c->signature), "%s", sig.hash);
+	snprintf(c->stack, sizeof(c->stack), "%s", sig.stack_hash);
+	calib_sig_release(&sig);
+	if (calib_family(c->parts, c->family, &c->coords) != 0)
+		return false;
+	if (st && st->fcache && strcmp(st->fcache->family, c->family) == 0 &&
+	    strcmp(st->fcache->stack, c->stack) == 0) {
+		c->fam = st->fcache->fam;
+		c->other_stacks = st->fcache->other_stacks;
+		c->have_family = true;
+	} else if (st) {
+		*rc = st->be->family_points(st, c->family, c->stack, collect, &c->fam);
+		if (*rc == 0)
+			*rc = st->be->family_other_stacks(st, c->family, c->stack, &c->other_stacks);
+		c->have_family = *rc == 0;
+		if (c->have_family) {
+			/* kept for the next candidate: the store's, released there */
+			calib_family_cache_drop(st);
+			st->fcache = xl_calloc(1, sizeof(*st->fcache));
+			memcpy(st->fcache->family, c->family, sizeof(c->family));
+			memcpy(st->fcache->stack, c->stack, sizeof(c->stack));
+			st->fcache->fam = c->fam;
+			st->fcache->other_stacks = c->other_stacks;
+		} else {
+			family_release(&c->fam);
+		}
+	}
+	return true;
+}
+
+static void ctx_release(struct ctx *c)
+{
+	/* the family's points belong to the store's cache */
+	json_decref(c->parts);
+	json_decref(c->coords);
+	memset(&c->fam, 0, sizeof(c->fam));
+}
+
+int calib_predict(struct calib_store *st, const json_t *parts, struct calib_prediction *out)
+{
+	struct ctx c;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->correction = 1;
+	if (!ctx_init(st, parts, &c, &rc)) {
+		note_add(out->note, sizeof(out->note), "no signature parts");
+		ctx_release(&c);
+		return 0;
+	}
+	calib_predict_analytic(c.parts, out);
+	out->kind = analytic_kind(c.parts);
+	if (out->known) {
+		size_t n = c.fam.n;
+		bool *use = xl_calloc(n + 1, sizeof(bool)), *cand = xl_calloc(n + 1, sizeof(bool));
+		struct scale sc;
+
+		for (size_t i = 0; i < n; i++)
+			cand[i] = fits(c.fam.v[i].outcome) && c.fam.v[i].fig[out->kind] != CALIB_UNSET;
+		pick_scale(c.coords, c.fam.v, cand, n, &sc);
+		usable(&sc, c.coords, c.fam.v, cand, n, use);
+		correction(c.fam.v, use, n, out->kind, out);
+		if (rc)
+			note_add(out->note, sizeof(out->note), "store unreadable: uncalibrated");
+		else if (out->calibrated)
+			note_add(out->note, sizeof(out->note), "calibrated on this family and stack");
+		else if (c.other_stacks)
+			note_add(out->note, sizeof(out->note),
+				 "stack changed: uncalibrated (launches on other stacks not used)");
+		else if (st)
+			note_add(out->note, sizeof(out->note), "family uncalibrated");
+		else
+			note_add(out->note, sizeof(out->note), "no store: uncalibrated");
+		free(use);
+		free(cand);
+	}
+	ctx_release(&c);
+	return rc ? XL_EX_CANTCREAT : 0;
+}
+
+int calib_estimate(struct calib_store *st, const struct calib_target *t, struct calib_estimate *out)
+{
+	enum calib_kind kinds[CALIB_MAX_LIMITS + 1];
+	struct calib_estimate best;
+	size_t nk = 0;
+	struct ctx c;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->predicted_bytes = out->error_bytes = out->limit_bytes = CALIB_UNSET;
+	out->feasible = -1;
+	out->analytic.correction = 1;
+	if (!t->parts || !ctx_init(st, t->parts, &c, &rc)) {
+		snprintf(out->summary, sizeof(out->summary), "no signature parts");
+		snprintf(out->reason, sizeof(out->reason), "no prediction (no signature parts)");
+		if (t->parts)
+			ctx_release(&c);
+		return 0;
+	}
+	/* the kinds the limits bound, else the kind the hardware is judged in */
+	for (size_t i = 0; i < t->nlimits && nk < CALIB_MAX_LIMITS; i++) {
+		size_t j;
+
+		for (j = 0; j < nk && kinds[j] != t->limits[i].kind; j++)
+			;
+		if (j == nk)
+			kinds[nk++] = t->limits[i].kind;
+	}
+	if (!nk)
+		kinds[nk++] = analytic_kind(c.parts);
+	{
+		struct calib_estimate *es = xl_calloc(nk, sizeof(*es));
+		ssize_t pick = -1;
+		bool any_bad = false, all_ok = true, any_limit = false;
+
+		for (size_t i = 0; i < nk; i++) {
+			calib_predict_analytic(c.parts, &es[i].analytic);
+			es[i].analytic.kind = analytic_kind(c.parts);
+			estimate_kind(&c, t, kinds[i], &es[i]);
+			any_bad |= es[i].feasible == 0;
+			if (es[i].limit_bytes != CALIB_UNSET) {
+				any_limit = true;
+				all_ok &= es[i].feasible == 1;
+			}
+		}
+		/* the binding kind: the first that does not fit, else the one with
+		 * the least room, else the first known */
+		for (size_t i = 0; i < nk; i++) {
+			if (any_bad) {
+				if (es[i].feasible == 0) {
+					pick = (ssize_t)i;
+					break;
+				}
+				continue;
+			}
+			if (!es[i].known)
+				continue;
+			if (pick < 0) {
+				pick = (ssize_t)i;
+				continue;
+			}
+			if (es[i].limit_bytes != CALIB_UNSET && es[i].limit_bytes > 0 &&
+			    (es[pick].limit_bytes == CALIB_UNSET ||
+			     (double)(es[i].predicted_bytes + es[i].error_bytes) / (double)es[i].limit_bytes >
+			     (double)(es[pick].predicted_bytes + es[pick].error_bytes) /
+			     (double)es[pick].limit_bytes))
+				pick = (ssize_t)i;
+		}
+		best = es[pick < 0 ? 0 : pick];
+		best.feasible = any_bad ? 0 : any_limit && all_ok ? 1 : -1;
+		free(es);
+	}
+	*out = best;
+	if (c.have_family) {
+		double x_oom = 0;
+		char name[64] = "";
+		const struct fpoint *o = oom_below(&c, &x_oom, name, sizeof(name));
+
+		if (o) {
+			char when[32];
+
+			out->feasible = 0;
+			snprintf(out->reason, sizeof(out->reason),
+				 "oom at %s = %g under the same limits (run %s, %s): a larger size needs"
+				 " more", name, x_oom, o->attempt, xl_iso_time(o->time, when, sizeof(when)));
+		}
+	}
+	if (rc)
+		note_add(out->reason, sizeof(out->reason), "store unreadable: nothing learned");
+	ctx_release(&c);
+	return rc ? XL_EX_CANTCREAT : 0;
+}
+
+static json_t *i64_or_null(int64_t v)
+{
+	return v == CALIB_UNSET ? json_null() : json_integer((json_int_t)v);
+}
+
+json_t *calib_estimate_json(const struct calib_estimate *e)
+{
+	char fit[200];
+
+	return json_pack("{s:o, s:s, s:s, s:o, s:o, s:s?, s:o, s:s, s:s, s:I, s:s?, s:o, s:o, s:o,"
+			 " s:s?, s:o}",
+			 "predicted_bytes", e->known ? i64_or_null(e->predicted_bytes) : json_null(),
+			 "kind", calib_kind_name(e->kind),
+			 "basis", calib_basis_name(e->known ? e->basis : CALIB_BASIS_NONE),
+			 "error_bytes", e->known ? i64_or_null(e->error_bytes) : json_null(),
+			 "limit_bytes", i64_or_null(e->limit_bytes),
+			 "limit_source", e->limit_bytes != CALIB_UNSET ? e->limit_source : NULL,
+			 "feasible", e->feasible < 0 ? json_null() : json_boolean(e->feasible),
+			 "summary", e->summary,
+			 "reason", e->reason,
+			 "points", (json_int_t)e->points,
+			 "scale_name", e->points ? e->scale_name : NULL,
+			 "scale", e->points ? json_real(e->scale) : json_null(),
+			 "intercept_bytes", e->points ? json_real(e->intercept) : json_null(),
+			 "slope_bytes", e->points ? json_real(e->slope) : json_null(),
+			 "fit", e->points ? calib_fit_str(e, fit, sizeof(fit)) : NULL,
+			 "analytic", calib_prediction_json(&e->analytic));
+}

@@ -1,0 +1,120 @@
+# observe_group.sh - what `run` measures from outside the job.  The process
+# group's resident memory is sampled and summed over every member, children
+# of children included (wait4 alone sees the largest process); the address
+# space of its largest process is kept; NVML's per-process GPU memory is
+# read when libnvidia-ml.so.1 loads and said to be absent when it does not
+# (this machine has none).  A fake libnvidia-ml.so.1 (tests/fakes/
+# fake_nvml.c: fault injection, no GPU) tests the reading and the summing:
+# the group's processes on a device add up, other processes and figures
+# NVML cannot give do not count, the busiest device is the peak, a buffer
+# NVML calls too small is grown, and a driver that fails is named.
+. "$(dirname "$0")/lib.sh"
+CC=${CC:-cc}
+cat >"$T/p.yaml" <<'YAML'
+description: observation test
+YAML
+mkdir -p "$T/profiles"
+cp "$T/p.yaml" "$T/profiles/plain.yaml"
+export XLAUNCH_PROFILE_PATH="$T/profiles" XLAUNCH_STORE="$T/calib.db"
+last_manifest() { ls -d "$XDG_STATE_HOME"/xlaunch/runs/* | sort | tail -1; }
+
+# a parent holding 100 MB, a child and a grandchild holding 200 MB each
+cat >"$T/group.py" <<'PY'
+import os, subprocess, sys, time
+mb = 1 << 20
+def hold(n):
+    b = bytearray(n * mb)
+    for i in range(0, len(b), 4096):
+        b[i] = 1
+    return b
+if len(sys.argv) > 1:
+    held = hold(int(sys.argv[1]))
+    if sys.argv[1] == "200" and len(sys.argv) == 2:
+        subprocess.run([sys.executable, __file__, "200", "leaf"])
+    else:
+        time.sleep(1.5)
+    sys.exit(0)
+held = hold(100)
+subprocess.run([sys.executable, __file__, "200"])
+PY
+run "$XL" run plain -- python3 "$T/group.py"
+expect_rc 0 "the group job"
+m=$(last_manifest)
+python3 - "$m/manifest.json" <<'PY' || fail "group figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+figs = {(f["role"], f["kind"]): f for f in d["figures"]}
+rss = figs[("observed", "host_peak_rss")]
+# 100 + 200 + 200 MB held at once, and three interpreters
+assert rss["bytes"] > 500 << 20, rss
+assert "process group" in rss["source"], rss
+# wait4 sees the largest process only
+assert d["host_peak_rss_bytes"] < 300 << 20, d["host_peak_rss_bytes"]
+assert d["observation"]["members_max"] >= 3, d["observation"]
+vm = figs[("observed", "host_peak_vm")]
+assert vm["bytes"] > 200 << 20, vm
+assert d["observation"]["nvml"]["state"].startswith("absent: libnvidia-ml.so.1"), d["observation"]
+assert d["observation"]["tpu"].startswith("unavailable"), d["observation"]
+assert ("observed", "device_peak") not in figs, figs
+PY
+ok "the whole group, children of children, summed; NVML absent and said so"
+
+# sampling off: wait4's figure alone, and said so
+XLAUNCH_SAMPLE_MS=0 run "$XL" run plain -- python3 "$T/group.py"
+expect_rc 0 "sampling off"
+m=$(last_manifest)
+python3 - "$m/manifest.json" <<'PY' || fail "sampling off"
+import json, sys
+d = json.load(open(sys.argv[1]))
+figs = {(f["role"], f["kind"]): f for f in d["figures"]}
+assert "sampling off" in figs[("observed", "host_peak_rss")]["source"], figs
+assert d["observation"]["samples"] == 0 and ("observed", "host_peak_vm") not in figs, d
+PY
+ok "sampling off: wait4 only"
+
+# NVML through the fake
+command -v "$CC" >/dev/null || skip "no C compiler ($CC) to build the fake libnvidia-ml.so.1"
+mkdir -p "$T/nvml" "$T/nvml-fail"
+$CC -shared -fPIC -O1 -o "$T/nvml/libnvidia-ml.so.1" "$SRC/tests/fakes/fake_nvml.c" ||
+	fail "cannot build the fake libnvidia-ml.so.1"
+$CC -shared -fPIC -O1 -DFAKE_INIT_FAIL -o "$T/nvml-fail/libnvidia-ml.so.1" "$SRC/tests/fakes/fake_nvml.c" ||
+	fail "cannot build the failing fake"
+cat >"$T/gpu.sh" <<'S'
+# device 0: this shell 1.0 GB, its child 0.5 GB, a stranger 7 GB, one
+# figure not available; device 1: this shell 0.3 GB
+sleep 2 &
+child=$!
+{
+	echo "0 $$ 1000000000"
+	echo "0 $child 500000000"
+	echo "0 1 7000000000"
+	echo "0 $$ na"
+	echo "1 $$ 300000000"
+} >"$FAKE_NVML_PROCS"
+wait
+S
+export FAKE_NVML_PROCS="$T/procs"
+: >"$FAKE_NVML_PROCS"
+LD_LIBRARY_PATH="$T/nvml" run "$XL" run plain -- sh "$T/gpu.sh"
+expect_rc 0 "job under the fake NVML"
+m=$(last_manifest)
+python3 - "$m/manifest.json" <<'PY' || fail "NVML figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["observation"]["nvml"]
+assert n["state"] == "loaded: 2 devices", n
+assert n["samples"] >= 1, n
+assert n["device_peak_bytes"] == 1500000000, n
+figs = {(f["role"], f["kind"]): f for f in d["figures"]}
+dp = figs[("observed", "device_peak")]
+assert dp["bytes"] == 1500000000 and "NVML" in dp["source"], dp
+assert d["observed_kind"] == "device_peak" and d["observed_bytes"] == 1500000000, d
+PY
+ok "NVML: the group's processes on the busiest device, strangers left out"
+
+LD_LIBRARY_PATH="$T/nvml-fail" run "$XL" run plain -- sh -c 'sleep 0.3'
+expect_rc 0 "job under a failing NVML"
+m=$(last_manifest)
+expect_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["observation"]["nvml"]["state"])' "$m/manifest.json")" \
+	"failed: nvmlInit: Driver Not Loaded (9)" "a failing NVML named with its own words"
+done_ok

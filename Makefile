@@ -89,9 +89,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(GEN_CATALOG): tools/gen-catalog.c $(filter $(BUILD)/common/%,$(OBJS))
+$(GEN_CATALOG): tools/gen-catalog.c tools/gen-c.h $(filter $(BUILD)/common/%,$(OBJS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS)
 
 $(BUILD)/gen/catalog_table.c: $(GEN_CATALOG) $(CATALOGS)
 	@mkdir -p $(dir $@)
@@ -100,9 +100,9 @@ $(BUILD)/gen/catalog_table.c: $(GEN_CATALOG) $(CATALOGS)
 $(BUILD)/gen/catalog_table.o: $(BUILD)/gen/catalog_table.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(GEN_CACHEKEYS): tools/gen-cachekeys.c $(filter $(BUILD)/common/%,$(OBJS))
+$(GEN_CACHEKEYS): tools/gen-cachekeys.c tools/gen-c.h $(filter $(BUILD)/common/%,$(OBJS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS)
 
 $(BUILD)/gen/cachekeys_table.c: $(GEN_CACHEKEYS) etc/cachekeys.yaml
 	@mkdir -p $(dir $@)

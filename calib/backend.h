@@ -108,6 +108,32 @@ struct calib_backend {
 	int (*last_parts)(struct calib_store *st, const char *profile, char **parts, char **id);
 };
 
+/* The data step of the migration to schema 4, the same SQL on every backend
+ * (after its DDL): the figures recorded before kinds were kept are
+ * classified where they can be (observed bytes equal to the peak RSS are
+ * host_peak_rss) and marked unclassified where not, and the probe backends
+ * are emptied, to be refilled by device kind from the stored documents. */
+#define CALIB_V4_CLASSIFY \
+	"UPDATE attempts SET observed_kind = CASE WHEN observed_bytes = host_peak_rss_bytes" \
+	" THEN 'host_peak_rss' ELSE 'unclassified' END WHERE observed_bytes IS NOT NULL;" \
+	"UPDATE attempts SET predicted_kind = 'unclassified', predicted_basis = 'unclassified'" \
+	" WHERE predicted_bytes IS NOT NULL;" \
+	"INSERT INTO figures (attempt, role, kind, bytes, source)" \
+	" SELECT id, 'observed', observed_kind, observed_bytes," \
+	" CASE WHEN observed_kind = 'host_peak_rss' THEN" \
+	" 'the largest process (wait4), recorded before kinds were kept'" \
+	" ELSE 'recorded before kinds were kept' END" \
+	" FROM attempts WHERE observed_bytes IS NOT NULL;" \
+	"INSERT INTO figures (attempt, role, kind, bytes, source)" \
+	" SELECT id, 'observed', 'host_peak_rss', host_peak_rss_bytes," \
+	" 'the largest process (wait4), recorded before kinds were kept'" \
+	" FROM attempts WHERE host_peak_rss_bytes IS NOT NULL" \
+	" AND (observed_bytes IS NULL OR observed_bytes <> host_peak_rss_bytes);" \
+	"INSERT INTO figures (attempt, role, kind, bytes, basis, source)" \
+	" SELECT id, 'predicted', 'unclassified', predicted_bytes, 'unclassified'," \
+	" 'recorded before kinds were kept' FROM attempts WHERE predicted_bytes IS NOT NULL;" \
+	"DELETE FROM probe_backends;"
+
 #define CALIB_FAMILY_SIGS 256
 #define CALIB_FAMILY_PER_SIG 10
 

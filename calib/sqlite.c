@@ -238,26 +238,7 @@ static const char schema_v4[] =
 	" PRIMARY KEY (attempt, role, kind));"
 	"CREATE INDEX signatures_family ON signatures(family_hash, stack_hash);"
 	"CREATE INDEX attempts_job ON attempts(job_id);"
-	"UPDATE attempts SET observed_kind = CASE WHEN observed_bytes = host_peak_rss_bytes"
-	" THEN 'host_peak_rss' ELSE 'unclassified' END WHERE observed_bytes IS NOT NULL;"
-	"UPDATE attempts SET predicted_kind = 'unclassified', predicted_basis = 'unclassified'"
-	" WHERE predicted_bytes IS NOT NULL;"
-	"INSERT INTO figures (attempt, role, kind, bytes, source)"
-	" SELECT id, 'observed', observed_kind, observed_bytes,"
-	" CASE WHEN observed_kind = 'host_peak_rss' THEN"
-	" 'the largest process (wait4), recorded before kinds were kept'"
-	" ELSE 'recorded before kinds were kept' END"
-	" FROM attempts WHERE observed_bytes IS NOT NULL;"
-	"INSERT INTO figures (attempt, role, kind, bytes, source)"
-	" SELECT id, 'observed', 'host_peak_rss', host_peak_rss_bytes,"
-	" 'the largest process (wait4), recorded before kinds were kept'"
-	" FROM attempts WHERE host_peak_rss_bytes IS NOT NULL"
-	" AND (observed_bytes IS NULL OR observed_bytes <> host_peak_rss_bytes);"
-	"INSERT INTO figures (attempt, role, kind, bytes, basis, source)"
-	" SELECT id, 'predicted', 'unclassified', predicted_bytes, 'unclassified',"
-	" 'recorded before kinds were kept' FROM attempts WHERE predicted_bytes IS NOT NULL;"
-	"DELETE FROM probe_backends;";
-
+	CALIB_V4_CLASSIFY;
 
 static int migrate_v2_backfill(struct calib_store *st)
 {

@@ -832,7 +832,7 @@ static const struct xl_cmd calib_stats_cmd = {
 	.name = "stats",
 	.summary = "per signature: attempts, ok, oom, median observed/predicted, last seen",
 	.json = "an array of {signature, profile, candidate, attempts, ok, oom,\n"
-		"ratio_median, last_seen}",
+		"ratio_median, kind, last_seen}",
 	.options = stats_options,
 	XL_CMD_OPTS(struct stats_opts, NULL),
 	.run = cmd_stats,

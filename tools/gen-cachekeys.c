@@ -10,6 +10,7 @@
  * with file:line:col.
  */
 #include "common/common.h"
+#include "tools/gen-c.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,26 +79,6 @@ static bool boolean(const struct xl_ynode *m, const char *key, bool def)
 	return b;
 }
 
-static void cstr(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("NULL", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\%03o", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* A NULL-terminated list of strings named NAME from a YAML list. */
 static void strlist(FILE *f, const char *name, const struct xl_ynode *seq, const char *what)
 {
@@ -109,7 +90,7 @@ static void strlist(FILE *f, const char *name, const struct xl_ynode *seq, const
 			bad(seq->items[i], "%s: an item must be a scalar", what);
 			continue;
 		}
-		cstr(f, seq->items[i]->str);
+		gen_cstr(f, seq->items[i]->str);
 		fputs(", ", f);
 	}
 	fputs("NULL };\n", f);
@@ -193,7 +174,7 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 		if (inv && strcmp(inv, "always") != 0 && strcmp(inv, "when-not-default") != 0)
 			bad(xl_ymap_get(e, "invalidates"), "invalidates must be always or when-not-default, not '%s'", inv);
 		fputs("\t{ ", f);
-		cstr(f, flag);
+		gen_cstr(f, flag);
 		fprintf(f, ", %d },\n", inv && strcmp(inv, "always") == 0 ? 0 : 1);
 	}
 	fputs("\t{ NULL, 0 }\n};\n", f);
@@ -213,9 +194,9 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 		}
 		for (size_t k = 0; k < toks->n; k++) {
 			fputs("\t{ ", f);
-			cstr(f, var->str);
+			gen_cstr(f, var->str);
 			fputs(", ", f);
-			cstr(f, toks->items[k]->kind == XL_Y_SCALAR ? toks->items[k]->str : "");
+			gen_cstr(f, toks->items[k]->kind == XL_Y_SCALAR ? toks->items[k]->str : "");
 			fputs(" },\n", f);
 			nadded++;
 		}
@@ -247,9 +228,9 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 		else
 			bad(ik ? ik : e, "in_key must be true, false or program%s", "");
 		fputs("\t{ ", f);
-		cstr(f, env);
+		gen_cstr(f, env);
 		fprintf(f, ", %d, ", in);
-		cstr(f, str(e, "why", false));
+		gen_cstr(f, str(e, "why", false));
 		fputs(" },\n", f);
 		nst++;
 	}
@@ -267,7 +248,7 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 			continue;
 		}
 		if (!b) {
-			cstr(f, rb->items[i]->str);
+			gen_cstr(f, rb->items[i]->str);
 			fputs(", ", f);
 		}
 	}
@@ -275,26 +256,26 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 
 	label = strcmp(rname, "jax") == 0 ? "JAX" : rname;
 	fputs("\t{ ", tab);
-	cstr(tab, rname);
+	gen_cstr(tab, rname);
 	fputs(", ", tab);
-	cstr(tab, label);
+	gen_cstr(tab, label);
 	fputs(", ", tab);
-	cstr(tab, str(rt, "version", true));
+	gen_cstr(tab, str(rt, "version", true));
 	fputs(", ", tab);
-	cstr(tab, str(up, "repo", true));
+	gen_cstr(tab, str(up, "repo", true));
 	fputs(", ", tab);
-	cstr(tab, str(up, "tag", true));
+	gen_cstr(tab, str(up, "tag", true));
 	fputs(",\n\t  ", tab);
-	cstr(tab, str(cd, "env", true));
+	gen_cstr(tab, str(cd, "env", true));
 	fputs(", ", tab);
-	cstr(tab, str(cd, "read_only_env", false));
+	gen_cstr(tab, str(cd, "read_only_env", false));
 	fprintf(tab, ", %s, ", boolean(cd, "path_in_key", false) ? "true" : "false");
-	cstr(tab, unless ? str(unless, "env", true) : NULL);
+	gen_cstr(tab, unless ? str(unless, "env", true) : NULL);
 	fprintf(tab, ", %s_unless,\n\t  %s_vars, %d, ", rname, rname,
 		split && strcmp(split, "space") == 0 ? 1 : 0);
-	cstr(tab, tokens && strcmp(tokens, "prefix") == 0 ? str(fl, "prefix", true) : NULL);
+	gen_cstr(tab, tokens && strcmp(tokens, "prefix") == 0 ? str(fl, "prefix", true) : NULL);
 	fputs(", ", tab);
-	cstr(tab, str(fl, "argv_prefix", false));
+	gen_cstr(tab, str(fl, "argv_prefix", false));
 	fprintf(tab, ", %s_exclude,\n\t  %s_exc, %zu, %s_added, %zu, %s_settings, %zu, %s_raw, %s_noread },\n",
 		rname, rname, ex && ex->kind == XL_Y_SEQ ? ex->n : (size_t)0, rname, nadded, rname, nst,
 		rname, rname);

@@ -10,6 +10,7 @@
  * source or description all fail the build with file:line:col.
  */
 #include "common/common.h"
+#include "tools/gen-c.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,26 +103,6 @@ static void check_keys(const char *file, const struct xl_ynode *map, const char 
 				fprintf(stderr, "gen-catalog: did you mean '%s'?\n", dym);
 		}
 	}
-}
-
-static void cstr(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("NULL", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\%03o", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static struct ent *ents;
@@ -297,7 +278,7 @@ int main(int argc, char **argv)
 		if (ents[i].values) {
 			fprintf(out, "static const char *const v%zu[] = { ", i);
 			for (size_t k = 0; k < ents[i].values->n; k++) {
-				cstr(out, ents[i].values->items[k]->str);
+				gen_cstr(out, ents[i].values->items[k]->str);
 				fputs(", ", out);
 			}
 			fputs("NULL };\n", out);
@@ -306,9 +287,9 @@ int main(int argc, char **argv)
 			fprintf(out, "static const char *const t%zu[] = { ", i);
 			for (size_t k = 0; k < ents[i].timing_allows->n; k++) {
 				if (ents[i].timing_allows->items[k]->kind == XL_Y_SCALAR)
-					cstr(out, ents[i].timing_allows->items[k]->str);
+					gen_cstr(out, ents[i].timing_allows->items[k]->str);
 				else
-					cstr(out, "");
+					gen_cstr(out, "");
 				fputs(", ", out);
 			}
 			fputs("NULL };\n", out);
@@ -323,17 +304,17 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < fm->variables->n; k++)
 				xl_buf_addf(&vars, "%s%s", k ? " " : "", fm->variables->items[k]->str);
 		fputs("\t{ ", out);
-		cstr(out, fm->name); fputs(", ", out);
-		cstr(out, fm->file); fputs(", ", out);
+		gen_cstr(out, fm->name); fputs(", ", out);
+		gen_cstr(out, fm->file); fputs(", ", out);
 		fprintf(out, "%s, ", strcmp(fm->kind, "flags") == 0 ? "true" : "false");
-		cstr(out, vars.len ? vars.buf : ""); fputs(", ", out);
+		gen_cstr(out, vars.len ? vars.buf : ""); fputs(", ", out);
 		fprintf(out, "%s, %d,\n\t  ", fm->complete ? "true" : "false",
 			fm->bool_parser ? index_of(fm->bool_parser, parsers) : 0);
-		cstr(out, fm->repository); fputs(", ", out);
-		cstr(out, fm->path); fputs(", ", out);
-		cstr(out, fm->commit); fputs(", ", out);
-		cstr(out, fm->release); fputs(", ", out);
-		cstr(out, fm->also); fputs(" },\n", out);
+		gen_cstr(out, fm->repository); fputs(", ", out);
+		gen_cstr(out, fm->path); fputs(", ", out);
+		gen_cstr(out, fm->commit); fputs(", ", out);
+		gen_cstr(out, fm->release); fputs(", ", out);
+		gen_cstr(out, fm->also); fputs(" },\n", out);
 		xl_buf_release(&vars);
 	}
 	fprintf(out, "};\nconst size_t xl_nfamilies = %d;\n\n", nf);
@@ -342,16 +323,16 @@ int main(int argc, char **argv)
 		struct ent *e = &ents[i];
 
 		fputs("\t{ ", out);
-		cstr(out, e->name);
+		gen_cstr(out, e->name);
 		fprintf(out, ", %d, %d, %u, %d, %s, ", e->family, index_of(e->type, types), e->tags,
 			e->parser ? index_of(e->parser, parsers) : 0, e->icase ? "true" : "false");
 		if (e->values)
 			fprintf(out, "v%zu, ", i);
 		else
 			fputs("NULL, ", out);
-		cstr(out, e->def); fputs(", ", out);
-		cstr(out, e->desc); fputs(", ", out);
-		cstr(out, e->reader);
+		gen_cstr(out, e->def); fputs(", ", out);
+		gen_cstr(out, e->desc); fputs(", ", out);
+		gen_cstr(out, e->reader);
 		fprintf(out, ", %d, ", e->order);
 		if (e->timing_allows && e->timing_allows->kind == XL_Y_SEQ)
 			fprintf(out, "t%zu },\n", i);

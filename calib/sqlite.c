@@ -422,7 +422,9 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 	close(fd);
 	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		return q->db ? sqlfail(st, "cannot open") : calib_fail(st, XL_EX_CANTCREAT, "cannot open");
-	sqlite3_busy_timeout(q->db, BUSY_TIMEOUT_MS);
+	/* SQLite's own wait never outlasts the wait asked for */
+	sqlite3_busy_timeout(q->db, calib_wait_limit() * 1000 < BUSY_TIMEOUT_MS
+				    ? (int)(calib_wait_limit() * 1000) : BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(q->db, 1);
 	/* journal_mode=WAL is persistent; it reads the header, so a file that
 	 * is not a database fails here */

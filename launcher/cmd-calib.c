@@ -3,6 +3,7 @@
  * typed store interface of calib/calib.h. */
 #include "calib/calib.h"
 #include "launcher/plan.h"
+#include "launcher/record.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,6 +21,18 @@ static int open_store(const struct xl_ctx *ctx, struct calib_store **st)
 	if (rc) {
 		xl_error("%s", err ? err : "store: cannot open");
 		free(err);
+		return rc;
+	}
+	/* attempts whose supervisor was killed go in before anything is read */
+	{
+		bool failed = false;
+		int lost;
+
+		xl_sweep_pending_tmp();
+		lost = xl_sweep_lost(*st, &failed);
+		if (lost)
+			xl_info("recovered %d lost attempt%s whose supervisor died, recorded as interrupted",
+				lost, lost == 1 ? "" : "s");
 	}
 	return rc;
 }
@@ -166,10 +179,28 @@ struct history_out {
 	size_t n;
 };
 
+/* The outcome, and for an attempt a later xlaunch recorded, how it ended:
+ * "interrupted (supervisor killed)" when the guardian wrote its end,
+ * "interrupted (supervisor lost)" when nothing did. */
+static const char *outcome_cell(const struct calib_attempt *a, char *buf, size_t n)
+{
+	json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
+	const char *by = json_string_value(json_object_get(json_object_get(d, "lost"), "ended_by"));
+	const char *how = !by ? NULL : strcmp(by, "guardian") == 0 ? "supervisor killed"
+				  : strcmp(by, "sweep") == 0 ? "supervisor lost" : "recorded later";
+
+	if (how)
+		snprintf(buf, n, "%s (%s)", xl_outcome_name(a->outcome), how);
+	else
+		snprintf(buf, n, "%s", xl_outcome_name(a->outcome));
+	json_decref(d);
+	return buf;
+}
+
 static int history_row(const struct calib_attempt *a, void *arg)
 {
 	struct history_out *h = arg;
-	char tb[40], sig[13], pb[64], ob[32], wall[32];
+	char tb[40], sig[13], pb[64], ob[32], wall[32], oc[64];
 
 	h->n++;
 	if (h->arr) {
@@ -193,7 +224,7 @@ static int history_row(const struct calib_attempt *a, void *arg)
 		snprintf(pb + l, sizeof(pb) - l, " (%s)", calib_kind_name(a->predicted_kind));
 	}
 	table_row(&h->tab, xl_iso_time_ms(a->time, tb, sizeof(tb)), a->id, a->profile, a->candidate,
-		  sig, a->host, xl_outcome_name(a->outcome),
+		  sig, a->host, outcome_cell(a, oc, sizeof(oc)),
 		  a->observed_bytes != CALIB_UNSET && a->observed_kind < CALIB_KIND_COUNT
 			  ? calib_kind_name(a->observed_kind)
 			  : a->predicted_bytes != CALIB_UNSET && a->predicted_kind < CALIB_KIND_COUNT

@@ -153,7 +153,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	struct xl_sup_opts so_opts;
 	const json_t *parts = it->parts;
 	json_t *manifest, *record, *argvj;
-	char *runs, *id, *dir, *report, *mpath, *kept = NULL;
+	char *runs, *id, *dir, *part, *report, *mpath, *end_path, *guard_path = NULL, *kept = NULL;
 	char tbuf[40], b1[32], b2[32];
 	struct calib_attempt figs;
 	double t0;
@@ -171,17 +171,21 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	runs = xl_runs_dir();
 	id = xl_new_run_id(a->rank, n);
 	dir = xl_asprintf("%s/%s", runs, id);
-	if (xl_mkdirs(runs, 0700) < 0 || mkdir(dir, 0700) < 0) {
+	part = xl_asprintf("%s/.%s.part", runs, id);
+	/* the directory appears whole, with its start manifest: made as
+	 * ".ID.part" and renamed (a sweep removes one its owner left) */
+	if (xl_mkdirs(runs, 0700) < 0 || mkdir(part, 0700) < 0) {
 		xl_error("run directory '%s': %s", dir, strerror(errno));
 		free(runs);
 		free(id);
 		free(dir);
+		free(part);
 		calib_sig_release(&sig);
 		return XL_EX_CANTCREAT;
 	}
 	report = xl_asprintf("%s/report.jsonl", dir);
-	close(open(report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 	mpath = xl_asprintf("%s/manifest.json", dir);
+	end_path = xl_asprintf("%s/end.json", dir);
 
 	argvj = json_array();
 	for (int i = 0; i < a->argc; i++)
@@ -213,8 +217,23 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "start", json_string(xl_iso_time(t0, tbuf, sizeof(tbuf))));
 	json_object_set_new(manifest, "end", json_null());
 	json_object_set_new(manifest, "outcome", json_null());
-	if (xl_write_json_atomic(mpath, manifest, false) < 0)
-		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
+	/* who runs it, so that a later xlaunch can tell when nobody does */
+	json_object_set_new(manifest, "owner", xl_run_owner());
+	json_object_set_new(manifest, "end_record_expected", json_boolean(a->record));
+	json_object_set_new(manifest, "store", a->st ? json_string(calib_store_path(a->st))
+						      : json_null());
+	{
+		char *ppath = xl_asprintf("%s/manifest.json", part);
+
+		if (xl_write_json_atomic(ppath, manifest, true) < 0 || rename(part, dir) < 0) {
+			xl_error("run directory '%s': %s", dir, strerror(errno));
+			free(ppath);
+			rc = XL_EX_CANTCREAT;
+			goto out;
+		}
+		free(ppath);
+	}
+	close(open(report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 
 	{
 		/* the place in the order says why this candidate runs now */
@@ -262,6 +281,9 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	so_opts.scan_out = &so;
 	so_opts.scan_err = &se;
 	so_opts.observe = &obs;
+	so_opts.end_path = end_path;
+	guard_path = xl_asprintf("%s/guardian", dir);
+	so_opts.guardian_path = guard_path;
 	rc = xl_supervise(&so_opts, &sr);
 	if (so_opts.out_log >= 0)
 		close(so_opts.out_log);
@@ -407,6 +429,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 			xl_warn("cannot keep the record in '%s': %s", kept ? kept : "?", strerror(errno));
 		if (a->st && calib_record_attempt(a->st, &rec) == 0) {
 			xl_record_done(record);
+			xl_run_settled(id, "recorded");
 		} else {
 			xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
 				a->st ? calib_errmsg(a->st) : "store unavailable", kept ? kept : dir);
@@ -415,6 +438,8 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		json_decref(record);
 		calib_attempt_release(&rec);
 	}
+	if (!a->record)
+		xl_run_settled(id, "not recorded: this launch records nothing in the store");
 	xl_scan_release(&so);
 	xl_scan_release(&se);
 	rc = sr.exit_code;
@@ -430,8 +455,11 @@ out:
 	free(runs);
 	free(id);
 	free(dir);
+	free(part);
 	free(report);
 	free(mpath);
+	free(end_path);
+	free(guard_path);
 	return rc;
 }
 
@@ -531,8 +559,20 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 			a.st = NULL;
 		}
 	}
-	if (a.st && a.record)
+	if (a.st && !o.dry_run) {
+		bool failed = false;
+		int lost;
+
+		/* what killed launches left: whole records go in, halves go */
+		xl_sweep_pending_tmp();
 		xl_record_replay(a.st);
+		lost = xl_sweep_lost(a.st, &failed);
+		if (lost)
+			xl_info("recovered %d lost attempt%s whose supervisor died, recorded as interrupted",
+				lost, lost == 1 ? "" : "s");
+		if (failed)
+			xl_warn("%s; lost attempts are recorded by a later xlaunch", calib_errmsg(a.st));
+	}
 	have_pats = xl_patterns_load(NULL, &pats) == 0;
 	if (!have_pats)
 		xl_warn("outcome patterns unavailable: outcomes are named from exit statuses only");

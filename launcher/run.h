@@ -91,6 +91,9 @@ struct xl_sup_opts {
 	struct xl_scan *scan_out, *scan_err;
 	struct xl_observe *observe;   /* samples the child's group as it runs, or NULL
 				       * (launcher/observe.h) */
+	const char *end_path;         /* where the guardian writes the attempt's end
+				       * when xlaunch dies (JSON), or NULL */
+	const char *guardian_path;    /* where the guardian's pid is written, or NULL */
 };
 
 struct xl_sup_result {

@@ -963,3 +963,12 @@ void calib_import_result_release(struct calib_import_result *res)
 	free(res->errors);
 	memset(res, 0, sizeof(*res));
 }
+
+int calib_job_choose(struct calib_store *st, const char *job_id, const char *candidate,
+		     const char *signature, int64_t rank, char **chosen, char **chosen_sig)
+{
+	*chosen = *chosen_sig = NULL;
+	if (!job_id || !*job_id)
+		return calib_fail(st, XL_EX_DATAERR, "a job choice needs a job id");
+	return st->be->job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
+}

@@ -95,6 +95,8 @@ struct attempt_ctx {
 	const struct xl_patterns *pats;
 	int rank;
 	const char *rank_from;
+	int world;            /* ranks in the job (1: not a job of several) */
+	char *job_id;         /* the job launch (launcher/run.h), or NULL */
 	bool record;
 	char **argv;
 	int argc;
@@ -210,6 +212,8 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "host", json_string(xl_hostname()));
 	json_object_set_new(manifest, "rank", json_integer(a->rank));
 	json_object_set_new(manifest, "rank_from", a->rank_from ? json_string(a->rank_from) : json_null());
+	json_object_set_new(manifest, "world_size", json_integer(a->world));
+	json_object_set_new(manifest, "job_id", a->job_id ? json_string(a->job_id) : json_null());
 	json_object_set_new(manifest, "prediction", calib_estimate_json(est));
 	json_object_set_new(manifest, "run_dir", json_string(dir));
 	json_object_set_new(manifest, "report", json_string(report));
@@ -397,6 +401,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		snprintf(rec.signature, sizeof(rec.signature), "%s", sig.hash);
 		rec.host = xl_strdup(xl_hostname());
 		rec.rank = a->rank;
+		rec.job_id = a->job_id ? xl_strdup(a->job_id) : NULL;
 		rec.outcome = cl.outcome;
 		rec.exit_status = sr.exit_code;
 		rec.figures = figs.figures;
@@ -512,6 +517,45 @@ static size_t launchable(const struct xl_plan *plan, size_t from, const struct r
 	return k;
 }
 
+/* Every rank of one job launch runs one candidate: the first rank to plan
+ * publishes its first launchable one in the store, the others take that
+ * one.  Moves it to the front of the launchable items of plan. */
+static void job_agree(struct attempt_ctx *a, struct xl_plan *plan, const struct run_opts *o,
+		      const char *profile)
+{
+	size_t first = plan->n, pick = plan->n;
+	char *chosen = NULL, *chosen_sig = NULL;
+
+	for (size_t i = 0; i < plan->n && first == plan->n; i++)
+		if (!skipped(&plan->items[i], o))
+			first = i;
+	if (first == plan->n)
+		return;
+	if (calib_job_choose(a->st, a->job_id, plan->items[first].candidate,
+			     plan->items[first].rank.signature, a->rank, &chosen, &chosen_sig)) {
+		xl_warn("%s; rank %d runs its own first candidate", calib_errmsg(a->st), a->rank);
+		return;
+	}
+	for (size_t i = 0; i < plan->n && pick == plan->n; i++)
+		if (xl_streq(plan->items[i].candidate, chosen))
+			pick = i;
+	if (pick == plan->n) {
+		xl_warn("job '%s' runs candidate '%s', which profile '%s' does not have here;"
+			" rank %d runs its own first candidate", a->job_id, chosen ? chosen : "(none)",
+			profile, a->rank);
+	} else if (pick != first) {
+		struct xl_plan_item t = plan->items[pick];
+
+		xl_info("job '%s': candidate '%s', as published by the first rank to plan",
+			a->job_id, chosen ? chosen : profile);
+		memmove(&plan->items[first + 1], &plan->items[first],
+			(pick - first) * sizeof(plan->items[0]));
+		plan->items[first] = t;
+	}
+	free(chosen);
+	free(chosen_sig);
+}
+
 static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct run_opts o = *(const struct run_opts *)call->opts;
@@ -542,7 +586,16 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 	a.ctx = ctx;
 	a.o = &o;
 	a.rank = xl_rank(&a.rank_from);
-	a.record = !o.no_record && !o.dry_run && (a.rank == 0 || o.all_ranks);
+	a.world = xl_world_size(NULL);
+	a.job_id = xl_job_launch_id(NULL);
+	/* in a job of several ranks every rank records its own attempt, merged
+	 * by job id; without one only rank 0 does */
+	a.record = !o.no_record && !o.dry_run &&
+		   (a.rank == 0 || o.all_ranks || (a.world > 1 && a.job_id));
+	if (a.world > 1 && !a.job_id && !o.dry_run && a.rank == 0)
+		xl_warn("a job of %d ranks without a job id (XLAUNCH_JOB_ID, SLURM_JOB_ID,"
+			" TORCHELASTIC_RUN_ID, JOBSET_NAME): its ranks cannot agree on a candidate"
+			" through the store and only rank 0 records", a.world);
 	a.argv = call->restc ? call->restv : NULL;
 	a.argc = call->restc;
 	if (!o.no_record || p0->ncands > 1) {
@@ -623,6 +676,13 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		}
 		goto done;
 	}
+	/* a rank of a job never starts a new attempt by itself: one attempt,
+	 * and every rank of this launch runs the same candidate */
+	if (a.world > 1) {
+		total = total ? 1 : 0;
+		if (total && !o.cand && a.job_id && a.st)
+			job_agree(&a, &plan, &o, p0->name);
+	}
 	{
 		size_t launched = 0, nskipped = 0;
 		struct xl_strv warned = XL_STRV_INIT;
@@ -636,6 +696,13 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 			if (skipped(it, &o))
 				continue;
 			last = attempt(&a, it, (int)++launched, (int)total, &oc);
+			if (a.world > 1) {
+				if (oc != XL_OUT_INTERRUPTED && (o.retry & (1u << oc)))
+					xl_info("outcome '%s' on rank %d of %d: no rank retries alone; when"
+						" the engine restarts the job, its next launch takes the next"
+						" candidate", xl_outcome_name(oc), a.rank, a.world);
+				break;
+			}
 			if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
 				break;
 			/* what this attempt taught may move the rest */
@@ -660,6 +727,7 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_strv_release(&warned);
 	}
 done:
+	free(a.job_id);
 	xl_plan_release(&plan);
 	if (have_pats)
 		xl_patterns_release(&pats);

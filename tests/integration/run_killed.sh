@@ -19,6 +19,8 @@ ndirs() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null 
 # newdir BEFORE: the run directory not in the list BEFORE
 newdir() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort | comm -13 "$1" - | head -1; }
 listdirs() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' 2>/dev/null | sort >"$1"; }
+# wait_kids PID: until xlaunch PID runs its guardian and its child
+wait_kids() { for _ in $(seq 200); do [ "$(pgrep -P "$1" | wc -l)" -ge 2 ] && return 0; sleep 0.05; done; fail "launch $1 did not start its child"; }
 wait_dirs() { for _ in $(seq 200); do [ "$(ndirs)" -ge "$1" ] && return 0; sleep 0.05; done; fail "no run directory appeared"; }
 
 run "$XL" run p -- true
@@ -29,6 +31,7 @@ listdirs "$T/before"
 "$XL" run p -- sleep 30 >/dev/null 2>&1 &
 pid=$!
 wait_dirs 2
+wait_kids "$pid"
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 gdir="$RUNS/$(newdir "$T/before")"
 for _ in $(seq 100); do [ -f "$gdir/end.json" ] && break; sleep 0.05; done
@@ -49,6 +52,7 @@ listdirs "$T/before"
 "$XL" run p -- sleep 30 >/dev/null 2>&1 &
 pid=$!
 wait_dirs 3
+wait_kids "$pid"
 kids=$(pgrep -P "$pid" || true)
 kill -9 $kids; kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 ldir="$RUNS/$(newdir "$T/before")"

@@ -106,6 +106,11 @@ struct calib_backend {
 	 * whose signature is of scheme 2 or later (*parts NULL when none;
 	 * caller frees), and that attempt's id */
 	int (*last_parts)(struct calib_store *st, const char *profile, char **parts, char **id);
+	/* in one transaction: publishes (job_id, candidate, signature, rank)
+	 * unless job_id has a choice already, then reads the choice
+	 * (*chosen and *chosen_sig, caller frees; NULL for a NULL column) */
+	int (*job_choose)(struct calib_store *st, const char *job_id, const char *candidate,
+			  const char *signature, int64_t rank, char **chosen, char **chosen_sig);
 };
 
 /* The data step of the migration to schema 4, the same SQL on every backend

@@ -42,7 +42,7 @@
 
 /* The schema version this build writes; older stores are migrated forward
  * one step at a time on open, newer ones are refused (73). */
-#define CALIB_SCHEMA_VERSION 4
+#define CALIB_SCHEMA_VERSION 5
 
 /* The signature scheme this build writes.  2: a launch is identified by the
  * job's own files (the script or module in argv and its repository), its
@@ -305,8 +305,9 @@ struct calib_filter {
 	const char *host;
 	double since;              /* epoch seconds, or NAN for no bound */
 	long long limit;           /* at most this many; 0: all */
+	const char *job;           /* a job id: its launches (ID, and ID#N of its restarts) */
 };
-#define CALIB_FILTER_INIT { NULL, NULL, -1, NULL, NAN, 0 }
+#define CALIB_FILTER_INIT { NULL, NULL, -1, NULL, NAN, 0, NULL }
 /* The attempts that match, newest first (time, then the order recorded). */
 int calib_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
 		  void *arg);
@@ -510,5 +511,15 @@ int calib_order(struct calib_store *st, const struct calib_target *targets, size
  * error_bytes, limit_bytes, feasible, fit, device_memory_bytes} (name: null
  * when NULL).  New reference. */
 json_t *calib_rank_json(const struct calib_rank *r, const char *name);
+
+/* ---- jobs of several ranks ---------------------------------------------------- */
+
+/* The candidate a job launch runs, the same for every rank: the first rank
+ * to ask publishes its own (candidate and signature, either may be NULL),
+ * every later one gets that.  job_id names one launch of a job (ID, or
+ * ID#N for its Nth restart).  *chosen and *chosen_sig are set (caller
+ * frees; NULL when the publisher's was).  Returns 0 or 73. */
+int calib_job_choose(struct calib_store *st, const char *job_id, const char *candidate,
+		     const char *signature, int64_t rank, char **chosen, char **chosen_sig);
 
 #endif

@@ -602,6 +602,18 @@ static const char schema_v4[] =
 
 static int migrate_v4_fill(struct calib_store *st);
 
+/* v4 -> v5, as SQLite's v5: the candidate each job launch runs, chosen once
+ * for all its ranks; a job's ranks merged by job and signature. */
+static const char schema_v5[] =
+	"CREATE TABLE job_choices ("
+	" job_id text COLLATE \"C\" PRIMARY KEY,"
+	" candidate text,"
+	" signature text COLLATE \"C\","
+	" rank bigint,"
+	" host text,"
+	" time double precision NOT NULL);"
+	"CREATE INDEX attempts_job_signature ON attempts(job_id, signature, seq);";
+
 /* The steps from an older store to this build's, oldest first: each runs
  * in the one migration transaction when the store is below its version, its
  * DDL first, then its fill (data the new schema derives from the old, as
@@ -614,6 +626,7 @@ static const struct {
 } migrations[] = {
 	{ 3, schema_v3, NULL },
 	{ 4, schema_v4, migrate_v4_fill },
+	{ 5, schema_v5, NULL },
 };
 
 static const char q_schema_version[] = "SELECT coalesce(max(version), 0) FROM calib_schema";
@@ -1166,6 +1179,12 @@ static int pg_history(struct calib_store *st, const struct calib_filter *f, cali
 		p_real(&p, f->since);
 		xl_buf_addf(&q, " AND a.time >= $%d", p.n);
 	}
+	/* a job's launches: ID, and ID#N for its restarts */
+	if (f->job) {
+		p_text(&p, f->job);
+		xl_buf_addf(&q, " AND (a.job_id = $%d OR left(a.job_id, length($%d) + 1) = $%d || '#')",
+			    p.n, p.n, p.n);
+	}
 	xl_buf_adds(&q, " ORDER BY a.time DESC, a.seq DESC");
 	if (f->limit > 0)
 		xl_buf_addf(&q, " LIMIT %lld", f->limit);
@@ -1242,8 +1261,12 @@ static int pg_stats(struct calib_store *st, const char *profile, long long limit
 	struct stats_rows sr = { fn, arg };
 	int rc;
 
-	xl_buf_adds(&q, "SELECT a.signature, count(*), count(*) FILTER (WHERE a.outcome = 'ok'),"
-			" count(*) FILTER (WHERE a.outcome = 'oom'), max(a.time),"
+	/* a job's ranks are one launch: ok when every rank is, oom when any is */
+	xl_buf_adds(&q, "WITH j AS (SELECT signature, max(time) AS time,"
+			" bool_and(outcome = 'ok') AS ok, bool_or(outcome = 'oom') AS oom"
+			" FROM attempts GROUP BY signature, coalesce(job_id, id))"
+			" SELECT a.signature, count(*), count(*) FILTER (WHERE a.ok),"
+			" count(*) FILTER (WHERE a.oom), max(a.time),"
 			" (SELECT b.profile FROM attempts b WHERE b.signature = a.signature"
 			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
 			" (SELECT b.candidate FROM attempts b WHERE b.signature = a.signature"
@@ -1251,7 +1274,7 @@ static int pg_stats(struct calib_store *st, const char *profile, long long limit
 			" k.kind, (SELECT array_agg(b.observed_bytes::float8 / b.predicted_bytes::float8)"
 			" FROM attempts b WHERE b.signature = a.signature" LIKE_FOR_LIKE
 			" AND b.observed_kind = k.kind)"
-			" FROM attempts a LEFT JOIN LATERAL (SELECT b.observed_kind AS kind FROM attempts b"
+			" FROM j a LEFT JOIN LATERAL (SELECT b.observed_kind AS kind FROM attempts b"
 			" WHERE b.signature = a.signature" LIKE_FOR_LIKE
 			" ORDER BY b.time DESC, b.seq DESC LIMIT 1) k ON true");
 	if (profile) {
@@ -1400,15 +1423,32 @@ static int one_attempt_row(struct calib_store *st, const PGresult *r, int row, v
 	return 0;
 }
 
+/* a job's outcome is its worst rank's: an oom of any rank of that launch
+ * stands for it */
+static const char q_job_oom[] =
+	"SELECT " ATTEMPT_COLS " FROM attempts a WHERE a.job_id = $1 AND a.signature = $2"
+	" AND a.outcome = 'oom' ORDER BY a.time DESC, a.seq DESC LIMIT 1";
+
 static int pg_latest_attempt(struct calib_store *st, const char *signature,
 			     struct calib_attempt *out, bool *found)
 {
 	struct one_attempt oa = { out, found, NULL };
 	struct params p = { .n = 0 };
+	int rc;
 
 	*found = false;
 	p_text(&p, signature);
-	return run(st, "cannot read past launches", q_latest_attempt, &p, one_attempt_row, &oa, NULL);
+	rc = run(st, "cannot read past launches", q_latest_attempt, &p, one_attempt_row, &oa, NULL);
+	if (rc == 0 && *found && out->job_id && out->outcome != XL_OUT_OOM) {
+		struct params q = { .n = 0 };
+		char *job = xl_strdup(out->job_id);
+
+		p_text(&q, job);
+		p_text(&q, signature);
+		rc = run(st, "cannot read past launches", q_job_oom, &q, one_attempt_row, &oa, NULL);
+		free(job);
+	}
+	return rc;
 }
 
 /* The three queries below go from the signatures to each one's newest
@@ -1544,6 +1584,61 @@ static int pg_last_parts(struct calib_store *st, const char *profile, char **par
 	return run(st, "cannot read past launches", q_last_parts, &p, last_parts_row, &pr, NULL);
 }
 
+static const char q_job_publish[] =
+	"INSERT INTO job_choices (job_id, candidate, signature, rank, host, time)"
+	" VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (job_id) DO NOTHING";
+static const char q_job_choice[] = "SELECT candidate, signature FROM job_choices WHERE job_id = $1";
+
+struct choice_row {
+	char **candidate, **signature;
+	bool found;
+};
+
+static int choice_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct choice_row *c = arg;
+
+	*c->candidate = col_dup(r, row, 0);
+	*c->signature = col_dup(r, row, 1);
+	c->found = true;
+	return 0;
+}
+
+static int pg_job_choose(struct calib_store *st, const char *job_id, const char *candidate,
+			 const char *signature, int64_t rank, char **chosen, char **chosen_sig)
+{
+	struct params p = { .n = 0 }, q = { .n = 0 };
+	struct choice_row c = { chosen, chosen_sig, false };
+	const char *what = "cannot publish the job's candidate";
+	int rc;
+
+	*chosen = *chosen_sig = NULL;
+	p_text(&p, job_id);
+	p_text(&p, candidate);
+	p_text(&p, signature);
+	p_int(&p, rank);
+	p_text(&p, xl_hostname());
+	p_real(&p, xl_now());
+	p_text(&q, job_id);
+	if ((rc = tx_begin(st)))
+		return rc;
+	if ((rc = run(st, what, q_job_publish, &p, NULL, NULL, NULL)) ||
+	    (rc = run(st, what, q_job_choice, &q, choice_row, &c, NULL)))
+		goto fail;
+	if (!c.found) {
+		rc = calib_fail(st, XL_EX_CANTCREAT, "%s: no choice after publishing one", what);
+		goto fail;
+	}
+	if ((rc = tx_commit(st)) == 0)
+		return 0;
+fail:
+	tx_rollback(st);
+	free(*chosen);
+	free(*chosen_sig);
+	*chosen = *chosen_sig = NULL;
+	return rc;
+}
+
 const struct calib_backend calib_pg_backend = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -1564,4 +1659,5 @@ const struct calib_backend calib_pg_backend = {
 	.family_points = pg_family_points,
 	.family_other_stacks = pg_family_other_stacks,
 	.last_parts = pg_last_parts,
+	.job_choose = pg_job_choose,
 };

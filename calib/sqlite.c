@@ -240,6 +240,20 @@ static const char schema_v4[] =
 	"CREATE INDEX attempts_job ON attempts(job_id);"
 	CALIB_V4_CLASSIFY;
 
+/* v4 -> v5: the candidate each job launch runs, chosen once for all its
+ * ranks (the first rank to plan publishes it, the others read it); merging
+ * a job's ranks by job and signature. */
+static const char schema_v5[] =
+	"CREATE TABLE job_choices ("
+	" job_id TEXT PRIMARY KEY,"
+	" candidate TEXT,"
+	" signature TEXT,"
+	" rank INTEGER,"
+	" host TEXT,"
+	" time REAL NOT NULL);"
+	"CREATE INDEX attempts_job_signature ON attempts(job_id, signature);";
+
+
 static int migrate_v2_backfill(struct calib_store *st)
 {
 	sqlite3_stmt *sel, *upd;
@@ -326,7 +340,8 @@ static int migrate(struct calib_store *st)
 	if ((rc = user_version(st, &v)))
 		goto out;
 	while (v < CALIB_SCHEMA_VERSION) {
-		static const char *const steps[] = { schema_v1, schema_v2, schema_v3, schema_v4 };
+		static const char *const steps[] = { schema_v1, schema_v2, schema_v3, schema_v4,
+						     schema_v5 };
 		const char *sql = steps[v];
 		char pragma[64];
 
@@ -405,7 +420,9 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 	close(fd);
 	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		return q->db ? sqlfail(st, "cannot open") : calib_fail(st, XL_EX_CANTCREAT, "cannot open");
-	sqlite3_busy_timeout(q->db, BUSY_TIMEOUT_MS);
+	/* SQLite's own wait never outlasts the wait asked for */
+	sqlite3_busy_timeout(q->db, calib_wait_limit() * 1000 < BUSY_TIMEOUT_MS
+				    ? (int)(calib_wait_limit() * 1000) : BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(q->db, 1);
 	/* journal_mode=WAL is persistent; it reads the header, so a file that
 	 * is not a database fails here */
@@ -787,6 +804,9 @@ static int sq_history(struct calib_store *st, const struct calib_filter *f, cali
 		xl_buf_adds(&q, " AND host = ?4");
 	if (!isnan(f->since))
 		xl_buf_adds(&q, " AND time >= ?5");
+	/* a job's launches: ID, and ID#N for its restarts */
+	if (f->job)
+		xl_buf_adds(&q, " AND (job_id = ?6 OR substr(job_id, 1, length(?6) + 1) = ?6 || '#')");
 	xl_buf_adds(&q, " ORDER BY time DESC, rowid DESC");
 	if (f->limit > 0)
 		xl_buf_addf(&q, " LIMIT %lld", f->limit);
@@ -803,6 +823,7 @@ static int sq_history(struct calib_store *st, const struct calib_filter *f, cali
 		sqlite3_bind_text(s, 3, xl_outcome_name(f->outcome), -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, f->host, -1, SQLITE_STATIC);
 	sqlite3_bind_double(s, 5, isnan(f->since) ? 0 : f->since);
+	sqlite3_bind_text(s, 6, f->job, -1, SQLITE_STATIC);
 	calib_attempt_init(&a);
 	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
 		read_attempt(s, &a);
@@ -824,11 +845,15 @@ static int sq_stats(struct calib_store *st, const char *profile, long long limit
 	sqlite3_stmt *s, *r;
 	int rc, ret = 0;
 
-	xl_buf_adds(&q, "SELECT a.signature, count(*), sum(a.outcome = 'ok'), sum(a.outcome = 'oom'),"
+	/* a job's ranks are one launch: ok when every rank is, oom when any is */
+	xl_buf_adds(&q, "WITH j AS (SELECT signature, max(time) AS time, min(outcome = 'ok') AS ok,"
+			" max(outcome = 'oom') AS oom FROM attempts GROUP BY signature,"
+			" coalesce(job_id, id))"
+			" SELECT a.signature, count(*), sum(a.ok), sum(a.oom),"
 			" max(a.time), (SELECT profile FROM attempts b WHERE b.signature = a.signature"
 			" ORDER BY time DESC, rowid DESC LIMIT 1), (SELECT candidate FROM attempts b"
 			" WHERE b.signature = a.signature ORDER BY time DESC, rowid DESC LIMIT 1)"
-			" FROM attempts a");
+			" FROM j a");
 	if (profile)
 		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = ?1)");
 	xl_buf_adds(&q, " GROUP BY a.signature ORDER BY max(a.time) DESC, a.signature");
@@ -1040,6 +1065,26 @@ static int sq_latest_attempt(struct calib_store *st, const char *signature,
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return sqlfail(st, "cannot read past launches");
+	/* a job's outcome is its worst rank's: an oom of any rank of that
+	 * launch stands for it */
+	if (*found && out->job_id && out->outcome != XL_OUT_OOM) {
+		s = prepare(st, "SELECT " ATTEMPT_COLS " FROM attempts a WHERE job_id = ?1"
+				" AND signature = ?2 AND outcome = 'oom' ORDER BY time DESC, rowid DESC"
+				" LIMIT 1");
+		if (!s)
+			return XL_EX_CANTCREAT;
+		sqlite3_bind_text(s, 1, out->job_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 2, signature, -1, SQLITE_STATIC);
+		rc = step(s);
+		if (rc == SQLITE_ROW) {
+			calib_attempt_release(out);
+			calib_attempt_init(out);
+			read_attempt(s, out);
+		}
+		sqlite3_finalize(s);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return sqlfail(st, "cannot read past launches");
+	}
 	return 0;
 }
 
@@ -1174,6 +1219,44 @@ static int sq_last_parts(struct calib_store *st, const char *profile, char **par
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlfail(st, "cannot read past launches");
 }
 
+static int sq_job_choose(struct calib_store *st, const char *job_id, const char *candidate,
+			 const char *signature, int64_t rank, char **chosen, char **chosen_sig)
+{
+	sqlite3_stmt *ins, *sel;
+	int rc = 0;
+
+	*chosen = *chosen_sig = NULL;
+	ins = prepare(st, "INSERT OR IGNORE INTO job_choices (job_id, candidate, signature, rank,"
+			  " host, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+	sel = ins ? prepare(st, "SELECT candidate, signature FROM job_choices WHERE job_id = ?1") : NULL;
+	if (!ins || !sel) {
+		sqlite3_finalize(ins);
+		return XL_EX_CANTCREAT;
+	}
+	bind_str(ins, 1, job_id);
+	bind_str(ins, 2, candidate);
+	bind_str(ins, 3, signature);
+	sqlite3_bind_int64(ins, 4, rank);
+	bind_str(ins, 5, xl_hostname());
+	sqlite3_bind_double(ins, 6, xl_now());
+	bind_str(sel, 1, job_id);
+	if ((rc = tx_begin(st)))
+		goto out;
+	if (step(ins) != SQLITE_DONE || step(sel) != SQLITE_ROW) {
+		rc = sqlfail(st, "cannot publish the job's candidate");
+		tx_rollback(st);
+		goto out;
+	}
+	*chosen = col_dup(sel, 0);
+	*chosen_sig = col_dup(sel, 1);
+	sqlite3_reset(sel);
+	rc = tx_commit(st);
+out:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(sel);
+	return rc;
+}
+
 const struct calib_backend calib_sqlite_backend = {
 	.name = "sqlite",
 	.open = sq_open,
@@ -1194,4 +1277,5 @@ const struct calib_backend calib_sqlite_backend = {
 	.family_points = sq_family_points,
 	.family_other_stacks = sq_family_other_stacks,
 	.last_parts = sq_last_parts,
+	.job_choose = sq_job_choose,
 };

@@ -1285,3 +1285,12 @@ double calib_median(double *v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_dbl);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+int calib_job_choose(struct calib_store *st, const char *job_id, const char *candidate,
+		     const char *signature, int64_t rank, char **chosen, char **chosen_sig)
+{
+	*chosen = *chosen_sig = NULL;
+	if (!job_id || !*job_id)
+		return calib_fail(st, XL_EX_DATAERR, "a job choice needs a job id");
+	return st->be->job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
+}

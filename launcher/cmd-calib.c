@@ -23,6 +23,19 @@ static int open_store(const struct xl_ctx *ctx, unsigned flags, struct calib_sto
 	if (rc) {
 		xl_error("%s", err ? err : "store: cannot open");
 		free(err);
+		return rc;
+	}
+	/* attempts whose supervisor was killed go in before anything else is
+	 * written; commands that only read sweep nothing */
+	if (!(flags & CALIB_OPEN_READONLY)) {
+		bool failed = false;
+		int lost;
+
+		xl_sweep_pending_tmp();
+		lost = xl_sweep_lost(*st, &failed);
+		if (lost)
+			xl_info("recovered %d lost attempt%s whose supervisor died, recorded as interrupted",
+				lost, lost == 1 ? "" : "s");
 	}
 	return rc;
 }
@@ -122,7 +135,7 @@ static bool parse_since(const char *s, double *out)
 /* ---- history ------------------------------------------------------------------------ */
 
 struct history_opts {
-	const char *profile, *signature, *host;
+	const char *profile, *signature, *host, *job;
 	int outcome;             /* enum xl_outcome, -1 any */
 	double since;
 	long long limit;
@@ -153,6 +166,8 @@ static const struct xl_opt history_options[] = {
 	XL_OPTION_CALLBACK(0, "outcome", "O", struct history_opts, outcome, int, opt_outcome,
 			   "an outcome (" OUTCOMES ")", OUTCOMES),
 	XL_OPTION_STRING(0, "host", "H", struct history_opts, host, "only attempts on host H"),
+	XL_OPTION_STRING(0, "job", "ID", struct history_opts, job,
+			 "only the ranks of job ID (and of its restarts, ID#N)"),
 	XL_OPTION_CALLBACK(0, "since", "TIME|AGE", struct history_opts, since, double, opt_since,
 			   "an ISO 8601 time or an age (30m, 24h, 7d, 2w)",
 			   "ISO 8601 time, or an age such as 30m, 24h, 7d, 2w"),
@@ -169,10 +184,28 @@ struct history_out {
 	size_t n;
 };
 
+/* The outcome, and for an attempt a later xlaunch recorded, how it ended:
+ * "interrupted (supervisor killed)" when the guardian wrote its end,
+ * "interrupted (supervisor lost)" when nothing did. */
+static const char *outcome_cell(const struct calib_attempt *a, char *buf, size_t n)
+{
+	json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
+	const char *by = json_string_value(json_object_get(json_object_get(d, "lost"), "ended_by"));
+	const char *how = !by ? NULL : strcmp(by, "guardian") == 0 ? "supervisor killed"
+				  : strcmp(by, "sweep") == 0 ? "supervisor lost" : "recorded later";
+
+	if (how)
+		snprintf(buf, n, "%s (%s)", xl_outcome_name(a->outcome), how);
+	else
+		snprintf(buf, n, "%s", xl_outcome_name(a->outcome));
+	json_decref(d);
+	return buf;
+}
+
 static int history_row(const struct calib_attempt *a, void *arg)
 {
 	struct history_out *h = arg;
-	char tb[40], sig[13], pb[64], ob[32], wall[32], comp[24], hits[24];
+	char tb[40], sig[13], pb[64], ob[32], wall[32], comp[24], hits[24], oc[64], rk[24];
 
 	h->n++;
 	if (h->arr) {
@@ -199,8 +232,10 @@ static int history_row(const struct calib_attempt *a, void *arg)
 
 		snprintf(pb + l, sizeof(pb) - l, " (%s)", calib_kind_name(a->predicted_kind));
 	}
+	snprintf(rk, sizeof(rk), "%lld", (long long)a->rank);
 	table_row(&h->tab, xl_iso_time_ms(a->time, tb, sizeof(tb)), a->id, a->profile, a->candidate,
-		  sig, a->host, xl_outcome_name(a->outcome),
+		  sig, a->host, a->rank == CALIB_UNSET ? "-" : rk, a->job_id,
+		  outcome_cell(a, oc, sizeof(oc)),
 		  a->observed_bytes != CALIB_UNSET && a->observed_kind < CALIB_KIND_COUNT
 			  ? calib_kind_name(a->observed_kind)
 			  : a->predicted_bytes != CALIB_UNSET && a->predicted_kind < CALIB_KIND_COUNT
@@ -213,7 +248,7 @@ static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct history_opts *o = call->opts;
 	struct calib_filter f = CALIB_FILTER_INIT;
-	struct history_out h = { NULL, { 13, XL_STRV_INIT }, 0 };
+	struct history_out h = { NULL, { 15, XL_STRV_INIT }, 0 };
 	struct calib_store *st;
 	char hash[65];
 	int rc;
@@ -228,11 +263,12 @@ static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
 	f.host = o->host;
 	f.since = xl_call_seen(call, "since") ? o->since : NAN;
 	f.limit = o->limit;
+	f.job = o->job;
 	if (ctx->json)
 		h.arr = json_array();
 	else
-		table_row(&h.tab, "TIME", "ID", "PROFILE", "CANDIDATE", "SIGNATURE", "HOST", "OUTCOME",
-			  "KIND", "PREDICTED", "OBSERVED", "WALL", "COMPILES", "HITS");
+		table_row(&h.tab, "TIME", "ID", "PROFILE", "CANDIDATE", "SIGNATURE", "HOST", "RANK",
+			  "JOB", "OUTCOME", "KIND", "PREDICTED", "OBSERVED", "WALL", "COMPILES", "HITS");
 	if ((rc = calib_history(st, &f, history_row, &h))) {
 		json_decref(h.arr);
 		xl_strv_release(&h.tab.cells);
@@ -247,7 +283,7 @@ static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_strv_release(&h.tab.cells);
 		if (xl_verbosity >= 0)
 			fprintf(stderr, "no attempts recorded%s\n",
-				o->profile || o->signature || o->outcome >= 0 || o->host ||
+				o->profile || o->signature || o->outcome >= 0 || o->host || o->job ||
 				xl_call_seen(call, "since") ? " that match" : "");
 	}
 	calib_close(st);

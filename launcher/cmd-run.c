@@ -113,6 +113,8 @@ struct attempt_ctx {
 	const struct xl_patterns *pats;
 	int rank;
 	const char *rank_from;
+	int world;            /* ranks in the job (1: not a job of several) */
+	char *job_id;         /* the job launch (launcher/run.h), or NULL */
 	bool record;
 	char **argv;
 	int argc;
@@ -173,7 +175,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	struct xl_storm storm;
 	const json_t *parts = it->parts;
 	json_t *manifest, *record, *argvj;
-	char *runs, *id, *dir, *report, *mpath, *kept = NULL;
+	char *runs, *id, *dir, *part, *report, *mpath, *end_path, *guard_path = NULL, *kept = NULL;
 	char tbuf[40], b1[32], b2[32];
 	struct calib_attempt figs;
 	double t0;
@@ -191,17 +193,21 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	runs = xl_runs_dir();
 	id = xl_new_run_id(a->rank, n);
 	dir = xl_asprintf("%s/%s", runs, id);
-	if (xl_mkdirs(runs, 0700) < 0 || mkdir(dir, 0700) < 0) {
+	part = xl_asprintf("%s/.%s.part", runs, id);
+	/* the directory appears whole, with its start manifest: made as
+	 * ".ID.part" and renamed (a sweep removes one its owner left) */
+	if (xl_mkdirs(runs, 0700) < 0 || mkdir(part, 0700) < 0) {
 		xl_error("run directory '%s': %s", dir, strerror(errno));
 		free(runs);
 		free(id);
 		free(dir);
+		free(part);
 		calib_sig_release(&sig);
 		return XL_EX_CANTCREAT;
 	}
 	report = xl_asprintf("%s/report.jsonl", dir);
-	close(open(report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 	mpath = xl_asprintf("%s/manifest.json", dir);
+	end_path = xl_asprintf("%s/end.json", dir);
 
 	argvj = json_array();
 	for (int i = 0; i < a->argc; i++)
@@ -226,6 +232,8 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "host", json_string(xl_hostname()));
 	json_object_set_new(manifest, "rank", json_integer(a->rank));
 	json_object_set_new(manifest, "rank_from", a->rank_from ? json_string(a->rank_from) : json_null());
+	json_object_set_new(manifest, "world_size", json_integer(a->world));
+	json_object_set_new(manifest, "job_id", a->job_id ? json_string(a->job_id) : json_null());
 	json_object_set_new(manifest, "prediction", calib_estimate_json(est));
 	json_object_set_new(manifest, "run_dir", json_string(dir));
 	json_object_set_new(manifest, "report", json_string(report));
@@ -233,8 +241,23 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	json_object_set_new(manifest, "start", json_string(xl_iso_time(t0, tbuf, sizeof(tbuf))));
 	json_object_set_new(manifest, "end", json_null());
 	json_object_set_new(manifest, "outcome", json_null());
-	if (xl_write_json_atomic(mpath, manifest, false) < 0)
-		xl_warn("cannot write '%s': %s", mpath, strerror(errno));
+	/* who runs it, so that a later xlaunch can tell when nobody does */
+	json_object_set_new(manifest, "owner", xl_run_owner());
+	json_object_set_new(manifest, "end_record_expected", json_boolean(a->record));
+	json_object_set_new(manifest, "store", a->st ? json_string(calib_store_path(a->st))
+						      : json_null());
+	{
+		char *ppath = xl_asprintf("%s/manifest.json", part);
+
+		if (xl_write_json_atomic(ppath, manifest, true) < 0 || rename(part, dir) < 0) {
+			xl_error("run directory '%s': %s", dir, strerror(errno));
+			free(ppath);
+			rc = XL_EX_CANTCREAT;
+			goto out;
+		}
+		free(ppath);
+	}
+	close(open(report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 
 	{
 		/* the place in the order says why this candidate runs now */
@@ -288,6 +311,9 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	so_opts.scan_err = &se;
 	so_opts.watch = &watch;
 	so_opts.observe = &obs;
+	so_opts.end_path = end_path;
+	guard_path = xl_asprintf("%s/guardian", dir);
+	so_opts.guardian_path = guard_path;
 	rc = xl_supervise(&so_opts, &sr);
 	if (so_opts.out_log >= 0)
 		close(so_opts.out_log);
@@ -397,6 +423,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		snprintf(rec.signature, sizeof(rec.signature), "%s", sig.hash);
 		rec.host = xl_strdup(xl_hostname());
 		rec.rank = a->rank;
+		rec.job_id = a->job_id ? xl_strdup(a->job_id) : NULL;
 		rec.outcome = cl.outcome;
 		rec.exit_status = sr.exit_code;
 		rec.figures = figs.figures;
@@ -437,6 +464,7 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 			xl_warn("cannot keep the record in '%s': %s", kept ? kept : "?", strerror(errno));
 		if (a->st && calib_record_attempt(a->st, &rec) == 0) {
 			xl_record_done(record);
+			xl_run_settled(id, "recorded");
 		} else {
 			xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
 				a->st ? calib_errmsg(a->st) : "store unavailable", kept ? kept : dir);
@@ -445,6 +473,8 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 		json_decref(record);
 		calib_attempt_release(&rec);
 	}
+	if (!a->record)
+		xl_run_settled(id, "not recorded: this launch records nothing in the store");
 	xl_scan_release(&so);
 	xl_scan_release(&se);
 	xl_watch_release(&watch);
@@ -461,8 +491,11 @@ out:
 	free(runs);
 	free(id);
 	free(dir);
+	free(part);
 	free(report);
 	free(mpath);
+	free(end_path);
+	free(guard_path);
 	return rc;
 }
 
@@ -515,6 +548,45 @@ static size_t launchable(const struct xl_plan *plan, size_t from, const struct r
 	return k;
 }
 
+/* Every rank of one job launch runs one candidate: the first rank to plan
+ * publishes its first launchable one in the store, the others take that
+ * one.  Moves it to the front of the launchable items of plan. */
+static void job_agree(struct attempt_ctx *a, struct xl_plan *plan, const struct run_opts *o,
+		      const char *profile)
+{
+	size_t first = plan->n, pick = plan->n;
+	char *chosen = NULL, *chosen_sig = NULL;
+
+	for (size_t i = 0; i < plan->n && first == plan->n; i++)
+		if (!skipped(&plan->items[i], o))
+			first = i;
+	if (first == plan->n)
+		return;
+	if (calib_job_choose(a->st, a->job_id, plan->items[first].candidate,
+			     plan->items[first].rank.signature, a->rank, &chosen, &chosen_sig)) {
+		xl_warn("%s; rank %d runs its own first candidate", calib_errmsg(a->st), a->rank);
+		return;
+	}
+	for (size_t i = 0; i < plan->n && pick == plan->n; i++)
+		if (xl_streq(plan->items[i].candidate, chosen))
+			pick = i;
+	if (pick == plan->n) {
+		xl_warn("job '%s' runs candidate '%s', which profile '%s' does not have here;"
+			" rank %d runs its own first candidate", a->job_id, chosen ? chosen : "(none)",
+			profile, a->rank);
+	} else if (pick != first) {
+		struct xl_plan_item t = plan->items[pick];
+
+		xl_info("job '%s': candidate '%s', as published by the first rank to plan",
+			a->job_id, chosen ? chosen : profile);
+		memmove(&plan->items[first + 1], &plan->items[first],
+			(pick - first) * sizeof(plan->items[0]));
+		plan->items[first] = t;
+	}
+	free(chosen);
+	free(chosen_sig);
+}
+
 static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct run_opts o = *(const struct run_opts *)call->opts;
@@ -545,7 +617,16 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 	a.ctx = ctx;
 	a.o = &o;
 	a.rank = xl_rank(&a.rank_from);
-	a.record = !o.no_record && !o.dry_run && (a.rank == 0 || o.all_ranks);
+	a.world = xl_world_size(NULL);
+	a.job_id = xl_job_launch_id(NULL);
+	/* in a job of several ranks every rank records its own attempt, merged
+	 * by job id; without one only rank 0 does */
+	a.record = !o.no_record && !o.dry_run &&
+		   (a.rank == 0 || o.all_ranks || (a.world > 1 && a.job_id));
+	if (a.world > 1 && !a.job_id && !o.dry_run && a.rank == 0)
+		xl_warn("a job of %d ranks without a job id (XLAUNCH_JOB_ID, SLURM_JOB_ID,"
+			" TORCHELASTIC_RUN_ID, JOBSET_NAME): its ranks cannot agree on a candidate"
+			" through the store and only rank 0 records", a.world);
 	a.argv = call->restc ? call->restv : NULL;
 	a.argc = call->restc;
 	if (!o.no_record || p0->ncands > 1) {
@@ -562,8 +643,20 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 			a.st = NULL;
 		}
 	}
-	if (a.st && a.record)
+	if (a.st && !o.dry_run) {
+		bool failed = false;
+		int lost;
+
+		/* what killed launches left: whole records go in, halves go */
+		xl_sweep_pending_tmp();
 		xl_record_replay(a.st);
+		lost = xl_sweep_lost(a.st, &failed);
+		if (lost)
+			xl_info("recovered %d lost attempt%s whose supervisor died, recorded as interrupted",
+				lost, lost == 1 ? "" : "s");
+		if (failed)
+			xl_warn("%s; lost attempts are recorded by a later xlaunch", calib_errmsg(a.st));
+	}
 	have_pats = xl_patterns_load(NULL, &pats) == 0;
 	if (!have_pats)
 		xl_warn("outcome patterns unavailable: outcomes are named from exit statuses only");
@@ -614,6 +707,13 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		}
 		goto done;
 	}
+	/* a rank of a job never starts a new attempt by itself: one attempt,
+	 * and every rank of this launch runs the same candidate */
+	if (a.world > 1) {
+		total = total ? 1 : 0;
+		if (total && !o.cand && a.job_id && a.st)
+			job_agree(&a, &plan, &o, p0->name);
+	}
 	{
 		size_t launched = 0, nskipped = 0;
 		struct xl_strv warned = XL_STRV_INIT;
@@ -631,6 +731,13 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 				xl_info("outcome '%s' is in --fail-on: exit %d", xl_outcome_name(oc),
 					XL_EX_FAIL_ON);
 				last = XL_EX_FAIL_ON;
+			}
+			if (a.world > 1) {
+				if (oc != XL_OUT_INTERRUPTED && (o.retry & (1u << oc)))
+					xl_info("outcome '%s' on rank %d of %d: no rank retries alone; when"
+						" the engine restarts the job, its next launch takes the next"
+						" candidate", xl_outcome_name(oc), a.rank, a.world);
+				break;
 			}
 			if (oc == XL_OUT_INTERRUPTED || !(o.retry & (1u << oc)))
 				break;
@@ -656,6 +763,7 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_strv_release(&warned);
 	}
 done:
+	free(a.job_id);
 	xl_plan_release(&plan);
 	if (have_pats)
 		xl_patterns_release(&pats);

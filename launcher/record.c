@@ -221,6 +221,7 @@ int xl_record_replay(struct calib_store *st)
 
 			if (rc == 0) {
 				unlink(path);
+				xl_run_settled(json_string_value(json_object_get(rec, "id")), "recorded");
 				replayed++;
 			} else if (rc == XL_EX_DATAERR) {
 				xl_warn("pending record '%s' was refused by the store: %s", path,

@@ -38,4 +38,29 @@ void xl_record_done(const json_t *record);
 /* Puts kept records into the store; returns how many went in. */
 int xl_record_replay(struct calib_store *st);
 
+/* ---- attempts whose supervisor was lost (launcher/sweep.c) ------------------------ */
+
+/* {host, pid, pid_start, boot_id} of this process: who owns a run
+ * directory, so that a later xlaunch can tell the owner is gone.  New
+ * reference. */
+json_t *xl_run_owner(void);
+/* Marks the run directory of attempt id as settled (its record is in the
+ * store, or it is not to be recorded): later sweeps pass over it. */
+void xl_run_settled(const char *id, const char *why);
+
+/* Makes the state directory whole again: completes or removes temporary
+ * files of pending records left by a killed writer, removes run
+ * directories that were never finished being created, then records every
+ * run directory with a start manifest and no record whose owner is
+ * provably dead (same host and boot and its pid gone, or the same host
+ * booted since) into st: interrupted, with the guardian's end record where
+ * there is one, else "supervisor lost".  Each directory is claimed with a
+ * lock before it is read, and the store takes a run id once, so sweepers at
+ * once record each attempt once.  Stops at the first store failure (the
+ * rest wait for the next sweep).  Returns how many attempts it recorded;
+ * *store_failed set when it stopped for the store (may be NULL). */
+int xl_sweep_lost(struct calib_store *st, bool *store_failed);
+/* Only the temporary files of pending records (before a replay). */
+int xl_sweep_pending_tmp(void);
+
 #endif

@@ -89,6 +89,9 @@ struct xl_sup_opts {
 	struct xl_watch *watch; /* its report file is read as the child runs, or NULL */
 	struct xl_observe *observe;   /* samples the child's group as it runs, or NULL
 				       * (launcher/observe.h) */
+	const char *end_path;         /* where the guardian writes the attempt's end
+				       * when xlaunch dies (JSON), or NULL */
+	const char *guardian_path;    /* where the guardian's pid is written, or NULL */
 };
 
 struct xl_sup_result {
@@ -134,5 +137,14 @@ void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
 /* The rank from RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK or
  * TPU_WORKER_ID; 0 when none is set.  *from names the variable (or NULL). */
 int xl_rank(const char **from);
+/* The number of ranks from WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE or
+ * PMI_SIZE; 1 when none is set.  *from names the variable (or NULL). */
+int xl_world_size(const char **from);
+/* The job launch this process belongs to: the id from XLAUNCH_JOB_ID,
+ * SLURM_JOB_ID, TORCHELASTIC_RUN_ID or JOBSET_NAME (the first set; *from
+ * names it), followed by "#N" for the engine's Nth restart of it
+ * (XLAUNCH_JOB_ATTEMPT, TORCHELASTIC_RESTART_COUNT, SLURM_RESTART_COUNT;
+ * nothing for 0).  NULL when no id is set.  Caller frees. */
+char *xl_job_launch_id(const char **from);
 
 #endif

@@ -4,7 +4,8 @@
  * forwarded to that group.  A guardian process holds the read end of a pipe
  * whose write end only xlaunch holds: when xlaunch dies, even by SIGKILL,
  * the guardian sees end-of-file and kills the whole group, so no trainer is
- * left holding an accelerator.  Output is copied to the run directory as it
+ * left holding an accelerator, and writes the attempt's end (interrupted,
+ * with the peak xlaunch last told it) to the run directory.  Output is copied to the run directory as it
  * comes and handed to the terminal by a writer thread per stream, so a slow
  * terminal never stalls the child (what it cannot take in time is counted,
  * and the log files still have everything).
@@ -17,6 +18,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -167,12 +169,104 @@ static size_t termq_close(struct termq *q, double wait_s)
 
 /* ---- the guardian --------------------------------------------------------- */
 
+/* What xlaunch tells the guardian as the attempt goes: the child's process
+ * group first, then messages of this shape.  Each is one write() of less
+ * than PIPE_BUF bytes, so none is ever read in part. */
+struct guard_msg {
+	char type;           /* 'p': the peak so far; 'd': the child's wait status;
+			      * 'x': all is well, xlaunch ends the attempt itself */
+	int64_t value;
+};
+
+static void guard_send(int wfd, char type, int64_t value)
+{
+	struct guard_msg m;
+
+	if (wfd < 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.value = value;
+	if (write(wfd, &m, sizeof(m)) != (ssize_t)sizeof(m)) {
+		/* the guardian is gone: nothing to tell */
+	}
+}
+
+static const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGKILL: return "SIGKILL";
+	case SIGTERM: return "SIGTERM";
+	default: return "a signal";
+	}
+}
+
+/* The end of an attempt whose supervisor died, written by the guardian to
+ * path (through a temporary file and rename, so it is whole or absent).
+ * Plain system calls and snprintf only: this runs in a forked copy. */
+static void guard_write_end(const char *path, pid_t sup, double wall_s, int64_t peak,
+			    bool child_done, int status, int sig_sent)
+{
+	char tmp[4200], body[2048], reason[512], obs[96];
+	struct timespec now;
+	int fd, sig, ec;
+	ssize_t len;
+
+	if (!path)
+		return;
+	if (child_done && WIFEXITED(status)) {
+		sig = 0;
+		ec = WEXITSTATUS(status);
+		snprintf(reason, sizeof(reason), "the supervisor (pid %d) died after the child exited"
+			 " with status %d, before it recorded the attempt", (int)sup, ec);
+	} else {
+		sig = child_done && WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+		ec = 128 + sig;
+		if (child_done)
+			snprintf(reason, sizeof(reason), "the supervisor (pid %d) died after the child"
+				 " ended by signal %d, before it recorded the attempt", (int)sup, sig);
+		else
+			snprintf(reason, sizeof(reason), "the supervisor (pid %d) was killed; the child"
+				 " was ended by SIGKILL when it died%s%s", (int)sup,
+				 sig_sent ? ", and what was left of its process group by the guardian's " : "",
+				 sig_sent ? sig_name(sig_sent) : "");
+	}
+	if (peak > 0)
+		snprintf(obs, sizeof(obs), "%lld", (long long)peak);
+	else
+		snprintf(obs, sizeof(obs), "null");
+	clock_gettime(CLOCK_REALTIME, &now);
+	len = snprintf(body, sizeof(body),
+		       "{\"outcome\": \"interrupted\", \"ended_by\": \"guardian\", \"reason\": \"%s\","
+		       " \"signal\": %d, \"exit_status\": %d, \"wall_s\": %.3f,"
+		       " \"observed_bytes\": %s, \"observed_kind\": \"host_peak_rss\","
+		       " \"supervisor_pid\": %d, \"end_time\": %.3f}\n",
+		       reason, sig, ec, wall_s, obs, (int)sup,
+		       (double)now.tv_sec + now.tv_nsec / 1e9);
+	if (len <= 0 || (size_t)len >= sizeof(body))
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (xl_write_all(fd, body, (size_t)len) == 0 && fsync(fd) == 0 && close(fd) == 0) {
+		if (rename(tmp, path) < 0)
+			unlink(tmp);
+		return;
+	}
+	close(fd);
+	unlink(tmp);
+}
+
 /* Forks the guardian.  It learns the child's process group through the
- * pipe, then waits for end-of-file (xlaunch died) or a byte (all is well). */
-static pid_t start_guardian(int *wfd)
+ * pipe, then reads messages until 'x' (all is well) or end-of-file
+ * (xlaunch died): then it takes the whole group down and writes the
+ * attempt's end to end_path (NULL: nowhere). */
+static pid_t start_guardian(int *wfd, const char *end_path)
 {
 	int p[2];
-	pid_t g;
+	pid_t g, sup = getpid();
+	double start = xl_mono();
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
@@ -184,7 +278,10 @@ static pid_t start_guardian(int *wfd)
 	}
 	if (g == 0) {
 		pid_t pgid = 0;
-		char c;
+		struct guard_msg m;
+		int64_t peak = -1;
+		bool child_done = false;
+		int status = 0, sent = 0;
 		ssize_t n;
 
 		close(p[1]);
@@ -194,21 +291,42 @@ static pid_t start_guardian(int *wfd)
 		setsid();
 		for (size_t off = 0; off < sizeof(pgid);) {
 			n = read(p[0], (char *)&pgid + off, sizeof(pgid) - off);
-			if (n <= 0)
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				/* xlaunch died before its child was known: the
+				 * child, if any, has its parent-death signal */
+				guard_write_end(end_path, sup, xl_mono() - start, -1, false, 0, 0);
 				_exit(0);
+			}
 			off += (size_t)n;
 		}
-		do
-			n = read(p[0], &c, 1);
-		while (n < 0 && errno == EINTR);
-		if (n == 1)
-			_exit(0);
+		for (;;) {
+			do
+				n = read(p[0], &m, sizeof(m));
+			while (n < 0 && errno == EINTR);
+			if (n != (ssize_t)sizeof(m))
+				break;
+			if (m.type == 'x')
+				_exit(0);
+			if (m.type == 'p' && m.value > peak)
+				peak = m.value;
+			if (m.type == 'd') {
+				child_done = true;
+				status = (int)m.value;
+			}
+		}
 		/* xlaunch is gone: take the whole group down */
+		double wall = xl_mono() - start;
+
 		if (kill(-pgid, SIGTERM) == 0) {
+			sent = SIGTERM;
 			for (int i = 0; i < 50 && kill(-pgid, 0) == 0; i++)
 				usleep(100000);
-			kill(-pgid, SIGKILL);
+			if (kill(-pgid, SIGKILL) == 0)
+				sent = SIGKILL;
 		}
+		guard_write_end(end_path, sup, wall, peak, child_done, status, sent);
 		_exit(0);
 	}
 	close(p[0]);
@@ -306,6 +424,7 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 	struct sigaction sa, old[NFWD], oldchld;
 	struct termq tq_out, tq_err;
 	pid_t child, guardian;
+	int64_t peak_sent = 0;
 	double start = xl_mono(), term_at = 0, kill_at = 0, child_done_at = 0;
 	long oom_before = oom_kill_count();
 	bool child_done = false, out_open = true, err_open = true, log_failed = false;
@@ -315,10 +434,22 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 
 	memset(r, 0, sizeof(*r));
 	/* the guardian first, so it holds none of the child's pipes */
-	guardian = start_guardian(&gw);
+	guardian = start_guardian(&gw, o->end_path);
 	if (guardian < 0)
 		xl_warn("cannot start the guardian process: %s; the child may outlive a killed xlaunch",
 			strerror(errno));
+	else if (o->guardian_path) {
+		/* a sweep leaves the attempt to a guardian that still lives */
+		int fd = open(o->guardian_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		char line[32];
+		int len = snprintf(line, sizeof(line), "%d\n", (int)guardian);
+
+		if (fd >= 0) {
+			if (xl_write_all(fd, line, (size_t)len) < 0)
+				xl_warn("cannot write '%s': %s", o->guardian_path, strerror(errno));
+			close(fd);
+		}
+	}
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(exp, O_CLOEXEC) < 0 ||
 	    pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		xl_error("cannot create pipes: %s", strerror(errno));
@@ -415,8 +546,14 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		/* report lines written before the output just woken for come first */
 		if (o->watch)
 			xl_watch_poll_report(o->watch, now);
-		if (!child_done && o->observe)
+		if (!child_done && o->observe) {
 			xl_observe_tick(o->observe, now);
+			/* the guardian keeps the peak so far, for an end it may write */
+			if (o->observe->rss_sum_peak > peak_sent + peak_sent / 64) {
+				peak_sent = o->observe->rss_sum_peak;
+				guard_send(gw, 'p', peak_sent);
+			}
+		}
 		for (int i = 1; i < nfds; i++) {
 			bool is_out = pf[i].fd == outp[0];
 
@@ -462,6 +599,7 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 
 			if (w == child) {
 				child_done = true;
+				guard_send(gw, 'd', status);
 				child_done_at = now;
 				r->wall_s = now - start;
 				/* what the child left behind in its group goes too */
@@ -500,11 +638,7 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		xl_watch_finish(o->watch, child_done ? child_done_at : xl_mono());
 	r->term_dropped = termq_close(&tq_out, 5.0) + termq_close(&tq_err, 5.0);
 	if (gw >= 0) {
-		char c = 'x';
-
-		if (write(gw, &c, 1) < 0) {
-			/* the guardian is gone already */
-		}
+		guard_send(gw, 'x', 0);
 		close(gw);
 		waitpid(guardian, NULL, 0);
 	}

@@ -71,7 +71,7 @@ expect_out '"time": "2026-01-03T00:00:00.500Z"' "time with milliseconds"
 run "$XL" calib history
 expect_rc 0 "history table"
 expect_out "TIME" "table header"
-head -1 "$T/out" | grep -q "ID  *PROFILE  *CANDIDATE  *SIGNATURE  *HOST  *OUTCOME" || fail "aligned header"
+head -1 "$T/out" | grep -q "ID  *PROFILE  *CANDIDATE  *SIGNATURE  *HOST  *RANK  *JOB  *OUTCOME" || fail "aligned header"
 # columns line up: OUTCOME starts at the same offset in every row
 col=$(head -1 "$T/out" | awk '{print index($0, "OUTCOME")}')
 awk -v c="$col" 'NR>1 { s = substr($0, c, 8); if (s !~ /^(ok|oom|error) /) exit 1 }' "$T/out" || fail "columns not aligned"

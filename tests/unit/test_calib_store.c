@@ -438,10 +438,48 @@ static void make_old(const char *path, int version)
 	sqlite3_close(db);
 }
 
+/* v4 -> v5: a schema 4 store (a current one less what 5 adds) gets the job
+ * choices and keeps its attempts. */
+static void test_migration_v5(void **state)
+{
+	char *path = path_of("v4.db");
+	struct calib_store *st;
+	char *c = NULL, *sg = NULL;
+	sqlite3 *db;
+
+	(void)state;
+	st = open_ok(path);
+	assert_int_equal(record(st, "v4-1", "{\"model\": {\"params\": 5}}", "ok", 0, 1000), 0);
+	calib_close(st);
+	db = raw(path);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE job_choices; DROP INDEX attempts_job_signature;"
+				      " PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = open_ok(path);
+	/* the first rank publishes, a later one reads the same */
+	assert_int_equal(calib_job_choose(st, "j1", "big", "s1", 0, &c, &sg), 0);
+	assert_string_equal(c, "big");
+	free(c);
+	free(sg);
+	assert_int_equal(calib_job_choose(st, "j1", "small", "s2", 1, &c, &sg), 0);
+	assert_string_equal(c, "big");
+	assert_string_equal(sg, "s1");
+	free(c);
+	free(sg);
+	calib_close(st);
+	db = raw(path);
+	assert_int_equal(scalar(db, "PRAGMA user_version"), 5);
+	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE id = 'v4-1'"), 1);
+	assert_int_equal(scalar(db, "SELECT count(*) FROM job_choices"), 1);
+	sqlite3_close(db);
+	free(path);
+}
+
 static void test_migrations(void **state)
 {
 	(void)state;
-	for (int v = 0; v < CALIB_SCHEMA_VERSION; v++) {
+	/* stores of schema 0 to 3 as they were written; 4 below */
+	for (int v = 0; v < CALIB_SCHEMA_VERSION && v <= 3; v++) {
 		char *name = xl_asprintf("v%d.db", v), *path = path_of(name);
 		struct calib_store *st;
 		sqlite3 *db;
@@ -471,7 +509,7 @@ static void test_migrations(void **state)
 		assert_int_equal(scalar(db, "PRAGMA user_version"), CALIB_SCHEMA_VERSION);
 		assert_int_equal(scalar(db, "SELECT count(*) FROM attempts"), v >= 2 ? 3 : v >= 1 ? 2 : 1);
 		assert_int_equal(scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-					" AND name LIKE 'attempts_%'"), 6);
+					" AND name LIKE 'attempts_%'"), 7);
 		assert_int_equal(scalar(db, "SELECT count(*) FROM probes WHERE uid IS NULL"), 0);
 		if (v >= 1) {
 			/* opencl's CPU and GPU are two rows now */
@@ -1335,12 +1373,12 @@ static void test_pg_schema(void **state)
 	assert_int_equal(record(st, "s-1", "{\"model\": {\"params\": 5}}", "ok", 10, 100), 0);
 	calib_close(st);
 	assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), CALIB_SCHEMA_VERSION);
-	/* a new store is made by the steps an old one takes: 3, then 4 */
-	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 2);
+	/* a new store is made by the steps an old one takes: 3, 4, 5 */
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 3);
 	/* the indexes of SQLite's schema, here too */
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM pg_indexes WHERE schemaname ="
 				  " current_schema() AND indexname LIKE 'attempts\\_%'"
-				  " AND indexname <> 'attempts_pkey'"), 6);
+				  " AND indexname <> 'attempts_pkey'"), 7);
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM pg_indexes WHERE schemaname ="
 				  " current_schema() AND indexname IN ('signatures_shape',"
 				  " 'signatures_kind_stack', 'signatures_family', 'probes_host_time',"
@@ -1350,7 +1388,7 @@ static void test_pg_schema(void **state)
 	st = open_ok(alias);
 	calib_close(st);
 	free(alias);
-	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 2);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 3);
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts"), 1);
 	/* NOCREATE: a database (schema) without a store is not given one */
 	none = pg_location("schema_none");
@@ -1813,6 +1851,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_open_default_location),
 		cmocka_unit_test(test_open_failures),
 		cmocka_unit_test(test_migrations),
+		cmocka_unit_test(test_migration_v5),
 		BOTH(test_record_attempt),
 		BOTH(test_record_probe),
 		BOTH(test_correction),

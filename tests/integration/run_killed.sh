@@ -1,0 +1,143 @@
+# run_killed.sh - a launch is recorded even when its supervisor is killed:
+# the guardian writes the attempt's end, a later xlaunch records what
+# nobody ended (supervisor lost), each run directory exactly once, pending
+# records whole or absent, the store intact, also while another process
+# holds the store locked during the sweep.
+. "$(dirname "$0")/lib.sh"
+command -v pgrep >/dev/null || skip "pgrep (procps) is not installed"
+python3 -c 'import sqlite3' 2>/dev/null || skip "python3 with sqlite3 is not installed"
+P="$T/profiles"; mkdir -p "$P"
+export XLAUNCH_PROFILE_PATH="$P" XLAUNCH_STORE="$T/store/calib.db"
+echo 'env: {A: 1}' >"$P/p.yaml"
+RUNS="$XDG_STATE_HOME/xlaunch/runs"
+PENDING="$XDG_STATE_HOME/xlaunch/pending"
+q() { python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], timeout=30)
+for r in c.execute(sys.argv[2]): print("|".join("" if v is None else str(v) for v in r))' "$XLAUNCH_STORE" "$1"; }
+ndirs() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | wc -l; }
+# wait_dirs N: until N run directories exist (at most 10 s)
+# newdir BEFORE: the run directory not in the list BEFORE
+newdir() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort | comm -13 "$1" - | head -1; }
+listdirs() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' 2>/dev/null | sort >"$1"; }
+# wait_kids PID: until xlaunch PID runs its guardian and its child
+wait_kids() { for _ in $(seq 200); do [ "$(pgrep -P "$1" | wc -l)" -ge 2 ] && return 0; sleep 0.05; done; fail "launch $1 did not start its child"; }
+wait_dirs() { for _ in $(seq 200); do [ "$(ndirs)" -ge "$1" ] && return 0; sleep 0.05; done; fail "no run directory appeared"; }
+
+run "$XL" run p -- true
+expect_rc 0 "first run makes the store"
+
+# the guardian writes the end when only xlaunch is killed
+listdirs "$T/before"
+"$XL" run p -- sleep 30 >/dev/null 2>&1 &
+pid=$!
+wait_dirs 2
+wait_kids "$pid"
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+gdir="$RUNS/$(newdir "$T/before")"
+for _ in $(seq 100); do [ -f "$gdir/end.json" ] && break; sleep 0.05; done
+[ -f "$gdir/end.json" ] || fail "the guardian wrote no end.json in $gdir"
+python3 - "$gdir/end.json" <<'PY' || fail "the guardian's end record"
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert e["outcome"] == "interrupted" and e["ended_by"] == "guardian", e
+assert e["signal"] == 9 and e["exit_status"] == 137, e
+assert 0 < e["wall_s"] < 30, e
+assert "was killed" in e["reason"], e
+PY
+ok "the guardian's end: interrupted, SIGKILL, wall time"
+gid=$(basename "$gdir")
+
+# nobody writes the end when xlaunch and its guardian die together
+listdirs "$T/before"
+"$XL" run p -- sleep 30 >/dev/null 2>&1 &
+pid=$!
+wait_dirs 3
+wait_kids "$pid"
+kids=$(pgrep -P "$pid" || true)
+kill -9 $kids; kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+ldir="$RUNS/$(newdir "$T/before")"
+lid=$(basename "$ldir")
+[ ! -f "$ldir/end.json" ] || fail "an end record where nobody could write one"
+# (the launch just made recorded the guardian's end as it started)
+# a query sweeps nothing; the next command that writes the store records it
+run "$XL" calib history --limit 0
+grep -q "recovered" "$T/err" && fail "a query swept"
+grep -F "$lid" "$T/out" && fail "a query recorded the lost attempt"
+ok "a query records nothing"
+run "$XL" calib import - </dev/null
+expect_err "recovered 1 lost attempt" "the next xlaunch that writes the store records it"
+run "$XL" calib history --limit 0
+grep -F "$lid" "$T/out" | grep -qF "interrupted (supervisor lost)" || { cat "$T/out"; fail "history shows the lost attempt"; }
+grep -F "$gid" "$T/out" | grep -qF "interrupted (supervisor killed)" || { cat "$T/out"; fail "history shows the killed attempt"; }
+ok "history shows both, each with how it ended"
+expect_eq "$(q "SELECT json_extract(details, '\$.lost.ended_by') FROM attempts WHERE id = '$gid'")" guardian "the guardian's end went in"
+expect_eq "$(q "SELECT exit_status FROM attempts WHERE id = '$gid'")" 137 "with the child's signal"
+run "$XL" calib history
+[ "$(grep -c "interrupted (supervisor" "$T/out")" -eq 2 ] || fail "a second sweep recorded again"
+ok "a second sweep records nothing again"
+
+# 60 launches, each killed a few milliseconds in; a third with the guardian
+for i in $(seq 60); do
+	"$XL" run p -- sh -c 'sleep 0.02' >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.00$((RANDOM % 10))$((RANDOM % 10))"
+	if [ $((i % 3)) -eq 0 ]; then
+		kids=$(pgrep -P "$pid" || true)
+		kill -9 $kids "$pid" 2>/dev/null || true
+	else
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+done
+# what a killed writer leaves in pending/: a whole record and half of one
+python3 - "$PENDING" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+rec = {"id": "20261122T000000.000000Z-gone-1-r0-a1", "time": "2026-11-22T00:00:00Z",
+       "profile": "p", "signature": "0" * 64, "outcome": "ok", "exit_status": 0}
+text = json.dumps(rec)
+open(os.path.join(d, rec["id"] + ".json.tmp.999999999"), "w").write(text)
+open(os.path.join(d, "20261122T000001.000000Z-gone-2-r0-a1.json.tmp.999999998"), "w").write(text[:40])
+PY
+sleep 1   # guardians finish their ends
+
+# the sweep meets a store held by another process, then the store again
+python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE"); open(sys.argv[2], "w").close(); time.sleep(7); c.execute("ROLLBACK")' \
+	"$XLAUNCH_STORE" "$T/locked" &
+locker=$!
+for _ in $(seq 100); do [ -f "$T/locked" ] && break; sleep 0.05; done
+XLAUNCH_STORE_WAIT=1s run "$XL" run p -- sh -c 'echo launched'
+expect_rc 0 "a launch is not blocked by a locked store during the sweep"
+expect_out "launched" "the child ran"
+expect_err "lost attempts are recorded by a later xlaunch" "the sweep waits for a later xlaunch"
+wait "$locker"
+run "$XL" run p -- true
+expect_rc 0 "a normal launch after the kills"
+expect_err "recovered" "run says how many lost attempts it recovered"
+expect_eq "$(grep -c "recovered" "$T/err")" 1 "on one line"
+
+# every run directory is in the store exactly once, nothing half-written
+find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort >"$T/dirs"
+q "SELECT id FROM attempts WHERE id NOT LIKE '%-gone-%'" | sort >"$T/ids"
+expect_eq "$(wc -l <"$T/dirs")" "$(wc -l <"$T/ids")" "as many attempts as run directories"
+diff "$T/dirs" "$T/ids" >/dev/null || { diff "$T/dirs" "$T/ids" | head; fail "run directories and attempts differ"; }
+ok "each run directory recorded ($(wc -l <"$T/dirs") of them)"
+expect_eq "$(q "SELECT count(*) FROM (SELECT id FROM attempts GROUP BY id HAVING count(*) > 1)")" 0 "none twice"
+for d in "$RUNS"/*/; do [ -f "$d/settled" ] || fail "$d is not settled"; done
+ok "every run directory settled"
+expect_eq "$(find "$RUNS" -mindepth 1 -maxdepth 1 -name '.*')" "" "no run directory left half-made"
+expect_eq "$(find "$RUNS" -name '*.tmp.*')" "" "no temporary file left in run directories"
+expect_eq "$(ls -A "$PENDING")" "" "nothing left in pending/"
+expect_eq "$(q "SELECT outcome FROM attempts WHERE id = '20261122T000000.000000Z-gone-1-r0-a1'")" ok \
+	"a whole record a killed writer left is completed and replayed"
+[ "$(q "SELECT count(*) FROM attempts WHERE outcome = 'interrupted'")" -gt 2 ] || fail "no interrupted attempts from the kills"
+ok "the killed launches are interrupted"
+expect_eq "$(q 'PRAGMA integrity_check')" ok "the store is intact"
+run "$XL" run p -- true
+expect_rc 0 "another launch"
+if grep -q "recovered" "$T/err"; then fail "a later sweep recovered again"; fi
+ok "the sweep records once"
+done_ok

@@ -101,6 +101,24 @@ struct calib_backend {
 	 * whose signature is of scheme 2 or later (*parts NULL when none;
 	 * caller frees), and that attempt's id */
 	int (*last_parts)(struct calib_store *st, const char *profile, char **parts, char **id);
+	/* `calib report` (calib.h: report queries); the same contracts */
+	int (*report_profiles)(struct calib_store *st, const struct calib_report_filter *f,
+			       long long limit, calib_report_profile_fn *fn, void *arg);
+	int (*report_timeline)(struct calib_store *st, const struct calib_report_filter *f,
+			       double t0, double width, calib_timeline_fn *fn, void *arg);
+	int (*report_stacks)(struct calib_store *st, const struct calib_report_filter *f,
+			     calib_report_stack_fn *fn, void *arg);
+	int (*report_pvo)(struct calib_store *st, const struct calib_report_filter *f,
+			  int bins_per_e, calib_pvo_fn *fn, void *arg);
+	int (*report_sources)(struct calib_store *st, const struct calib_report_filter *f,
+			      calib_report_source_fn *fn, void *arg);
+	int (*report_families)(struct calib_store *st, const struct calib_report_filter *f,
+			       long long limit, calib_report_family_fn *fn, void *arg);
+	int (*report_members)(struct calib_store *st, const struct calib_report_filter *f,
+			      const char *family, const char *stack, long long limit,
+			      calib_report_member_fn *fn, void *arg);
+	int (*report_probes)(struct calib_store *st, const struct calib_report_filter *f,
+			     calib_report_probe_fn *fn, void *arg);
 };
 
 #define CALIB_FAMILY_SIGS 256

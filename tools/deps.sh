@@ -2,11 +2,12 @@
 # Installs the Debian packages that building and testing xlaunch need, when
 # any is missing.  Uses sudo when not run as root.  python3-dev: Inductor
 # (torch.compile on the CPU) builds each kernel module with g++ against
-# Python.h of the interpreter the torch venv was made from.
+# Python.h of the interpreter the torch venv was made from.  chromium: the
+# integration test of `calib report` renders the page headless to a PNG.
 set -e
 PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
 clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-dev python3-yaml
-ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux"
+ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux chromium"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

@@ -258,18 +258,40 @@ static void place_members(struct report *r, struct members *ms, const char *scal
 	}
 }
 
-/* The first numeric coordinate of the members, for a family without a fit. */
-static const char *first_coordinate(const struct members *ms)
+/* The scale of a family without a fit: the numeric coordinate with the
+ * most distinct values among the members (ties: one that names a batch). */
+static const char *guess_scale(const struct members *ms)
 {
+	const char *best = NULL;
+	size_t best_n = 0;
+
 	for (size_t i = 0; i < ms->n; i++) {
 		const char *k;
 		json_t *v;
 
-		json_object_foreach(ms->v[i].coords, k, v)
-			if (json_is_number(v))
-				return k;
+		json_object_foreach(ms->v[i].coords, k, v) {
+			size_t n = 0;
+
+			if (!json_is_number(v) || (best && strcmp(best, k) == 0))
+				continue;
+			for (size_t j = 0; j < ms->n; j++) {
+				const json_t *a = json_object_get(ms->v[j].coords, k);
+				bool dup = false;
+
+				if (!json_is_number(a))
+					continue;
+				for (size_t l = 0; l < j && !dup; l++)
+					dup = json_equal(a, json_object_get(ms->v[l].coords, k));
+				n += !dup;
+			}
+			if (!best || n > best_n ||
+			    (n == best_n && strcasestr(k, "batch") && !strcasestr(best, "batch"))) {
+				best = k;
+				best_n = n;
+			}
+		}
 	}
-	return NULL;
+	return best;
 }
 
 static int family_fn(const struct calib_report_family *fa, void *arg);
@@ -342,7 +364,7 @@ static void draw_family(struct report *r, const struct calib_report_family *fa, 
 	if (est.points) {
 		snprintf(scale, sizeof(scale), "%s", est.scale_name);
 	} else {
-		const char *k = first_coordinate(&ms);
+		const char *k = guess_scale(&ms);
 
 		snprintf(scale, sizeof(scale), "%s", k ? k : "");
 	}

@@ -99,7 +99,9 @@ ok "the chart titles are in the rendered DOM"
 python3 - "$T/report.dom" <<'PY' || fail "the marks of the family chart"
 import re, sys
 dom = open(sys.argv[1]).read()
-fam = re.search(r'<figure id="chart-family-.*?</figure>', dom, re.S).group(0)
+fams = re.findall(r'<figure id="chart-family-.*?</figure>', dom, re.S)
+assert len(fams) == 2, len(fams)   # grow's, and other's (another environment)
+fam = [f for f in fams if re.search(r"<h3>Family \w+ of grow: ", f)][0]
 assert fam.count('class="m-ok"') >= 3, "three ok launches"
 assert 'class="m-oom"' in fam, "the oom"
 inf = re.findall(r'class="m-inf"[^>]*><title>candidate (\w+): predicted infeasible', fam)
@@ -133,7 +135,10 @@ ok "--format svg writes one standalone chart that renders"
 run "$XL" calib report --format svg --chart timeline-nope
 expect_rc 64 "an unknown chart"
 expect_err "no chart 'timeline-nope'; the charts of this store are: family-" "the valid names"
-expect_err "timeline-grow, compiles-grow, timeline-other" "the profiles' charts"
+for name in predicted-observed-host_peak_vm timeline-grow compiles-grow timeline-other \
+	compiles-other probes; do
+	expect_err "$name" "the chart $name is listed"
+done
 run "$XL" calib report --format svg
 expect_rc 64 "svg without a chart"
 expect_err "--format svg needs --chart NAME; the charts of this store are:" "svg needs a chart"

@@ -111,6 +111,24 @@ struct calib_backend {
 	 * (*chosen and *chosen_sig, caller frees; NULL for a NULL column) */
 	int (*job_choose)(struct calib_store *st, const char *job_id, const char *candidate,
 			  const char *signature, int64_t rank, char **chosen, char **chosen_sig);
+	/* `calib report` (calib.h: report queries); the same contracts */
+	int (*report_profiles)(struct calib_store *st, const struct calib_report_filter *f,
+			       long long limit, calib_report_profile_fn *fn, void *arg);
+	int (*report_timeline)(struct calib_store *st, const struct calib_report_filter *f,
+			       double t0, double width, calib_timeline_fn *fn, void *arg);
+	int (*report_stacks)(struct calib_store *st, const struct calib_report_filter *f,
+			     calib_report_stack_fn *fn, void *arg);
+	int (*report_pvo)(struct calib_store *st, const struct calib_report_filter *f,
+			  int bins_per_e, calib_pvo_fn *fn, void *arg);
+	int (*report_sources)(struct calib_store *st, const struct calib_report_filter *f,
+			      calib_report_source_fn *fn, void *arg);
+	int (*report_families)(struct calib_store *st, const struct calib_report_filter *f,
+			       long long limit, calib_report_family_fn *fn, void *arg);
+	int (*report_members)(struct calib_store *st, const struct calib_report_filter *f,
+			      const char *family, const char *stack, long long limit,
+			      calib_report_member_fn *fn, void *arg);
+	int (*report_probes)(struct calib_store *st, const struct calib_report_filter *f,
+			     calib_report_probe_fn *fn, void *arg);
 };
 
 /* The data step of the migration to schema 4, the same SQL on every backend

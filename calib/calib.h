@@ -522,4 +522,123 @@ json_t *calib_rank_json(const struct calib_rank *r, const char *name);
 int calib_job_choose(struct calib_store *st, const char *job_id, const char *candidate,
 		     const char *signature, int64_t rank, char **chosen, char **chosen_sig);
 
+/* ---- report queries ------------------------------------------------------------
+ *
+ * What `calib report` draws, aggregated by the store so that the work does
+ * not grow with the number of attempts beyond one indexed pass: groups,
+ * bins and bounds, never one row per attempt.  Every query takes a filter
+ * (profile: NULL any; since: epoch seconds, NAN none) on the attempts it
+ * reads.  Strings in records are borrowed for the call. */
+
+struct calib_report_filter {
+	const char *profile;
+	double since;
+};
+
+/* One profile (NULL: attempts recorded without one) and its attempts. */
+struct calib_report_profile {
+	const char *profile;
+	int64_t attempts;
+	double first, last;        /* epoch seconds */
+};
+typedef int calib_report_profile_fn(const struct calib_report_profile *p, void *arg);
+/* Profiles with attempts, the most recently launched first, at most limit
+ * (0: all). */
+int calib_report_profiles(struct calib_store *st, const struct calib_report_filter *f,
+			  long long limit, calib_report_profile_fn *fn, void *arg);
+
+/* The attempts of one outcome in one bin of time. */
+struct calib_timeline_bin {
+	int64_t bin;               /* floor((time - t0) / width) */
+	enum xl_outcome outcome;
+	int64_t attempts;
+	double time_min, time_max;
+	double wall_mean, wall_max;    /* NAN: no wall time known */
+	int64_t compiles;          /* sum of the known compile counts */
+	int64_t cache_hits;        /* sum of the known cache hits */
+	int64_t compiles_known, cache_known;   /* attempts that gave them */
+};
+typedef int calib_timeline_fn(const struct calib_timeline_bin *b, void *arg);
+/* The attempts of f->profile (required; "" matches attempts without one)
+ * in bins of width seconds from t0, in bin order. */
+int calib_report_timeline(struct calib_store *st, const struct calib_report_filter *f, double t0,
+			  double width, calib_timeline_fn *fn, void *arg);
+
+/* A stack and hardware a profile ran on, and when. */
+struct calib_report_stack {
+	const char *stack_hash;    /* NULL when unknown */
+	const char *hardware_kind; /* NULL when unknown */
+	int64_t attempts;
+	double first, last;
+};
+typedef int calib_report_stack_fn(const struct calib_report_stack *s, void *arg);
+/* The (stack, hardware) pairs of f->profile's attempts, first seen first. */
+int calib_report_stacks(struct calib_store *st, const struct calib_report_filter *f,
+			calib_report_stack_fn *fn, void *arg);
+
+/* Predicted against observed: the attempts with a predicted and an
+ * observed figure of one kind, binned on the logarithm of both figures
+ * (bins_per_e bins per factor e), per kind and outcome. */
+struct calib_pvo_bin {
+	enum calib_kind kind;
+	enum xl_outcome outcome;
+	int64_t attempts;
+	double predicted, observed;            /* means over the bin, bytes */
+};
+typedef int calib_pvo_fn(const struct calib_pvo_bin *b, void *arg);
+int calib_report_pvo(struct calib_store *st, const struct calib_report_filter *f,
+		     int bins_per_e, calib_pvo_fn *fn, void *arg);
+
+/* Where figures come from: per kind, role and source, how many. */
+struct calib_report_source {
+	enum calib_kind kind;
+	bool predicted;
+	const char *source;        /* NULL when unsaid */
+	int64_t figures;
+};
+typedef int calib_report_source_fn(const struct calib_report_source *s, void *arg);
+/* The most frequent first. */
+int calib_report_sources(struct calib_store *st, const struct calib_report_filter *f,
+			 calib_report_source_fn *fn, void *arg);
+
+/* A family on one stack (signatures of scheme 2 and later). */
+struct calib_report_family {
+	const char *family, *stack;
+	int64_t attempts, signatures;
+	double last;
+	const char *profile;       /* of its latest attempt */
+	const char *parts;         /* canonical parts of its latest signature */
+};
+typedef int calib_report_family_fn(const struct calib_report_family *fa, void *arg);
+/* Families, the most recently launched first, at most limit (0: all). */
+int calib_report_families(struct calib_store *st, const struct calib_report_filter *f,
+			  long long limit, calib_report_family_fn *fn, void *arg);
+
+/* The observed figures of one signature of a family, per outcome and kind. */
+struct calib_report_member {
+	const char *signature;
+	const char *coords, *parts;    /* JSON text */
+	enum xl_outcome outcome;
+	enum calib_kind kind;      /* CALIB_KIND_COUNT: attempts without figures */
+	int64_t attempts;
+	int64_t min_bytes, max_bytes;
+	double mean_bytes;
+};
+typedef int calib_report_member_fn(const struct calib_report_member *m, void *arg);
+/* The newest limit signatures of family on stack, their rows together. */
+int calib_report_members(struct calib_store *st, const struct calib_report_filter *f,
+			 const char *family, const char *stack, long long limit,
+			 calib_report_member_fn *fn, void *arg);
+
+/* The latest probe of every host (since f->since; the profile is not
+ * used), hosts in name order. */
+struct calib_report_probe {
+	const char *host;
+	double time;
+	const json_t *doc;         /* the `probe --json` document */
+};
+typedef int calib_report_probe_fn(const struct calib_report_probe *p, void *arg);
+int calib_report_probes(struct calib_store *st, const struct calib_report_filter *f,
+			calib_report_probe_fn *fn, void *arg);
+
 #endif

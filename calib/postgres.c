@@ -101,6 +101,9 @@ struct pg {
 	bool ended;                /* the server ended the connection (it may not
 				    * know it yet) */
 	char sqlstate[6];          /* of the last failed statement, "" when none */
+	bool whole;                /* the next statement's rows go to its row
+				    * function once all have come (the function may
+				    * run statements of its own); else one at a time */
 };
 
 static bool lost(const struct pg *g)
@@ -378,12 +381,13 @@ typedef int row_fn(struct calib_store *st, const PGresult *r, int row, void *arg
 /* run() once; *again when it failed on a connection found lost before any
  * row was handed out, so that running it on a new connection is safe. */
 static int run_once(struct calib_store *st, const char *what, const char *sql,
-		    const struct params *p, row_fn *fn, void *arg, int64_t *changed, bool *again)
+		    const struct params *p, row_fn *fn, void *arg, int64_t *changed, bool whole,
+		    bool *again)
 {
 	struct pg *g = st->impl;
 	bool rows = false;
 	int rc = 0;
-	PGresult *r;
+	PGresult *r, *held = NULL;
 
 	*again = false;
 	if (lost(g)) {
@@ -396,16 +400,25 @@ static int run_once(struct calib_store *st, const char *what, const char *sql,
 		return rc;
 	}
 	/* rows one at a time, so that a long history is never all in memory */
-	if (fn)
+	if (fn && !whole)
 		pq.PQsetSingleRowMode(g->conn);
 	for (;;) {
-		if (await(st, what))
+		if (await(st, what)) {
+			if (held)
+				pq.PQclear(held);
 			return XL_EX_CANTCREAT;
+		}
 		if (!(r = pq.PQgetResult(g->conn)))
 			break;
 		switch (pq.PQresultStatus(r)) {
 		case PGRES_SINGLE_TUPLE:
 		case PGRES_TUPLES_OK:
+			if (whole && fn && !held && pq.PQresultStatus(r) == PGRES_TUPLES_OK) {
+				if (changed)
+					*changed = strtoll(pq.PQcmdTuples(r), NULL, 10);
+				held = r;      /* handed out when the connection is free */
+				continue;
+			}
 			for (int i = 0; fn && rc == 0 && i < pq.PQntuples(r); i++) {
 				rows = true;
 				rc = fn(st, r, i, arg);
@@ -424,6 +437,10 @@ static int run_once(struct calib_store *st, const char *what, const char *sql,
 		}
 		pq.PQclear(r);
 	}
+	for (int i = 0; held && rc == 0 && i < pq.PQntuples(held); i++)
+		rc = fn(st, held, i, arg);
+	if (held)
+		pq.PQclear(held);
 	return rc;
 }
 
@@ -435,13 +452,15 @@ static int run_once(struct calib_store *st, const char *what, const char *sql,
 static int run(struct calib_store *st, const char *what, const char *sql, const struct params *p,
 	       row_fn *fn, void *arg, int64_t *changed)
 {
-	bool again;
+	struct pg *g = st->impl;
+	bool again, whole = g->whole;
 	int rc;
 
-	((struct pg *)st->impl)->sqlstate[0] = '\0';
-	rc = run_once(st, what, sql, p, fn, arg, changed, &again);
+	g->whole = false;
+	g->sqlstate[0] = '\0';
+	rc = run_once(st, what, sql, p, fn, arg, changed, whole, &again);
 	if (rc && again && pg_connect(st) == 0)
-		rc = run_once(st, what, sql, p, fn, arg, changed, &again);
+		rc = run_once(st, what, sql, p, fn, arg, changed, whole, &again);
 	return rc;
 }
 
@@ -1639,6 +1658,333 @@ fail:
 	return rc;
 }
 
+/* ---- report queries ---------------------------------------------------------------------- */
+
+/* The parameter numbers of a report filter ($N; 0: not given). */
+struct rfilter {
+	int profile, since;
+};
+
+/* The filter's values as parameters of p. */
+static void report_params(struct params *p, const struct calib_report_filter *f, struct rfilter *r)
+{
+	r->profile = r->since = 0;
+	if (f->profile && *f->profile) {
+		p_text(p, f->profile);
+		r->profile = p->n;
+	}
+	if (!isnan(f->since)) {
+		p_real(p, f->since);
+		r->since = p->n;
+	}
+}
+
+/* The attempt filter (a profile of "" is attempts without one). */
+static void report_where(struct xl_buf *q, const struct calib_report_filter *f,
+			 const struct rfilter *r)
+{
+	if (f->profile && *f->profile)
+		xl_buf_addf(q, " AND a.profile = $%d", r->profile);
+	else if (f->profile)
+		xl_buf_adds(q, " AND a.profile IS NULL");
+	if (r->since)
+		xl_buf_addf(q, " AND a.time >= $%d", r->since);
+}
+
+struct report_rows {
+	void *fn, *arg;
+};
+
+static int report_run(struct calib_store *st, struct xl_buf *q, const struct params *p,
+		      row_fn *row, void *fn, void *arg)
+{
+	struct report_rows rr = { fn, arg };
+	int rc;
+
+	/* aggregates, few rows: the report may ask more of the store per row */
+	((struct pg *)st->impl)->whole = true;
+	rc = run(st, "cannot read the store for the report", xl_buf_str(q), p, row, &rr, NULL);
+
+	xl_buf_release(q);
+	return rc;
+}
+
+static int profile_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct report_rows *rr = arg;
+	struct calib_report_profile p = {
+		col(r, row, 0), col_int(r, row, 1), col_real(r, row, 2), col_real(r, row, 3),
+	};
+
+	return ((calib_report_profile_fn *)rr->fn)(&p, rr->arg);
+}
+
+static int pg_report_profiles(struct calib_store *st, const struct calib_report_filter *f,
+			      long long limit, calib_report_profile_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct rfilter r;
+
+	report_params(&p, f, &r);
+	xl_buf_adds(&q, "SELECT a.profile, count(*), min(a.time), max(a.time) FROM attempts a"
+			" WHERE true");
+	report_where(&q, f, &r);
+	xl_buf_adds(&q, " GROUP BY a.profile ORDER BY max(a.time) DESC, a.profile");
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	return report_run(st, &q, &p, profile_row, (void *)fn, arg);
+}
+
+static int timeline_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct report_rows *rr = arg;
+	struct calib_timeline_bin b;
+	enum xl_outcome o = XL_OUT_ERROR;
+
+	xl_outcome_parse(col(r, row, 1), &o);
+	b.bin = col_int(r, row, 0);
+	b.outcome = o;
+	b.attempts = col_int(r, row, 2);
+	b.time_min = col_real(r, row, 3);
+	b.time_max = col_real(r, row, 4);
+	b.wall_mean = col_real(r, row, 5);
+	b.wall_max = col_real(r, row, 6);
+	b.compiles = col_int(r, row, 7);
+	b.cache_hits = col_int(r, row, 8);
+	b.compiles_known = col_int(r, row, 9);
+	b.cache_known = col_int(r, row, 10);
+	return ((calib_timeline_fn *)rr->fn)(&b, rr->arg);
+}
+
+static int pg_report_timeline(struct calib_store *st, const struct calib_report_filter *f,
+			      double t0, double width, calib_timeline_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct rfilter r;
+
+	report_params(&p, f, &r);
+	p_real(&p, t0);
+	p_real(&p, width);
+	/* bins as SQLite's CAST: toward zero */
+	xl_buf_addf(&q, "SELECT trunc((a.time - $%d::float8) / $%d::float8)::bigint AS b, a.outcome,"
+		    " count(*), min(a.time), max(a.time), avg(a.wall_s), max(a.wall_s),"
+		    " coalesce(sum(a.compile_count), 0), coalesce(sum(a.cache_hits), 0),"
+		    " count(a.compile_count), count(a.cache_hits) FROM attempts a WHERE true",
+		    p.n - 1, p.n);
+	report_where(&q, f, &r);
+	xl_buf_adds(&q, " GROUP BY b, a.outcome ORDER BY b, a.outcome");
+	return report_run(st, &q, &p, timeline_row, (void *)fn, arg);
+}
+
+static int stack_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct report_rows *rr = arg;
+	struct calib_report_stack s = {
+		col(r, row, 0), col(r, row, 1), col_int(r, row, 2), col_real(r, row, 3),
+		col_real(r, row, 4),
+	};
+
+	return ((calib_report_stack_fn *)rr->fn)(&s, rr->arg);
+}
+
+static int pg_report_stacks(struct calib_store *st, const struct calib_report_filter *f,
+			    calib_report_stack_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct rfilter r;
+
+	report_params(&p, f, &r);
+	xl_buf_adds(&q, "SELECT s.stack_hash, s.hardware_kind, count(*), min(a.time), max(a.time)"
+			" FROM attempts a JOIN signatures s ON s.hash = a.signature WHERE true");
+	report_where(&q, f, &r);
+	xl_buf_adds(&q, " GROUP BY s.stack_hash, s.hardware_kind ORDER BY min(a.time)");
+	return report_run(st, &q, &p, stack_row, (void *)fn, arg);
+}
+
+static int pvo_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct report_rows *rr = arg;
+	struct calib_pvo_bin b;
+	enum xl_outcome o = XL_OUT_ERROR;
+
+	if (!calib_kind_parse(col(r, row, 0), &b.kind))
+		return 0;
+	xl_outcome_parse(col(r, row, 1), &o);
+	b.outcome = o;
+	b.attempts = col_int(r, row, 4);
+	b.predicted = col_real(r, row, 5);
+	b.observed = col_real(r, row, 6);
+	return ((calib_pvo_fn *)rr->fn)(&b, rr->arg);
+}
+
+static int pg_report_pvo(struct calib_store *st, const struct calib_report_filter *f,
+			 int bins_per_e, calib_pvo_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct rfilter r;
+
+	report_params(&p, f, &r);
+	p_int(&p, bins_per_e);
+	xl_buf_addf(&q, "SELECT o.kind, a.outcome, trunc(ln(p.bytes::float8) * $%d::float8)::bigint AS bp,"
+		    " trunc(ln(o.bytes::float8) * $%d::float8)::bigint AS bo, count(*), avg(p.bytes),"
+		    " avg(o.bytes) FROM figures p JOIN figures o ON o.attempt = p.attempt"
+		    " AND o.role = 'observed' AND o.kind = p.kind JOIN attempts a ON a.id = p.attempt"
+		    " WHERE p.role = 'predicted' AND p.bytes > 0 AND o.bytes > 0", p.n, p.n);
+	report_where(&q, f, &r);
+	xl_buf_adds(&q, " GROUP BY o.kind, a.outcome, bp, bo ORDER BY o.kind, a.outcome, bp, bo");
+	return report_run(st, &q, &p, pvo_row, (void *)fn, arg);
+}
+
+static int source_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct report_rows *rr = arg;
+	struct calib_report_source s;
+
+	if (!calib_kind_parse(col(r, row, 0), &s.kind))
+		return 0;
+	s.predicted = xl_streq(col(r, row, 1), "predicted");
+	s.source = col(r, row, 2);
+	s.figures = col_int(r, row, 3);
+	return ((calib_report_source_fn *)rr->fn)(&s, rr->arg);
+}
+
+static int pg_report_sources(struct calib_store *st, const struct calib_report_filter *f,
+			     calib_report_source_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct rfilter r;
+
+	report_params(&p, f, &r);
+	xl_buf_adds(&q, "SELECT f.kind, f.role, f.source, count(*) FROM figures f");
+	if (f->profile || !isnan(f->since))
+		xl_buf_adds(&q, " JOIN attempts a ON a.id = f.attempt");
+	xl_buf_adds(&q, " WHERE true");
+	report_where(&q, f, &r);
+	xl_buf_adds(&q, " GROUP BY f.kind, f.role, f.source ORDER BY count(*) DESC, f.kind, f.role"
+			" LIMIT 200");
+	return report_run(st, &q, &p, source_row, (void *)fn, arg);
+}
+
+static int family_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct report_rows *rr = arg;
+	struct calib_report_family fa = {
+		col(r, row, 0), col(r, row, 1), col_int(r, row, 2), col_int(r, row, 3),
+		col_real(r, row, 4), col(r, row, 5), col(r, row, 6),
+	};
+
+	return ((calib_report_family_fn *)rr->fn)(&fa, rr->arg);
+}
+
+static int pg_report_families(struct calib_store *st, const struct calib_report_filter *f,
+			      long long limit, calib_report_family_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct rfilter r;
+
+	report_params(&p, f, &r);
+	/* one statement (a connection runs one at a time): the families, and
+	 * of each the profile and parts of its latest attempt */
+	xl_buf_adds(&q, "SELECT g.family_hash, g.stack_hash, g.n, g.nsig, g.last, l.profile, l.json"
+			" FROM (SELECT s.family_hash, s.stack_hash, count(*) AS n,"
+			" count(DISTINCT s.hash) AS nsig, max(a.time) AS last FROM attempts a"
+			" JOIN signatures s ON s.hash = a.signature WHERE s.family_hash IS NOT NULL");
+	report_where(&q, f, &r);
+	xl_buf_adds(&q, " GROUP BY s.family_hash, s.stack_hash ORDER BY max(a.time) DESC,"
+			" s.family_hash");
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	xl_buf_adds(&q, ") g LEFT JOIN LATERAL (SELECT a.profile, s.json FROM signatures s"
+			" JOIN attempts a ON a.signature = s.hash WHERE s.family_hash = g.family_hash"
+			" AND s.stack_hash IS NOT DISTINCT FROM g.stack_hash");
+	report_where(&q, f, &r);
+	xl_buf_adds(&q, " ORDER BY a.time DESC, a.seq DESC LIMIT 1) l ON true"
+			" ORDER BY g.last DESC, g.family_hash");
+	return report_run(st, &q, &p, family_row, (void *)fn, arg);
+}
+
+static int member_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct report_rows *rr = arg;
+	struct calib_report_member m;
+	enum xl_outcome o = XL_OUT_ERROR;
+	const char *kind = col(r, row, 4);
+
+	if (!kind)
+		m.kind = CALIB_KIND_COUNT;
+	else if (!calib_kind_parse(kind, &m.kind))
+		return 0;
+	xl_outcome_parse(col(r, row, 3), &o);
+	m.signature = col(r, row, 0);
+	m.coords = col(r, row, 1);
+	m.parts = col(r, row, 2);
+	m.outcome = o;
+	m.attempts = col_int(r, row, 5);
+	m.min_bytes = col_int(r, row, 6);
+	m.max_bytes = col_int(r, row, 7);
+	m.mean_bytes = col_real(r, row, 8);
+	return ((calib_report_member_fn *)rr->fn)(&m, rr->arg);
+}
+
+static int pg_report_members(struct calib_store *st, const struct calib_report_filter *f,
+			     const char *family, const char *stack, long long limit,
+			     calib_report_member_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+	struct rfilter r;
+
+	report_params(&p, f, &r);
+	p_text(&p, family);
+	p_text(&p, stack);
+	xl_buf_addf(&q, "SELECT s.hash, s.coords, s.json, a.outcome, f.kind, count(*), min(f.bytes),"
+		    " max(f.bytes), avg(f.bytes) FROM (SELECT hash, coords, json FROM signatures"
+		    " WHERE family_hash = $%d AND stack_hash IS NOT DISTINCT FROM $%d::text"
+		    " ORDER BY first_seen DESC, hash", p.n - 1, p.n);
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	xl_buf_adds(&q, ") s JOIN attempts a ON a.signature = s.hash LEFT JOIN figures f"
+			" ON f.attempt = a.id AND f.role = 'observed' WHERE true");
+	report_where(&q, f, &r);
+	xl_buf_adds(&q, " GROUP BY s.hash, s.coords, s.json, a.outcome, f.kind"
+			" ORDER BY s.hash, a.outcome, f.kind");
+	return report_run(st, &q, &p, member_row, (void *)fn, arg);
+}
+
+static int report_probe_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct report_rows *rr = arg;
+	const char *text = col(r, row, 2);
+	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+	struct calib_report_probe p = { col(r, row, 0), col_real(r, row, 1), doc };
+	int rc = doc ? ((calib_report_probe_fn *)rr->fn)(&p, rr->arg) : 0;
+
+	json_decref(doc);
+	return rc;
+}
+
+static int pg_report_probes(struct calib_store *st, const struct calib_report_filter *f,
+			    calib_report_probe_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct params p = { .n = 0 };
+
+	xl_buf_adds(&q, "SELECT p.host, p.time, p.doc FROM probes p WHERE p.id ="
+			" (SELECT q.id FROM probes q WHERE q.host = p.host");
+	if (!isnan(f->since)) {
+		p_real(&p, f->since);
+		xl_buf_adds(&q, " AND q.time >= $1");
+	}
+	xl_buf_adds(&q, " ORDER BY q.time DESC, q.id DESC LIMIT 1) ORDER BY p.host");
+	return report_run(st, &q, &p, report_probe_row, (void *)fn, arg);
+}
+
 const struct calib_backend calib_pg_backend = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -1660,4 +2006,12 @@ const struct calib_backend calib_pg_backend = {
 	.family_other_stacks = pg_family_other_stacks,
 	.last_parts = pg_last_parts,
 	.job_choose = pg_job_choose,
+	.report_profiles = pg_report_profiles,
+	.report_timeline = pg_report_timeline,
+	.report_stacks = pg_report_stacks,
+	.report_pvo = pg_report_pvo,
+	.report_sources = pg_report_sources,
+	.report_families = pg_report_families,
+	.report_members = pg_report_members,
+	.report_probes = pg_report_probes,
 };

@@ -1257,6 +1257,332 @@ out:
 	return rc;
 }
 
+/* ---- report queries ---------------------------------------------------------------------- */
+
+/* The attempt filter of the report queries: ?1 the profile (NULL: attempts
+ * without one), ?2 the lower bound of time. */
+static void report_where(struct xl_buf *q, const struct calib_report_filter *f)
+{
+	if (f->profile)
+		xl_buf_adds(q, " AND a.profile IS ?1");
+	if (!isnan(f->since))
+		xl_buf_adds(q, " AND a.time >= ?2");
+}
+
+static sqlite3_stmt *report_prepare(struct calib_store *st, struct xl_buf *q,
+				    const struct calib_report_filter *f)
+{
+	sqlite3_stmt *s = prepare(st, xl_buf_str(q));
+
+	xl_buf_release(q);
+	if (!s)
+		return NULL;
+	if (f->profile && *f->profile)
+		sqlite3_bind_text(s, 1, f->profile, -1, SQLITE_STATIC);
+	if (!isnan(f->since))
+		sqlite3_bind_double(s, 2, f->since);
+	return s;
+}
+
+static double col_dbl(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? NAN : sqlite3_column_double(s, col);
+}
+
+/* Steps s through fn(s, arg) until done; returns 0, fn's non-zero, or 73. */
+static int report_rows(struct calib_store *st, sqlite3_stmt *s,
+		       int (*row)(sqlite3_stmt *s, void *fn, void *arg), void *fn, void *arg)
+{
+	int rc, r = 0;
+
+	while (r == 0 && (rc = step(s)) == SQLITE_ROW)
+		r = row(s, fn, arg);
+	if (r == 0 && rc != SQLITE_DONE)
+		r = sqlfail(st, "cannot read the store for the report");
+	sqlite3_finalize(s);
+	return r;
+}
+
+static int profile_row(sqlite3_stmt *s, void *fn, void *arg)
+{
+	struct calib_report_profile p = {
+		(const char *)sqlite3_column_text(s, 0), sqlite3_column_int64(s, 1),
+		sqlite3_column_double(s, 2), sqlite3_column_double(s, 3),
+	};
+
+	return ((calib_report_profile_fn *)fn)(&p, arg);
+}
+
+static int sq_report_profiles(struct calib_store *st, const struct calib_report_filter *f,
+			      long long limit, calib_report_profile_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	sqlite3_stmt *s;
+
+	xl_buf_adds(&q, "SELECT a.profile, count(*), min(a.time), max(a.time) FROM attempts a WHERE 1");
+	report_where(&q, f);
+	xl_buf_adds(&q, " GROUP BY a.profile ORDER BY max(a.time) DESC, a.profile");
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	if (!(s = report_prepare(st, &q, f)))
+		return XL_EX_CANTCREAT;
+	return report_rows(st, s, profile_row, (void *)fn, arg);
+}
+
+static int timeline_row(sqlite3_stmt *s, void *fn, void *arg)
+{
+	struct calib_timeline_bin b;
+	enum xl_outcome o = XL_OUT_ERROR;
+
+	xl_outcome_parse((const char *)sqlite3_column_text(s, 1), &o);
+	b.bin = sqlite3_column_int64(s, 0);
+	b.outcome = o;
+	b.attempts = sqlite3_column_int64(s, 2);
+	b.time_min = sqlite3_column_double(s, 3);
+	b.time_max = sqlite3_column_double(s, 4);
+	b.wall_mean = col_dbl(s, 5);
+	b.wall_max = col_dbl(s, 6);
+	b.compiles = sqlite3_column_int64(s, 7);
+	b.cache_hits = sqlite3_column_int64(s, 8);
+	b.compiles_known = sqlite3_column_int64(s, 9);
+	b.cache_known = sqlite3_column_int64(s, 10);
+	return ((calib_timeline_fn *)fn)(&b, arg);
+}
+
+static int sq_report_timeline(struct calib_store *st, const struct calib_report_filter *f,
+			      double t0, double width, calib_timeline_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	sqlite3_stmt *s;
+
+	xl_buf_adds(&q, "SELECT CAST((a.time - ?3) / ?4 AS INTEGER) AS b, a.outcome, count(*),"
+			" min(a.time), max(a.time), avg(a.wall_s), max(a.wall_s),"
+			" coalesce(sum(a.compile_count), 0), coalesce(sum(a.cache_hits), 0),"
+			" count(a.compile_count), count(a.cache_hits) FROM attempts a WHERE 1");
+	report_where(&q, f);
+	xl_buf_adds(&q, " GROUP BY b, a.outcome ORDER BY b, a.outcome");
+	if (!(s = report_prepare(st, &q, f)))
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_double(s, 3, t0);
+	sqlite3_bind_double(s, 4, width);
+	return report_rows(st, s, timeline_row, (void *)fn, arg);
+}
+
+static int stack_row(sqlite3_stmt *s, void *fn, void *arg)
+{
+	struct calib_report_stack r = {
+		(const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+		sqlite3_column_int64(s, 2), sqlite3_column_double(s, 3),
+		sqlite3_column_double(s, 4),
+	};
+
+	return ((calib_report_stack_fn *)fn)(&r, arg);
+}
+
+static int sq_report_stacks(struct calib_store *st, const struct calib_report_filter *f,
+			    calib_report_stack_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	sqlite3_stmt *s;
+
+	xl_buf_adds(&q, "SELECT s.stack_hash, s.hardware_kind, count(*), min(a.time), max(a.time)"
+			" FROM attempts a JOIN signatures s ON s.hash = a.signature WHERE 1");
+	report_where(&q, f);
+	xl_buf_adds(&q, " GROUP BY s.stack_hash, s.hardware_kind ORDER BY min(a.time)");
+	if (!(s = report_prepare(st, &q, f)))
+		return XL_EX_CANTCREAT;
+	return report_rows(st, s, stack_row, (void *)fn, arg);
+}
+
+static int pvo_row(sqlite3_stmt *s, void *fn, void *arg)
+{
+	struct calib_pvo_bin b;
+	enum xl_outcome o = XL_OUT_ERROR;
+
+	if (!calib_kind_parse((const char *)sqlite3_column_text(s, 0), &b.kind))
+		return 0;
+	xl_outcome_parse((const char *)sqlite3_column_text(s, 1), &o);
+	b.outcome = o;
+	b.attempts = sqlite3_column_int64(s, 4);
+	b.predicted = sqlite3_column_double(s, 5);
+	b.observed = sqlite3_column_double(s, 6);
+	return ((calib_pvo_fn *)fn)(&b, arg);
+}
+
+static int sq_report_pvo(struct calib_store *st, const struct calib_report_filter *f,
+			 int bins_per_e, calib_pvo_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	sqlite3_stmt *s;
+
+	xl_buf_adds(&q, "SELECT o.kind, a.outcome, CAST(ln(p.bytes) * ?3 AS INTEGER) AS bp,"
+			" CAST(ln(o.bytes) * ?3 AS INTEGER) AS bo, count(*), avg(p.bytes), avg(o.bytes)"
+			" FROM figures p JOIN figures o ON o.attempt = p.attempt AND o.role = 'observed'"
+			" AND o.kind = p.kind JOIN attempts a ON a.id = p.attempt"
+			" WHERE p.role = 'predicted' AND p.bytes > 0 AND o.bytes > 0");
+	report_where(&q, f);
+	xl_buf_adds(&q, " GROUP BY o.kind, a.outcome, bp, bo ORDER BY o.kind, a.outcome, bp, bo");
+	if (!(s = report_prepare(st, &q, f)))
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_int(s, 3, bins_per_e);
+	return report_rows(st, s, pvo_row, (void *)fn, arg);
+}
+
+static int source_row(sqlite3_stmt *s, void *fn, void *arg)
+{
+	struct calib_report_source r;
+
+	if (!calib_kind_parse((const char *)sqlite3_column_text(s, 0), &r.kind))
+		return 0;
+	r.predicted = xl_streq((const char *)sqlite3_column_text(s, 1), "predicted");
+	r.source = (const char *)sqlite3_column_text(s, 2);
+	r.figures = sqlite3_column_int64(s, 3);
+	return ((calib_report_source_fn *)fn)(&r, arg);
+}
+
+static int sq_report_sources(struct calib_store *st, const struct calib_report_filter *f,
+			     calib_report_source_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	sqlite3_stmt *s;
+
+	xl_buf_adds(&q, "SELECT f.kind, f.role, f.source, count(*) FROM figures f");
+	if (f->profile || !isnan(f->since))
+		xl_buf_adds(&q, " JOIN attempts a ON a.id = f.attempt");
+	xl_buf_adds(&q, " WHERE 1");
+	report_where(&q, f);
+	xl_buf_adds(&q, " GROUP BY f.kind, f.role, f.source ORDER BY count(*) DESC, f.kind, f.role"
+			" LIMIT 200");
+	if (!(s = report_prepare(st, &q, f)))
+		return XL_EX_CANTCREAT;
+	return report_rows(st, s, source_row, (void *)fn, arg);
+}
+
+static int sq_report_families(struct calib_store *st, const struct calib_report_filter *f,
+			      long long limit, calib_report_family_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT, q2 = XL_BUF_INIT;
+	sqlite3_stmt *s, *latest;
+	int rc, r = 0;
+
+	xl_buf_adds(&q, "SELECT s.family_hash, s.stack_hash, count(*), count(DISTINCT s.hash),"
+			" max(a.time) FROM attempts a JOIN signatures s ON s.hash = a.signature"
+			" WHERE s.family_hash IS NOT NULL");
+	report_where(&q, f);
+	xl_buf_adds(&q, " GROUP BY s.family_hash, s.stack_hash ORDER BY max(a.time) DESC,"
+			" s.family_hash");
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	xl_buf_adds(&q2, "SELECT a.profile, s.json FROM signatures s JOIN attempts a"
+			 " ON a.signature = s.hash WHERE s.family_hash = ?3 AND s.stack_hash IS ?4");
+	report_where(&q2, f);
+	xl_buf_adds(&q2, " ORDER BY a.time DESC, a.rowid DESC LIMIT 1");
+	s = report_prepare(st, &q, f);
+	latest = s ? report_prepare(st, &q2, f) : (xl_buf_release(&q2), NULL);
+	if (!s || !latest) {
+		sqlite3_finalize(s);
+		return XL_EX_CANTCREAT;
+	}
+	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
+		struct calib_report_family fa = {
+			(const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3),
+			sqlite3_column_double(s, 4), NULL, NULL,
+		};
+
+		sqlite3_reset(latest);
+		sqlite3_bind_text(latest, 3, fa.family, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(latest, 4, fa.stack, -1, SQLITE_TRANSIENT);
+		if ((rc = step(latest)) == SQLITE_ROW) {
+			fa.profile = (const char *)sqlite3_column_text(latest, 0);
+			fa.parts = (const char *)sqlite3_column_text(latest, 1);
+		} else if (rc != SQLITE_DONE) {
+			break;
+		}
+		r = fn(&fa, arg);
+		rc = SQLITE_ROW;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = sqlfail(st, "cannot read the store for the report");
+	sqlite3_finalize(latest);
+	sqlite3_finalize(s);
+	return r;
+}
+
+static int member_row(sqlite3_stmt *s, void *fn, void *arg)
+{
+	struct calib_report_member m;
+	enum xl_outcome o = XL_OUT_ERROR;
+	const char *kind = (const char *)sqlite3_column_text(s, 4);
+
+	if (!kind)
+		m.kind = CALIB_KIND_COUNT;
+	else if (!calib_kind_parse(kind, &m.kind))
+		return 0;
+	xl_outcome_parse((const char *)sqlite3_column_text(s, 3), &o);
+	m.signature = (const char *)sqlite3_column_text(s, 0);
+	m.coords = (const char *)sqlite3_column_text(s, 1);
+	m.parts = (const char *)sqlite3_column_text(s, 2);
+	m.outcome = o;
+	m.attempts = sqlite3_column_int64(s, 5);
+	m.min_bytes = col_int(s, 6);
+	m.max_bytes = col_int(s, 7);
+	m.mean_bytes = col_dbl(s, 8);
+	return ((calib_report_member_fn *)fn)(&m, arg);
+}
+
+static int sq_report_members(struct calib_store *st, const struct calib_report_filter *f,
+			     const char *family, const char *stack, long long limit,
+			     calib_report_member_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	sqlite3_stmt *s;
+
+	xl_buf_adds(&q, "SELECT s.hash, s.coords, s.json, a.outcome, f.kind, count(*), min(f.bytes),"
+			" max(f.bytes), avg(f.bytes) FROM (SELECT hash, coords, json FROM signatures"
+			" WHERE family_hash = ?3 AND stack_hash IS ?4 ORDER BY first_seen DESC");
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	xl_buf_adds(&q, ") s JOIN attempts a ON a.signature = s.hash LEFT JOIN figures f"
+			" ON f.attempt = a.id AND f.role = 'observed' WHERE 1");
+	report_where(&q, f);
+	xl_buf_adds(&q, " GROUP BY s.hash, a.outcome, f.kind ORDER BY s.hash, a.outcome, f.kind");
+	if (!(s = report_prepare(st, &q, f)))
+		return XL_EX_CANTCREAT;
+	bind_str(s, 3, family);
+	bind_str(s, 4, stack);
+	return report_rows(st, s, member_row, (void *)fn, arg);
+}
+
+static int sq_report_probes(struct calib_store *st, const struct calib_report_filter *f,
+			    calib_report_probe_fn *fn, void *arg)
+{
+	sqlite3_stmt *s;
+	int rc, r = 0;
+
+	s = prepare(st, "SELECT p.host, p.time, p.doc FROM probes p WHERE p.id ="
+			" (SELECT q.id FROM probes q WHERE q.host = p.host AND q.time >= ?2"
+			" ORDER BY q.time DESC, q.id DESC LIMIT 1) ORDER BY p.host");
+	if (!s)
+		return XL_EX_CANTCREAT;
+	sqlite3_bind_double(s, 2, isnan(f->since) ? -INFINITY : f->since);
+	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
+		json_error_t jerr;
+		json_t *doc = json_loads((const char *)sqlite3_column_text(s, 2), 0, &jerr);
+		struct calib_report_probe p = {
+			(const char *)sqlite3_column_text(s, 0), sqlite3_column_double(s, 1), doc,
+		};
+
+		if (doc)
+			r = fn(&p, arg);
+		json_decref(doc);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = sqlfail(st, "cannot read probes");
+	sqlite3_finalize(s);
+	return r;
+}
+
 const struct calib_backend calib_sqlite_backend = {
 	.name = "sqlite",
 	.open = sq_open,
@@ -1278,4 +1604,12 @@ const struct calib_backend calib_sqlite_backend = {
 	.family_other_stacks = sq_family_other_stacks,
 	.last_parts = sq_last_parts,
 	.job_choose = sq_job_choose,
+	.report_profiles = sq_report_profiles,
+	.report_timeline = sq_report_timeline,
+	.report_stacks = sq_report_stacks,
+	.report_pvo = sq_report_pvo,
+	.report_sources = sq_report_sources,
+	.report_families = sq_report_families,
+	.report_members = sq_report_members,
+	.report_probes = sq_report_probes,
 };

@@ -1294,3 +1294,58 @@ int calib_job_choose(struct calib_store *st, const char *job_id, const char *can
 		return calib_fail(st, XL_EX_DATAERR, "a job choice needs a job id");
 	return st->be->job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
 }
+
+/* ---- report queries ------------------------------------------------------------------- */
+
+int calib_report_profiles(struct calib_store *st, const struct calib_report_filter *f,
+			  long long limit, calib_report_profile_fn *fn, void *arg)
+{
+	return st->be->report_profiles(st, f, limit, fn, arg);
+}
+
+int calib_report_timeline(struct calib_store *st, const struct calib_report_filter *f, double t0,
+			  double width, calib_timeline_fn *fn, void *arg)
+{
+	if (!f->profile || !(width > 0))
+		return calib_fail(st, XL_EX_SOFTWARE, "timeline: no profile or no bin width");
+	return st->be->report_timeline(st, f, t0, width, fn, arg);
+}
+
+int calib_report_stacks(struct calib_store *st, const struct calib_report_filter *f,
+			calib_report_stack_fn *fn, void *arg)
+{
+	if (!f->profile)
+		return calib_fail(st, XL_EX_SOFTWARE, "stacks: no profile");
+	return st->be->report_stacks(st, f, fn, arg);
+}
+
+int calib_report_pvo(struct calib_store *st, const struct calib_report_filter *f,
+		     int bins_per_e, calib_pvo_fn *fn, void *arg)
+{
+	return st->be->report_pvo(st, f, bins_per_e > 0 ? bins_per_e : 8, fn, arg);
+}
+
+int calib_report_sources(struct calib_store *st, const struct calib_report_filter *f,
+			 calib_report_source_fn *fn, void *arg)
+{
+	return st->be->report_sources(st, f, fn, arg);
+}
+
+int calib_report_families(struct calib_store *st, const struct calib_report_filter *f,
+			  long long limit, calib_report_family_fn *fn, void *arg)
+{
+	return st->be->report_families(st, f, limit, fn, arg);
+}
+
+int calib_report_members(struct calib_store *st, const struct calib_report_filter *f,
+			 const char *family, const char *stack, long long limit,
+			 calib_report_member_fn *fn, void *arg)
+{
+	return st->be->report_members(st, f, family, stack, limit, fn, arg);
+}
+
+int calib_report_probes(struct calib_store *st, const struct calib_report_filter *f,
+			calib_report_probe_fn *fn, void *arg)
+{
+	return st->be->report_probes(st, f, fn, arg);
+}

@@ -4,8 +4,11 @@
 #include "calib/calib.h"
 #include "launcher/plan.h"
 #include "launcher/record.h"
+#include "launcher/report.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -853,6 +856,111 @@ static enum xl_exit cmd_forget(struct xl_ctx *ctx, const struct xl_call *call)
 
 /* ---- the command ------------------------------------------------------------------------------ */
 
+/* ---- report ------------------------------------------------------------------------------- */
+
+struct report_opts {
+	const char *profile, *output, *chart;
+	double since;
+	int format;              /* 0 html, 1 svg */
+};
+
+static bool opt_format(const char *value, void *field)
+{
+	if (strcmp(value, "html") == 0)
+		*(int *)field = 0;
+	else if (strcmp(value, "svg") == 0)
+		*(int *)field = 1;
+	else
+		return false;
+	return true;
+}
+
+static const struct xl_opt report_options[] = {
+	XL_OPTION_STRING(0, "profile", "P", struct report_opts, profile,
+			 "only the launches of profile P"),
+	XL_OPTION_CALLBACK(0, "since", "TIME|AGE", struct report_opts, since, double, opt_since,
+			   "an ISO 8601 time or an age (30m, 24h, 7d, 2w)",
+			   "only launches and probes since TIME (ISO 8601) or AGE ago (30m, 24h, 7d, 2w)"),
+	XL_OPTION_STRING('o', "output", "FILE", struct report_opts, output,
+			 "write to FILE (atomically: all of it or nothing); default standard output"),
+	XL_OPTION_CALLBACK(0, "format", "FMT", struct report_opts, format, int, opt_format,
+			   "html, svg", "html (the page, default) or svg (one chart, --chart)"),
+	XL_OPTION_STRING(0, "chart", "NAME", struct report_opts, chart,
+			 "with --format svg: the chart NAME (an unknown name lists them)"),
+	XL_OPTION_END,
+};
+
+/* Writes len bytes to path through a temporary file in its directory and
+ * rename(): the file is all of it or what it was.  Returns 0, or -1 with
+ * errno set (nothing left behind). */
+static int write_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xl_asprintf("%s.XXXXXX", path);
+	mode_t um = umask(0);
+	int fd, e;
+
+	umask(um);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		e = errno;
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	if (fchmod(fd, 0666 & ~um) < 0 || xl_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		e = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+static enum xl_exit cmd_report(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	const struct report_opts *o = call->opts;
+	struct xl_report_opts ro = { o->profile, NAN, o->format == 1, o->chart };
+	struct xl_buf out = XL_BUF_INIT;
+	struct calib_store *st;
+	int rc;
+
+	if (o->chart && o->format != 1)
+		return xl_usage_error(call, "--chart needs --format svg");
+	if (xl_call_seen(call, "since"))
+		ro.since = o->since;
+	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
+		return rc;
+	rc = xl_report(ctx, st, &ro, &out);
+	calib_close(st);
+	if (rc) {
+		xl_buf_release(&out);
+		return rc;
+	}
+	if (o->output && strcmp(o->output, "-") != 0) {
+		if (write_atomic(o->output, out.buf, out.len) < 0) {
+			xl_error("'%s': cannot write: %s", o->output, strerror(errno));
+			xl_buf_release(&out);
+			return XL_EX_CANTCREAT;
+		}
+	} else if (xl_write_all(STDOUT_FILENO, out.buf, out.len) < 0) {
+		xl_error("standard output: cannot write: %s", strerror(errno));
+		xl_buf_release(&out);
+		return XL_EX_CANTCREAT;
+	}
+	xl_buf_release(&out);
+	return XL_EX_OK;
+}
+
 static const struct xl_cmd calib_history_cmd = {
 	.name = "history",
 	.summary = "recorded launch attempts, newest first",
@@ -969,9 +1077,28 @@ static const struct xl_cmd calib_forget_cmd = {
 	.run = cmd_forget,
 };
 
+static const struct xl_cmd calib_report_cmd = {
+	.name = "report",
+	.summary = "draw what the store knows: one self-contained HTML page of charts",
+	.synopsis = "[--profile P] [--since TIME|AGE] [-o FILE] [--format html|svg --chart NAME]",
+	.help = "The page (inline SVG, no script, nothing fetched; light and dark colours)\n"
+		"shows, per job family, the observed peak against the scale with the\n"
+		"learned fit, its error band, the limit and every candidate by outcome (ok,\n"
+		"oom, predicted infeasible); predicted against observed memory per kind with\n"
+		"the diagonal; per profile the launches over time (outcome, wall time,\n"
+		"compilations, persistent-cache hits) with changes of stack or hardware; and\n"
+		"the latest probe of each host.  The store groups and bins what it holds, so\n"
+		"a store of millions of attempts draws in seconds.  --format svg --chart NAME\n"
+		"writes one chart; an unknown NAME lists the charts of this store.\n",
+	.options = report_options,
+	XL_CMD_OPTS(struct report_opts, NULL),
+	.run = cmd_report,
+};
+
 static const struct xl_cmd *const calib_subs[] = {
 	&calib_history_cmd, &calib_stats_cmd, &calib_order_cmd, &calib_predict_cmd,
-	&calib_record_cmd, &calib_export_cmd, &calib_import_cmd, &calib_forget_cmd, NULL,
+	&calib_record_cmd, &calib_export_cmd, &calib_import_cmd, &calib_forget_cmd,
+	&calib_report_cmd, NULL,
 };
 
 const struct xl_cmd xl_cmd_calib = {

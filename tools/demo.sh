@@ -32,6 +32,10 @@ step "4. xlaunch calib history --profile cpu-jax"
 
 step "5. xlaunch calib order cpu-jax: what the next launch will try first"
 "$XL" calib order cpu-jax
+
+step "6. xlaunch calib report: what the store knows, as one HTML page"
+"$XL" calib report -o build/calib-report.html
+echo "   wrote build/calib-report.html (open it in a browser; no network needed)"
 echo
 echo "Run 'make demo' again: the known-bad candidate goes last, the first attempt"
 echo "succeeds, and its programs come from the persistent compile cache."

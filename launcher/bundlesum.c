@@ -74,6 +74,12 @@ static bool cache_fresh(json_t *cache, const char *python)
 }
 
 static json_t *bundle_summary(void);
+static bool readonly;
+
+void xl_bundle_summary_readonly(void)
+{
+	readonly = true;
+}
 
 json_t *xl_bundle_summary(void)
 {
@@ -120,7 +126,7 @@ static json_t *bundle_summary(void)
 			json_object_set_new(dirs, env.sitedirs.v[i], mtime_of(env.sitedirs.v[i]));
 		cache = json_pack("{s:i,s:s,s:o,s:o,s:O}", "format", CACHE_FORMAT, "python", python,
 				  "python_mtime", mtime_of(python), "dirs", dirs, "summary", summary);
-		if (xl_mkdirs(state, 0700) == 0)
+		if (!readonly && xl_mkdirs(state, 0700) == 0)
 			xl_write_json_atomic(cpath, cache, false);
 		json_decref(cache);
 	}

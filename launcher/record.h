@@ -19,6 +19,9 @@ json_t *xl_signature_parts(const struct xl_profile *p);
  * environment (VIRTUAL_ENV, else python3 on PATH); {} when there is none.
  * Cached until the environment changes.  New reference. */
 json_t *xl_bundle_summary(void);
+/* From now on xl_bundle_summary() reads its cache but writes none (a dry
+ * run, a query: they create nothing). */
+void xl_bundle_summary_readonly(void);
 
 /* $XDG_STATE_HOME/xlaunch/runs; caller frees. */
 char *xl_runs_dir(void);

@@ -21,12 +21,12 @@ const char *xl_ftype_name(int type)
 
 const char *xl_ftags_str(unsigned tags, char *buf, size_t n)
 {
-	static const char *const names[] = { "debug", "cache", "perf-risk", "deprecated" };
+	static const char *const names[] = { "debug", "cache", "perf-risk", "deprecated", "launcher" };
 	size_t len = 0;
 
 	if (n)
 		buf[0] = '\0';
-	for (unsigned i = 0; i < 4; i++) {
+	for (unsigned i = 0; i < 5; i++) {
 		if (!(tags & (1u << i)))
 			continue;
 		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s", len ? "," : "", names[i]);
@@ -117,6 +117,20 @@ const struct xl_flagdef *xl_catalog_env(const char *name)
 			best = &d[i];
 	}
 	return best;
+}
+
+bool xl_catalog_owned(const char *name)
+{
+	const struct xl_flagdef *d;
+	size_t n;
+
+	if (strncmp(name, "XLAUNCH_", 8) == 0)
+		return true;
+	n = xl_catalog_find_all(name, &d);
+	for (size_t i = 0; i < n; i++)
+		if (!xl_families[d[i].family].flags && (d[i].tags & XL_FTAG_LAUNCHER))
+			return true;
+	return false;
 }
 
 int xl_catalog_coverage(const char *var)

@@ -20,6 +20,7 @@ enum {
 	XL_FTAG_CACHE = 1 << 1,
 	XL_FTAG_PERF_RISK = 1 << 2,
 	XL_FTAG_DEPRECATED = 1 << 3,
+	XL_FTAG_LAUNCHER = 1 << 4,   /* set per process by the job launcher (rank, topology) */
 };
 
 /* How the consumer of a boolean reads it. */
@@ -85,6 +86,11 @@ size_t xl_catalog_find_all(const char *name, const struct xl_flagdef **first);
 const struct xl_flagdef *xl_catalog_flag(const char *var, const char *name);
 /* The entry for environment variable name (env families, runtime first), or NULL. */
 const struct xl_flagdef *xl_catalog_env(const char *name);
+/* Whether variable name belongs to the launchers rather than to a profile:
+ * XLAUNCH_* (set by xlaunch for its child) and the catalog entries tagged
+ * launcher (rank and topology, set per process by the job launcher).  The
+ * ambient policy never strips them. */
+bool xl_catalog_owned(const char *name);
 /* Whether every family that covers composite var is complete (0), some is
  * partial (1), or none covers it (2). */
 int xl_catalog_coverage(const char *var);

@@ -38,10 +38,13 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 	rc = xl_profile_check(ctx, p);
 	if (!rc)
 		rc = xl_profile_bundle_gate(ctx, p);
+	if (!rc)
+		rc = xl_profile_make_cache_dirs(p);
 	if (rc) {
 		xl_profile_free(p);
 		return rc;
 	}
+	xl_profile_report_ambient(p);
 	for (size_t i = 0; i < p->notes.n; i++)
 		xl_debug("%s", p->notes.v[i]);
 	env = xl_profile_build_env(p, environ);

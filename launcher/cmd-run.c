@@ -186,6 +186,9 @@ static int attempt(struct attempt_ctx *a, const struct xl_plan_item *it, int n, 
 	/* a candidate may add a flag that is known-bad on the installed bundle */
 	if (cand && (rc = xl_profile_bundle_gate(a->ctx, p)))
 		return rc;
+	/* the cache directories are made here, on the machine that launches */
+	if ((rc = xl_profile_make_cache_dirs(p)))
+		return rc;
 	calib_signature(parts, &sig);
 	xl_observe_init(&obs, 0.1);
 	memset(&dump, 0, sizeof(dump));
@@ -636,9 +639,13 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		 * this long; the record is then kept and replayed later */
 		if (!getenv("XLAUNCH_STORE_WAIT"))
 			calib_set_wait(10.0);
-		/* a store that cannot be opened never stops a launch */
-		if (calib_open(ctx->store_path, 0, &a.st, &err) != 0) {
-			xl_warn("%s; launching anyway, records are kept until the store works", err ? err : "store unavailable");
+		/* a store that cannot be opened never stops a launch; a dry
+		 * run reads one that is there and creates nothing */
+		if (calib_open(ctx->store_path, o.dry_run ? CALIB_OPEN_READONLY : 0, &a.st, &err) != 0) {
+			if (o.dry_run)
+				xl_debug("%s; the plan follows the profile's order", err ? err : "store unavailable");
+			else
+				xl_warn("%s; launching anyway, records are kept until the store works", err ? err : "store unavailable");
 			free(err);
 			a.st = NULL;
 		}
@@ -662,6 +669,8 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_warn("outcome patterns unavailable: outcomes are named from exit statuses only");
 	a.pats = have_pats ? &pats : NULL;
 
+	if (o.dry_run)
+		xl_bundle_cache_readonly();
 	rc = xl_plan_make(ctx, a.st, name, o.cand, 0, a.argv, a.argc, &plan);
 	if (rc) {
 		last = rc;
@@ -707,6 +716,7 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		}
 		goto done;
 	}
+	xl_profile_report_ambient(p0);
 	/* a rank of a job never starts a new attempt by itself: one attempt,
 	 * and every rank of this launch runs the same candidate */
 	if (a.world > 1) {

@@ -37,6 +37,20 @@ static void dotenv_quote(struct xl_buf *b, const char *s)
 	xl_buf_addc(b, '"');
 }
 
+/* Kubernetes expands $(VAR) in a value (from variables defined before it
+ * in the list); "$$(" keeps a literal "$(" as written.  Caller frees. */
+static char *k8s_literal(const char *s)
+{
+	struct xl_buf b = XL_BUF_INIT;
+
+	for (; *s; s++) {
+		if (s[0] == '$' && s[1] == '(')
+			xl_buf_addc(&b, '$');
+		xl_buf_addc(&b, *s);
+	}
+	return xl_buf_detach(&b);
+}
+
 int xl_env_format_parse(const char *s, enum xl_env_format *out)
 {
 	static const char *const names[] = { "sh", "json", "dotenv", "k8s" };
@@ -64,6 +78,13 @@ char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt)
 		json_object_set(j, "env", json_object_get(full, "env"));
 		json_object_set(j, "unset", json_object_get(full, "unset"));
 		json_object_set(j, "sources", json_object_get(full, "sources"));
+		{
+			json_t *st = json_array();
+
+			for (size_t i = 0; i < p->stripped.n; i++)
+				json_array_append_new(st, json_string(p->stripped.v[i]));
+			json_object_set_new(j, "stripped", st);
+		}
 		s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		xl_buf_adds(&b, s);
 		xl_buf_addc(&b, '\n');
@@ -71,6 +92,13 @@ char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt)
 		json_decref(j);
 		json_decref(full);
 		return xl_buf_detach(&b);
+	}
+	if (p->for_target) {
+		/* what the target machine's values are, and where they came from */
+		xl_buf_addf(&b, "# profile %s%s%s: rendered for another machine (this machine's environment is not read)\n",
+			    p->name, p->cand >= 0 ? ", candidate " : "", p->cand >= 0 ? p->cands[p->cand].name : "");
+		for (size_t i = 0; i < p->target_notes.n; i++)
+			xl_buf_addf(&b, "# %s\n", p->target_notes.v[i]);
 	}
 	if (fmt == XL_FMT_K8S)
 		xl_buf_adds(&b, "env:\n");
@@ -101,9 +129,12 @@ char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt)
 			break;
 		case XL_FMT_K8S:
 			if (set) {
+				char *lit = k8s_literal(v->value);
+
 				xl_buf_addf(&b, "- name: %s\n  value: ", v->name);
-				xl_json_str(&b, v->value);
+				xl_json_str(&b, lit);
 				xl_buf_addc(&b, '\n');
+				free(lit);
 			} else {
 				xl_buf_addf(&b, "# unset %s: a pod spec cannot remove a variable; keep it out of the image\n",
 					    v->name);
@@ -113,5 +144,8 @@ char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt)
 			break;
 		}
 	}
+	/* what the ambient policy keeps from the child: eval gives the same */
+	for (size_t i = 0; fmt == XL_FMT_SH && i < p->stripped.n; i++)
+		xl_buf_addf(&b, "unset %s\n", p->stripped.v[i]);
 	return xl_buf_detach(&b);
 }

@@ -82,7 +82,7 @@ void xl_flagmap_release(struct xl_flagmap *m);
 bool xl_is_composite_var(const char *name);
 
 /* Expands ${VAR} and ${VAR:-default} from the environment ("$$" is a
- * literal '$').  Returns a new string, or NULL with *err set (caller frees). */
+ * literal '$'); profiles expand from their own layers first (resolve.c).  Returns a new string, or NULL with *err set (caller frees). */
 char *xl_expand_vars(const char *s, char **err);
 
 /* ---- profiles ------------------------------------------------------------------ */
@@ -112,6 +112,8 @@ struct xl_var {
 	bool composite;
 	bool ambient;            /* the value came (partly) from the launching shell */
 	struct xl_flagmap flags; /* composite variables: tokens with provenance */
+	char *experr;            /* while resolving: why the value could not be expanded
+				  * (an error only if no later layer replaces it) */
 };
 
 struct xl_candidate {
@@ -146,18 +148,30 @@ struct xl_profile {
 	size_t ncands;
 	int cand;                /* selected candidate index, -1 for none */
 	struct xl_strv notes;    /* what resolution did on its own (ambient stripped, ...) */
+	struct xl_strv stripped; /* variables of the launching environment the ambient
+				  * policy keeps from the child */
+	struct xl_strv target_notes; /* rendering for another machine: what each
+				  * ${VAR} without a profile value took (--set, default) */
+	bool for_target;         /* resolved for another machine (XL_RESOLVE_TARGET) */
 	void *priv;              /* loaded layers */
 };
 
 enum {
 	XL_RESOLVE_NO_AMBIENT = 1 << 0,  /* ignore the launching environment (profile show/diff) */
 	XL_RESOLVE_FILE = 1 << 1,        /* the name is a path to a profile file */
+	XL_RESOLVE_TARGET = 1 << 2,      /* for another machine: the launching environment
+					  * is not read (no ambient policy; ${VAR} takes a
+					  * --set value, else its default) */
 };
 
 /* Finds, loads and resolves a profile and (optionally) one candidate.
  * Prints its own errors.  Returns 0 or an exit code (65, 66, 77, 78). */
 int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *cand,
 		       unsigned flags, struct xl_profile **out);
+/* The same with values given for ${VAR} (NAME=VALUE, NULL-terminated, or
+ * NULL): they take the place of the launching environment's. */
+int xl_profile_resolve_set(const struct xl_ctx *ctx, const char *name, const char *cand,
+			   unsigned flags, char *const *set, struct xl_profile **out);
 void xl_profile_free(struct xl_profile *p);
 /* Index of the candidate called name, or -1. */
 int xl_profile_find_candidate(const struct xl_profile *p, const char *name);
@@ -169,6 +183,10 @@ const struct xl_var *xl_profile_var(const struct xl_profile *p, const char *name
  * NULL-terminated array (free with xl_env_free). */
 char **xl_profile_build_env(const struct xl_profile *p, char *const *environ_in);
 void xl_env_free(char **env);
+/* Says on one line (a warning) which variables of the launching
+ * environment the ambient policy keeps from the child (strip), or passes
+ * to it (warn).  exec and run call it before the child starts. */
+void xl_profile_report_ambient(const struct xl_profile *p);
 
 /* The profile search path, in order; caller releases. */
 void xl_profile_search_path(const struct xl_ctx *ctx, struct xl_strv *dirs);
@@ -187,6 +205,12 @@ json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c);
 /* Checks done on every resolved profile before it is used (types, unknown
  * XLA flags, policy).  Prints what it refuses; returns 0, 65 or 77. */
 int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p);
+
+/* Before exec and run, on the machine that launches: under policy
+ * cache: local, creates the directories of the profile's cache variables
+ * (the checks and every rendering create nothing).  Prints what fails;
+ * returns 0 or 73. */
+int xl_profile_make_cache_dirs(const struct xl_profile *p);
 
 /* Before exec and run: when the profile names bundles (policy.bundle), the
  * installed bundle must match one and its known-bad flags are refused.

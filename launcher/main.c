@@ -73,7 +73,7 @@ static const struct {
 	{ 66, "noinput", "profile or file not found" },
 	{ 69, "unavailable", "backend unavailable (probe: a backend that is installed is not alive)" },
 	{ 70, "software", "internal error" },
-	{ 73, "cantcreat", "store cannot be created, opened or reached" },
+	{ 73, "cantcreat", "store cannot be created, opened or reached; exec and run: a cache directory cannot be created" },
 	{ 77, "noperm", "refused by policy (timing, cache, ambient, bundle gate, known-bad flag; run: every candidate predicted infeasible)" },
 	{ 78, "config", "configuration error (environment, search path)" },
 	{ 79, "fail-on", "run --fail-on: the child exited 0, but the outcome is one --fail-on lists (compile-storm)" },

@@ -44,9 +44,28 @@ static void report(const struct xl_profile *p, const struct xl_prov *src, const 
 
 /* ---- cache: local ------------------------------------------------------------ */
 
+/* The directory a cache path names (its parent for a *_FILE path); caller
+ * frees. */
+static char *cache_dir_of(const char *path, bool is_file)
+{
+	char *dir = xl_strdup(path);
+
+	if (is_file) {
+		char *slash = strrchr(dir, '/');
+
+		if (slash == dir)
+			slash[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+	}
+	return dir;
+}
+
 /* Why path is not acceptable as a local cache location, or NULL.  Creates
- * the directory when missing. */
-static const char *cache_path_problem(const char *path, bool is_file, char *buf, size_t n)
+ * nothing: a missing directory is fine when its nearest existing parent is
+ * a directory this user may create it in (exec and run create it).  For
+ * another machine (local false) only the form is checked. */
+static const char *cache_path_problem(const char *path, bool is_file, bool local, char *buf, size_t n)
 {
 	char *dir;
 	struct stat st;
@@ -60,32 +79,41 @@ static const char *cache_path_problem(const char *path, bool is_file, char *buf,
 		snprintf(buf, n, "a relative path; cache paths must be absolute");
 		return buf;
 	}
-	dir = xl_strdup(path);
-	if (is_file) {
+	if (!local)
+		return NULL;
+	dir = cache_dir_of(path, is_file);
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			snprintf(buf, n, "'%s' is not a directory", dir);
+		else if (access(dir, W_OK | X_OK) != 0)
+			snprintf(buf, n, "directory '%s' is not writable", dir);
+		else
+			buf = NULL;
+		free(dir);
+		return buf;
+	}
+	/* the nearest part that exists decides whether it can be created */
+	for (;;) {
 		char *slash = strrchr(dir, '/');
 
-		if (slash == dir)
-			slash[1] = '\0';
-		else
+		if (!slash || slash == dir) {
+			strcpy(dir, "/");
+		} else {
 			*slash = '\0';
-	}
-	if (stat(dir, &st) != 0) {
-		if (xl_mkdirs(dir, 0755) != 0) {
-			snprintf(buf, n, "directory '%s' cannot be created: %s", dir, strerror(errno));
-			free(dir);
-			return buf;
 		}
-	} else if (!S_ISDIR(st.st_mode)) {
-		snprintf(buf, n, "'%s' is not a directory", dir);
-		free(dir);
-		return buf;
-	} else if (access(dir, W_OK | X_OK) != 0) {
-		snprintf(buf, n, "directory '%s' is not writable", dir);
-		free(dir);
-		return buf;
+		if (stat(dir, &st) == 0)
+			break;
+		if (strcmp(dir, "/") == 0)
+			break;
 	}
+	if (!S_ISDIR(st.st_mode))
+		snprintf(buf, n, "it cannot be created: '%s' is not a directory", dir);
+	else if (access(dir, W_OK | X_OK) != 0)
+		snprintf(buf, n, "it cannot be created: directory '%s' is not writable", dir);
+	else
+		buf = NULL;
 	free(dir);
-	return NULL;
+	return buf;
 }
 
 static bool ends_with_file(const char *name)
@@ -177,7 +205,8 @@ static void check_one(const struct xl_profile *p, struct verdict *vd, const char
 	}
 	if ((d->tags & XL_FTAG_CACHE) && p->policy.cache == XL_CACHE_LOCAL && value && *value) {
 		char buf[512];
-		const char *why = cache_path_problem(value, ends_with_file(d->name), buf, sizeof(buf));
+		const char *why = cache_path_problem(value, ends_with_file(d->name), !p->for_target,
+						     buf, sizeof(buf));
 
 		if (why) {
 			report(p, src, "policy 'cache: local' (%s:%u) refuses %s='%s': %s",
@@ -269,6 +298,46 @@ int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p)
 	if (vd.data)
 		return XL_EX_DATAERR;
 	return vd.policy ? XL_EX_NOPERM : 0;
+}
+
+static int make_cache_dir(const struct xl_profile *p, const char *label, const struct xl_flagdef *d,
+			  const char *value)
+{
+	char *dir;
+
+	if (!d || !(d->tags & XL_FTAG_CACHE) || !value || value[0] != '/' || strstr(value, "://"))
+		return 0;
+	dir = cache_dir_of(value, ends_with_file(d->name));
+	if (xl_mkdirs(dir, 0755) != 0) {
+		xl_error("profile '%s': cannot create cache directory '%s' for %s: %s",
+			 p->name, dir, label, strerror(errno));
+		free(dir);
+		return XL_EX_CANTCREAT;
+	}
+	free(dir);
+	return 0;
+}
+
+int xl_profile_make_cache_dirs(const struct xl_profile *p)
+{
+	int rc = 0;
+
+	if (p->policy.cache != XL_CACHE_LOCAL)
+		return 0;
+	for (size_t i = 0; i < p->nvars && !rc; i++) {
+		const struct xl_var *v = &p->vars[i];
+
+		if (!v->value)
+			continue;
+		if (!v->composite) {
+			rc = make_cache_dir(p, v->name, xl_catalog_env(v->name), v->value);
+			continue;
+		}
+		for (size_t k = 0; k < v->flags.n && !rc; k++)
+			rc = make_cache_dir(p, v->name, xl_catalog_flag(v->name, v->flags.v[k].name),
+					    v->flags.v[k].value);
+	}
+	return rc;
 }
 
 /* ---- known-bad flags of a bundle ---------------------------------------------------- */

@@ -1,15 +1,22 @@
 /* resolve.c - from a profile name to the environment a child gets.
  *
  * extends is linearized depth-first, left to right, each profile once;
- * layers are applied in that order, the candidate last.  ${VAR} expansion
- * and the ambient policy run on the final values, so an error names the
- * line that set the value actually used.
+ * layers are applied in that order, the candidate last.  A value's ${VAR}
+ * is expanded when its layer is applied, from that layer's own keys, then
+ * the layers applied before it, then the launching environment (or, when
+ * rendering for another machine, the values given with --set); an error is
+ * reported only when the value is the one finally used, at the line that
+ * set it.  The ambient policy runs on the final values.
  */
 #include "launcher/profile.h"
+#include "launcher/catalog.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+
+extern char **environ;
 
 static const char AMBIENT_FILE[] = "environment";
 
@@ -20,6 +27,9 @@ struct priv {
 	size_t cap;
 	struct xl_strv flagfiles; /* flags files read; tokens' provenance points here */
 	bool nofiles;             /* the fuzz entry point: no flags file is read */
+	bool target;              /* rendering for another machine: no launching environment */
+	char *const *set;         /* NAME=VALUE given for the target, or NULL */
+	struct xl_strv keep;      /* strings lookups handed out, freed with the profile */
 };
 
 static struct xl_var *get_var(struct xl_profile *p, const char *name, bool create)
@@ -54,6 +64,7 @@ static void drop_var(struct xl_profile *p, const char *name)
 		return;
 	free(p->vars[i].name);
 	free(p->vars[i].value);
+	free(p->vars[i].experr);
 	xl_flagmap_release(&p->vars[i].flags);
 	memmove(&p->vars[i], &p->vars[i + 1], (p->nvars - i - 1) * sizeof(*p->vars));
 	p->nvars--;
@@ -157,10 +168,302 @@ static int visit(struct lin *z, struct layer *l)
 static void prov_error(const struct xl_profile *p, struct xl_prov s, const char *what,
 		       const char *msg);
 
+/* ---- expansion ------------------------------------------------------------- */
+
+/* Where ${NAME} found its value. */
+enum { LK_UNSET = 0, LK_PROFILE, LK_ENV, LK_SET, LK_ERROR = -1 };
+
+/* Looks NAME up; *val lives as long as the expansion (or the profile). */
+typedef int (*lookup_fn)(void *ud, const char *name, const char **val, char **err);
+
+/* Expands ${VAR} and ${VAR:-default}; "$$" is a literal "$".  A default
+ * may itself hold ${...} (expanded only when used).  not_set, when given,
+ * is told of each ${VAR} that had no value (def: whether a default was
+ * used) and may set *err to refuse it.  Returns a new string, or NULL with
+ * *err set. */
+static char *expand_with(const char *s, lookup_fn fn, void *ud,
+			 void (*not_set)(void *ud, const char *name, const char *def, char **err),
+			 char **err, int depth)
+{
+	struct xl_buf b = XL_BUF_INIT;
+
+	*err = NULL;
+	if (depth > 8) {
+		*err = xl_strdup("defaults nested more than 8 deep");
+		return NULL;
+	}
+	for (const char *p = s; *p; p++) {
+		const char *close, *def = NULL, *q, *val = NULL;
+		char *name;
+		int level = 0, got;
+
+		if (*p != '$') {
+			xl_buf_addc(&b, *p);
+			continue;
+		}
+		if (p[1] == '$') {
+			xl_buf_addc(&b, '$');
+			p++;
+			continue;
+		}
+		if (p[1] != '{') {
+			xl_buf_addc(&b, '$');
+			continue;
+		}
+		/* find the matching '}' and the first ":-" at this level */
+		for (q = p + 2, close = NULL; *q; q++) {
+			if (q[0] == '$' && q[1] == '{') {
+				level++;
+				q++;
+			} else if (*q == '}') {
+				if (!level) {
+					close = q;
+					break;
+				}
+				level--;
+			} else if (!level && !def && q[0] == ':' && q[1] == '-') {
+				def = q;
+			}
+		}
+		if (!close) {
+			*err = xl_asprintf("unterminated '${' in '%s'", s);
+			xl_buf_release(&b);
+			return NULL;
+		}
+		name = xl_strndup(p + 2, (size_t)((def ? def : close) - (p + 2)));
+		if (!xl_valid_env_name(name)) {
+			*err = xl_asprintf("'${%s}' does not name a variable", name);
+			free(name);
+			xl_buf_release(&b);
+			return NULL;
+		}
+		got = fn(ud, name, &val, err);
+		if (got == LK_ERROR) {
+			free(name);
+			xl_buf_release(&b);
+			return NULL;
+		}
+		if (got != LK_UNSET && (*val || !def)) {
+			xl_buf_adds(&b, val);
+		} else if (def) {
+			char *d = xl_strndup(def + 2, (size_t)(close - def - 2));
+			char *x = expand_with(d, fn, ud, not_set, err, depth + 1);
+
+			free(d);
+			if (x && not_set && got == LK_UNSET)
+				not_set(ud, name, x, err);
+			if (!x || *err) {
+				free(x);
+				free(name);
+				xl_buf_release(&b);
+				return NULL;
+			}
+			xl_buf_adds(&b, x);
+			free(x);
+		} else {
+			if (not_set)
+				not_set(ud, name, NULL, err);
+			if (!*err)
+				*err = xl_asprintf("${%s} is not set and has no default (write ${%s:-DEFAULT})",
+						   name, name);
+			free(name);
+			xl_buf_release(&b);
+			return NULL;
+		}
+		free(name);
+		p = close;
+	}
+	return xl_buf_detach(&b);
+}
+
+static int env_lookup(void *ud, const char *name, const char **val, char **err)
+{
+	(void)ud;
+	(void)err;
+	*val = getenv(name);
+	return *val ? LK_ENV : LK_UNSET;
+}
+
+char *xl_expand_vars(const char *s, char **err)
+{
+	return expand_with(s, env_lookup, NULL, NULL, err, 0);
+}
+
+static const char *set_get(char *const *set, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; set && set[i]; i++)
+		if (strncmp(set[i], name, n) == 0 && set[i][n] == '=')
+			return set[i] + n + 1;
+	return NULL;
+}
+
+/* NAME as the layers applied so far left it, then the launching
+ * environment (rendering for a target: the --set values only). */
+static int prev_lookup(struct xl_profile *p, const char *name, const char **val, char **err)
+{
+	struct priv *pv = p->priv;
+	struct xl_var *v = get_var(p, name, false);
+
+	if (v) {
+		if (v->experr) {
+			*err = xl_strdup(v->experr);
+			return LK_ERROR;
+		}
+		if (!v->value)
+			return LK_UNSET; /* the profile unsets it */
+		if (v->composite) {
+			char *f = xl_flagmap_format(&v->flags);
+
+			xl_strv_push_owned(&pv->keep, f);
+			*val = f;
+		} else {
+			*val = v->value;
+		}
+		return LK_PROFILE;
+	}
+	if ((*val = set_get(pv->set, name))) {
+		char *note = xl_asprintf("${%s} from --set: '%s'", name, *val);
+
+		if (!xl_strv_contains(&p->target_notes, note))
+			xl_strv_push_owned(&p->target_notes, note);
+		else
+			free(note);
+		return LK_SET;
+	}
+	if (pv->target)
+		return LK_UNSET;
+	*val = getenv(name);
+	return *val ? LK_ENV : LK_UNSET;
+}
+
+/* One layer's env section while its values are expanded: its keys see
+ * each other in any order; a key's own name means its earlier value. */
+struct lenv {
+	struct xl_profile *p;
+	const struct xl_ynode *env;
+	size_t n;                 /* key/value pairs */
+	char **val, **err;
+	unsigned char *state;     /* 0 not yet, 1 being expanded, 2 done */
+	size_t *stack, depth;
+};
+
+static bool layer_key(const struct lenv *le, const char *name, size_t *at)
+{
+	for (size_t j = 0; j < le->n; j++) {
+		const struct xl_ynode *k = le->env->items[2 * j], *v = le->env->items[2 * j + 1];
+
+		if (strcmp(k->str, name) == 0 && !xl_ynode_is_null(v) && !xl_is_composite_var(name)) {
+			*at = j;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void lenv_expand(struct lenv *le, size_t j);
+
+static int lenv_lookup(void *ud, const char *name, const char **val, char **err)
+{
+	struct lenv *le = ud;
+	size_t j;
+
+	if (le->depth && strcmp(le->env->items[2 * le->stack[le->depth - 1]]->str, name) == 0)
+		return prev_lookup(le->p, name, val, err);
+	if (!layer_key(le, name, &j))
+		return prev_lookup(le->p, name, val, err);
+	if (le->state[j] == 1) {
+		struct xl_buf b = XL_BUF_INIT;
+		size_t k = 0;
+
+		while (le->stack[k] != j)
+			k++;
+		for (; k < le->depth; k++)
+			xl_buf_addf(&b, "${%s} -> ", le->env->items[2 * le->stack[k]]->str);
+		xl_buf_addf(&b, "${%s}: cycle", name);
+		*err = xl_buf_detach(&b);
+		return LK_ERROR;
+	}
+	if (le->state[j] == 0)
+		lenv_expand(le, j);
+	if (le->err[j]) {
+		*err = xl_strdup(le->err[j]);
+		return LK_ERROR;
+	}
+	*val = le->val[j];
+	return LK_PROFILE;
+}
+
+/* Rendering for a target: says what each ${VAR} without a value took. */
+static void target_not_set(void *ud, const char *name, const char *def, char **err)
+{
+	struct lenv *le = ud;
+	struct xl_profile *p = le->p;
+	struct priv *pv = p->priv;
+	char *note;
+
+	if (!pv->target)
+		return;
+	if (!def) {
+		*err = xl_asprintf("${%s} has no value for the target machine (this machine's is not used); give one with --set %s=VALUE or write ${%s:-DEFAULT}",
+				   name, name, name);
+		return;
+	}
+	note = xl_asprintf("${%s} not given for the target: its default '%s' used (--set %s=VALUE gives one)",
+			   name, def, name);
+	if (!xl_strv_contains(&p->target_notes, note))
+		xl_strv_push_owned(&p->target_notes, note);
+	else
+		free(note);
+}
+
+static void lenv_expand(struct lenv *le, size_t j)
+{
+	const char *raw = le->env->items[2 * j + 1]->str;
+
+	le->state[j] = 1;
+	le->stack[le->depth++] = j;
+	le->val[j] = expand_with(raw, lenv_lookup, le, target_not_set, &le->err[j], 0);
+	if (le->val[j] && le->err[j]) {
+		free(le->val[j]);
+		le->val[j] = NULL;
+	}
+	le->depth--;
+	le->state[j] = 2;
+}
+
+/* A value of a flags section: the layers applied so far, then the
+ * launching environment. */
+static int prof_lookup(void *ud, const char *name, const char **val, char **err)
+{
+	struct lenv *le = ud;
+
+	return prev_lookup(le->p, name, val, err);
+}
+
 static int apply_env(struct xl_profile *p, const struct layer *l, const struct xl_ynode *env)
 {
-	for (size_t i = 0; env && i + 1 < env->n; i += 2) {
-		const struct xl_ynode *k = env->items[i], *v = env->items[i + 1];
+	struct lenv le;
+	int rc = 0;
+
+	if (!env)
+		return 0;
+	memset(&le, 0, sizeof(le));
+	le.p = p;
+	le.env = env;
+	le.n = env->n / 2;
+	le.val = xl_calloc(le.n + 1, sizeof(*le.val));
+	le.err = xl_calloc(le.n + 1, sizeof(*le.err));
+	le.state = xl_calloc(le.n + 1, 1);
+	le.stack = xl_calloc(le.n + 1, sizeof(*le.stack));
+	/* every value first, against what the layers before left ... */
+	for (size_t j = 0; j < le.n; j++)
+		if (!xl_ynode_is_null(env->items[2 * j + 1]) && !le.state[j])
+			lenv_expand(&le, j);
+	/* ... then the layer is applied */
+	for (size_t j = 0; j < le.n && !rc; j++) {
+		const struct xl_ynode *k = env->items[2 * j], *v = env->items[2 * j + 1];
 		struct xl_var *var;
 
 		if (xl_ynode_is_null(v)) {
@@ -172,12 +475,15 @@ static int apply_env(struct xl_profile *p, const struct layer *l, const struct x
 		var->src = prov_of(l, v);
 		free(var->value);
 		var->value = NULL;
+		free(var->experr);
+		var->experr = NULL;
 		if (var->composite) {
 			/* a whole flag string merges token by token; a flags
 			 * file is read and its tokens merge the same way */
 			struct priv *pv = p->priv;
 			struct xl_prov at = var->src;
-			char *err = NULL, *x = xl_expand_vars(v->str, &err);
+			char *err = le.err[j] ? xl_strdup(le.err[j]) : NULL;
+			const char *x = le.val[j];
 
 			if (x && !xl_flagmap_read(&var->flags, k->str, x, var->src,
 						  pv->nofiles ? NULL : &pv->flagfiles, &at, &err) &&
@@ -192,17 +498,28 @@ static int apply_env(struct xl_profile *p, const struct layer *l, const struct x
 			if (err) {
 				prov_error(p, at, k->str, err);
 				free(err);
-				free(x);
-				return XL_EX_DATAERR;
+				rc = XL_EX_DATAERR;
+				break;
 			}
-			free(x);
 			var->value = xl_strdup("");
+		} else if (le.err[j]) {
+			/* reported if no later layer replaces the value */
+			var->experr = le.err[j];
+			le.err[j] = NULL;
 		} else {
-			/* expanded once the winning value is known */
-			var->value = xl_strdup(v->str);
+			var->value = le.val[j];
+			le.val[j] = NULL;
 		}
 	}
-	return 0;
+	for (size_t j = 0; j < le.n; j++) {
+		free(le.val[j]);
+		free(le.err[j]);
+	}
+	free(le.val);
+	free(le.err);
+	free(le.state);
+	free(le.stack);
+	return rc;
 }
 
 static void apply_unset(struct xl_profile *p, const struct layer *l, const struct xl_ynode *u)
@@ -226,6 +543,8 @@ static void apply_unset(struct xl_profile *p, const struct layer *l, const struc
 
 		free(var->value);
 		var->value = NULL;
+		free(var->experr);
+		var->experr = NULL;
 		xl_flagmap_release(&var->flags);
 		var->src = prov_of(l, items[i]);
 	}
@@ -233,6 +552,8 @@ static void apply_unset(struct xl_profile *p, const struct layer *l, const struc
 
 static int apply_flags(struct xl_profile *p, const struct layer *l, const struct xl_ynode *f)
 {
+	struct lenv le = { .p = p };
+
 	for (size_t i = 0; f && i + 1 < f->n; i += 2) {
 		const struct xl_ynode *m = f->items[i + 1];
 		struct xl_var *var = get_var(p, f->items[i]->str, true);
@@ -245,7 +566,11 @@ static int apply_flags(struct xl_profile *p, const struct layer *l, const struct
 				xl_flagmap_del(&var->flags, k->str);
 				continue;
 			}
-			x = xl_expand_vars(v->str, &err);
+			x = expand_with(v->str, prof_lookup, &le, target_not_set, &err, 0);
+			if (x && err) {
+				free(x);
+				x = NULL;
+			}
 			if (!x) {
 				prov_error(p, prov_of(l, v), k->str, err);
 				free(err);
@@ -449,97 +774,7 @@ static int apply_layer(struct xl_profile *p, const struct layer *l, const struct
 	return 0;
 }
 
-/* ---- expansion and composite values ---------------------------------------- */
-
-/* Expands ${VAR} and ${VAR:-default}; "$$" is a literal "$".  A default
- * may itself hold ${...} (expanded only when used).  Returns a new string,
- * or NULL with *err set. */
-static char *expand_depth(const char *s, char **err, int depth)
-{
-	struct xl_buf b = XL_BUF_INIT;
-
-	*err = NULL;
-	if (depth > 8) {
-		*err = xl_strdup("defaults nested more than 8 deep");
-		return NULL;
-	}
-	for (const char *p = s; *p; p++) {
-		const char *close, *def = NULL, *q;
-		char *name, *val;
-		int level = 0;
-
-		if (*p != '$') {
-			xl_buf_addc(&b, *p);
-			continue;
-		}
-		if (p[1] == '$') {
-			xl_buf_addc(&b, '$');
-			p++;
-			continue;
-		}
-		if (p[1] != '{') {
-			xl_buf_addc(&b, '$');
-			continue;
-		}
-		/* find the matching '}' and the first ":-" at this level */
-		for (q = p + 2, close = NULL; *q; q++) {
-			if (q[0] == '$' && q[1] == '{') {
-				level++;
-				q++;
-			} else if (*q == '}') {
-				if (!level) {
-					close = q;
-					break;
-				}
-				level--;
-			} else if (!level && !def && q[0] == ':' && q[1] == '-') {
-				def = q;
-			}
-		}
-		if (!close) {
-			*err = xl_asprintf("unterminated '${' in '%s'", s);
-			xl_buf_release(&b);
-			return NULL;
-		}
-		name = xl_strndup(p + 2, (size_t)((def ? def : close) - (p + 2)));
-		if (!xl_valid_env_name(name)) {
-			*err = xl_asprintf("'${%s}' does not name a variable", name);
-			free(name);
-			xl_buf_release(&b);
-			return NULL;
-		}
-		val = getenv(name);
-		if (val && (*val || !def)) {
-			xl_buf_adds(&b, val);
-		} else if (def) {
-			char *d = xl_strndup(def + 2, (size_t)(close - def - 2));
-			char *x = expand_depth(d, err, depth + 1);
-
-			free(d);
-			if (!x) {
-				free(name);
-				xl_buf_release(&b);
-				return NULL;
-			}
-			xl_buf_adds(&b, x);
-			free(x);
-		} else {
-			*err = xl_asprintf("${%s} is not set and has no default (write ${%s:-DEFAULT})",
-					   name, name);
-			free(name);
-			xl_buf_release(&b);
-			return NULL;
-		}
-		free(name);
-		p = close;
-	}
-	return xl_buf_detach(&b);
-}
-
-char *xl_expand_vars(const char *s, char **err)
-{
-	return expand_depth(s, err, 0);
-}
+/* ---- composite values ---------------------------------------------------- */
 
 static void prov_error(const struct xl_profile *p, struct xl_prov s, const char *what,
 		       const char *msg)
@@ -547,28 +782,23 @@ static void prov_error(const struct xl_profile *p, struct xl_prov s, const char 
 	xl_error("profile '%s': %s:%u:%u: %s: %s", p->name, s.file, s.line, s.col, what, msg);
 }
 
-/* Expands the winning plain values and formats composite variables. */
+/* Reports a winning value that could not be expanded; formats composite
+ * variables. */
 static int finish_values(struct xl_profile *p)
 {
 	for (size_t i = 0; i < p->nvars; i++) {
 		struct xl_var *v = &p->vars[i];
-		char *err = NULL, *x;
 
+		if (v->experr) {
+			prov_error(p, v->src, v->name, v->experr);
+			return XL_EX_DATAERR;
+		}
 		if (!v->value)
 			continue;
 		if (v->composite) {
 			free(v->value);
 			v->value = xl_flagmap_format(&v->flags);
-			continue;
 		}
-		x = xl_expand_vars(v->value, &err);
-		if (!x) {
-			prov_error(p, v->src, v->name, err);
-			free(err);
-			return XL_EX_DATAERR;
-		}
-		free(v->value);
-		v->value = x;
 	}
 	return 0;
 }
@@ -576,6 +806,9 @@ static int finish_values(struct xl_profile *p)
 /* ---- the launching environment ------------------------------------------------ */
 
 static const char *const ambient_names[] = { "strip", "keep", "warn", "error" };
+
+static int ambient_cataloged(struct xl_profile *p);
+static const char *ambient_at(const struct xl_profile *p);
 
 static int apply_ambient(struct xl_profile *p)
 {
@@ -604,6 +837,7 @@ static int apply_ambient(struct xl_profile *p)
 		if (mode == XL_AMB_STRIP) {
 			xl_strv_push_owned(&p->notes, xl_asprintf("%s from the launching environment was stripped (policy ambient: strip): %s",
 								   name, shell));
+			xl_strv_push(&p->stripped, name);
 			continue;
 		}
 		if (!xl_flagmap_read(&merged, name, shell, env_src,
@@ -672,7 +906,95 @@ static int apply_ambient(struct xl_profile *p)
 		xl_strv_push_owned(&p->notes, xl_asprintf("%s=%s from the launching environment was replaced by the profile's value",
 							   v->name, shell));
 	}
+	return ambient_cataloged(p);
+}
+
+/* Every other variable of the launching environment that a catalog
+ * names (and no launcher owns) is the policy's as well: stripped, refused,
+ * or kept as a managed variable from "environment", which the checks then
+ * see like any other (timing: true refuses a debug variable the shell set). */
+static int ambient_cataloged(struct xl_profile *p)
+{
+	enum xl_ambient mode = p->policy.ambient;
+	struct xl_buf refused = XL_BUF_INIT;
+	struct xl_prov env_src = { AMBIENT_FILE, 0, 0 };
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		char *name;
+		struct xl_var *v;
+
+		if (!eq || eq == *e)
+			continue;
+		name = xl_strndup(*e, (size_t)(eq - *e));
+		if (xl_is_composite_var(name) || get_var(p, name, false) || !xl_catalog_env(name) ||
+		    xl_catalog_owned(name) || xl_strv_contains(&p->stripped, name)) {
+			free(name);
+			continue;
+		}
+		switch (mode) {
+		case XL_AMB_STRIP:
+			xl_strv_push(&p->stripped, name);
+			break;
+		case XL_AMB_ERROR:
+			xl_buf_addf(&refused, "%s%s", refused.len ? ", " : "", *e);
+			break;
+		case XL_AMB_KEEP:
+		case XL_AMB_WARN:
+			v = get_var(p, name, true);
+			v->value = xl_strdup(eq + 1);
+			v->src = env_src;
+			v->ambient = true;
+			xl_strv_push_owned(&p->notes, xl_asprintf("%s=%s from the launching environment was kept (policy ambient: %s)",
+								   name, eq + 1, ambient_names[mode]));
+			break;
+		}
+		free(name);
+	}
+	if (refused.len) {
+		xl_error("profile '%s': policy 'ambient: error'%s refuses from the launching environment: %s; unset them or set them in the profile",
+			 p->name, ambient_at(p), xl_buf_str(&refused));
+		xl_buf_release(&refused);
+		return XL_EX_NOPERM;
+	}
 	return 0;
+}
+
+/* " (file:line)" where the ambient policy was set, or "" for the default. */
+static const char *ambient_at(const struct xl_profile *p)
+{
+	static char buf[1100];
+
+	if (!p->policy.ambient_src.file)
+		return "";
+	snprintf(buf, sizeof(buf), " (%s:%u)", p->policy.ambient_src.file, p->policy.ambient_src.line);
+	return buf;
+}
+
+void xl_profile_report_ambient(const struct xl_profile *p)
+{
+	struct xl_buf b = XL_BUF_INIT;
+	bool any = false;
+
+	if (p->stripped.n) {
+		for (size_t i = 0; i < p->stripped.n; i++)
+			xl_buf_addf(&b, "%s%s", i ? ", " : "", p->stripped.v[i]);
+		xl_warn("profile '%s': policy 'ambient: strip'%s keeps from the child what the launching environment sets for %s (set them in the profile, or policy ambient: keep)",
+			p->name, ambient_at(p), xl_buf_str(&b));
+		xl_buf_release(&b);
+	}
+	if (p->policy.ambient != XL_AMB_WARN)
+		return;
+	for (size_t i = 0; i < p->nvars; i++) {
+		if (!p->vars[i].ambient || p->vars[i].composite)
+			continue;
+		xl_buf_addf(&b, "%s%s=%s", any ? ", " : "", p->vars[i].name, p->vars[i].value ? p->vars[i].value : "");
+		any = true;
+	}
+	if (any)
+		xl_warn("profile '%s': policy 'ambient: warn'%s passes from the launching environment: %s",
+			p->name, ambient_at(p), xl_buf_str(&b));
+	xl_buf_release(&b);
 }
 
 char **xl_profile_build_env(const struct xl_profile *p, char *const *environ_in)
@@ -690,7 +1012,8 @@ char **xl_profile_build_env(const struct xl_profile *p, char *const *environ_in)
 		name = xl_strndup(e, (size_t)(eq - e));
 		/* managed variables come from the profile; composite variables
 		 * from the shell reach the child only through the ambient policy */
-		drop = get_var((struct xl_profile *)p, name, false) || xl_is_composite_var(name);
+		drop = get_var((struct xl_profile *)p, name, false) || xl_is_composite_var(name) ||
+		       xl_strv_contains(&p->stripped, name);
 		free(name);
 		if (!drop)
 			xl_strv_push(&out, e);
@@ -727,7 +1050,7 @@ int xl_profile_find_candidate(const struct xl_profile *p, const char *name)
 /* Resolves from a loaded top layer (taken over).  nofollow: bases are not
  * loaded (the fuzz entry point reads no files). */
 static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, const char *cand,
-		       unsigned flags, bool nofollow, struct xl_profile **out)
+		       unsigned flags, char *const *set, bool nofollow, struct xl_profile **out)
 {
 	struct xl_profile *p = xl_calloc(1, sizeof(*p));
 	struct priv *pv = xl_calloc(1, sizeof(*pv));
@@ -738,6 +1061,9 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 
 	p->priv = pv;
 	pv->nofiles = nofollow;
+	pv->set = set;
+	pv->target = flags & XL_RESOLVE_TARGET;
+	p->for_target = pv->target;
 	p->cand = -1;
 	p->limits.address_space = p->limits.open_files = p->limits.core = p->limits.cpu_time = -1;
 	p->compile.warmup_steps = p->compile.max_after_warmup = -1;
@@ -836,7 +1162,7 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 	rc = finish_values(p);
 	if (rc)
 		goto fail;
-	if (!(flags & XL_RESOLVE_NO_AMBIENT)) {
+	if (!(flags & (XL_RESOLVE_NO_AMBIENT | XL_RESOLVE_TARGET))) {
 		rc = apply_ambient(p);
 		if (rc)
 			goto fail;
@@ -852,6 +1178,12 @@ fail:
 
 int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *cand,
 		       unsigned flags, struct xl_profile **out)
+{
+	return xl_profile_resolve_set(ctx, name, cand, flags, NULL, out);
+}
+
+int xl_profile_resolve_set(const struct xl_ctx *ctx, const char *name, const char *cand,
+			   unsigned flags, char *const *set, struct xl_profile **out)
 {
 	struct layer *top = NULL;
 	char *dir = NULL;
@@ -869,7 +1201,7 @@ int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *c
 	}
 	if (rc)
 		return rc;
-	return resolve_top(ctx, top, dir, cand, flags, false, out);
+	return resolve_top(ctx, top, dir, cand, flags, set, false, out);
 }
 
 int xl_profile_resolve_bytes(const char *name, const char *path, const char *data, size_t len,
@@ -881,7 +1213,7 @@ int xl_profile_resolve_bytes(const char *name, const char *path, const char *dat
 	*out = NULL;
 	if ((rc = layer_from_bytes(name, path, data, len, &top)))
 		return rc;
-	return resolve_top(NULL, top, NULL, cand, flags, true, out);
+	return resolve_top(NULL, top, NULL, cand, flags, NULL, true, out);
 }
 
 void xl_profile_free(struct xl_profile *p)
@@ -898,15 +1230,20 @@ void xl_profile_free(struct xl_profile *p)
 		xl_strmap_release(&pv->index);
 	}
 	/* flags' provenance points into flagfiles: free it with the profile */
-	if (pv)
+	if (pv) {
 		xl_strv_release(&pv->flagfiles);
+		xl_strv_release(&pv->keep);
+	}
 	free(pv);
 	for (size_t i = 0; i < p->nvars; i++) {
 		free(p->vars[i].name);
 		free(p->vars[i].value);
+		free(p->vars[i].experr);
 		xl_flagmap_release(&p->vars[i].flags);
 	}
 	free(p->vars);
+	xl_strv_release(&p->target_notes);
+	xl_strv_release(&p->stripped);
 	for (size_t i = 0; i < p->ncands; i++) {
 		free(p->cands[i].name);
 		free(p->cands[i].description);

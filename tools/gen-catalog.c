@@ -32,7 +32,7 @@ struct fam {
 };
 
 static const char *const types[] = { "bool", "int", "float", "string", "enum", "list", NULL };
-static const char *const tagnames[] = { "debug", "cache", "perf-risk", "deprecated", NULL };
+static const char *const tagnames[] = { "debug", "cache", "perf-risk", "deprecated", "launcher", NULL };
 static const char *const parsers[] = { "none", "tsl", "python", "atoi", "int", "prealloc", "pyint", "one", "nonempty", "onezero", NULL };
 static const char *const famkeys[] = { "family", "kind", "variables", "complete", "bool_parser",
 				       "source", "flags", NULL };

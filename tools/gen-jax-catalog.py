@@ -382,11 +382,11 @@ HAND = {
 # source (None here).
 DIRECT = {
     "JAX_COORDINATOR_ADDRESS": ("string", None, None, None,
-                                "host:port of the coordinator jax.distributed.initialize() connects to", []),
+                                "host:port of the coordinator jax.distributed.initialize() connects to", ["launcher"]),
     "JAX_COORDINATOR_BIND_ADDRESS": ("string", None, None, None,
-                                     "Address the coordinator service binds to (default [::] on the coordinator's port)", []),
+                                     "Address the coordinator service binds to (default [::] on the coordinator's port)", ["launcher"]),
     "JAX_COORDINATOR_PORT": ("int", None, None, None,
-                             "Coordinator port when the cluster is detected automatically", []),
+                             "Coordinator port when the cluster is detected automatically", ["launcher"]),
     "JAX_FORCE_TPU_INIT": ("bool", "nonempty", None, None,
                            "Initialize the TPU backend even where JAX sees no TPU; any value counts, 0 included", []),
     "JAX_LOCAL_DEVICE_IDS": ("list", None, None, None,

@@ -330,10 +330,10 @@ HAND = {
         d="Compile with SPMD partitioning and XLA's all-gather/einsum decomposition (collective matmul)"),
     "EXPERIMENTAL_XLA_UNBOUNDED_DYNAMISM": dict(
         d="Lower ops with unbounded dynamic shapes (experimental)"),
-    "LOCAL_RANK": dict(d="Rank of this process on its host, as set by the job launcher"),
-    "LOCAL_WORLD_SIZE": dict(d="Number of processes on this host, as set by the job launcher"),
-    "MASTER_ADDR": dict(d="Address of the rank-0 host for the coordinator and rendezvous"),
-    "MASTER_PORT": dict(d="Port of torch_xla's rendezvous TCP store on MASTER_ADDR"),
+    "LOCAL_RANK": dict(tags=["launcher"], d="Rank of this process on its host, as set by the job launcher"),
+    "LOCAL_WORLD_SIZE": dict(tags=["launcher"], d="Number of processes on this host, as set by the job launcher"),
+    "MASTER_ADDR": dict(tags=["launcher"], d="Address of the rank-0 host for the coordinator and rendezvous"),
+    "MASTER_PORT": dict(tags=["launcher"], d="Port of torch_xla's rendezvous TCP store on MASTER_ADDR"),
     "MODELCMP_SAVEDIR": dict(d="Directory torch_xla.debug.model_comparator saves tensors to",
                              tags=["debug"]),
     "NEURONCORE_NUM_DEVICES": dict(d="Neuron: number of NeuronCores per process"),
@@ -354,9 +354,9 @@ HAND = {
         type="bool", parser="pyint",
         d="Initialize the device through a registered PJRT plugin (set by torch_xla itself; Python reads it with int())"),
     "PJRT_LIBRARY_PATH": dict(d="Path of the PJRT plugin of torch_xla's test-only library plugin"),
-    "PJRT_LOCAL_PROCESS_COUNT": dict(
+    "PJRT_LOCAL_PROCESS_COUNT": dict(tags=["launcher"],
         default="1", d="Number of torch_xla processes on this host (falls back to LOCAL_WORLD_SIZE)"),
-    "PJRT_LOCAL_PROCESS_RANK": dict(
+    "PJRT_LOCAL_PROCESS_RANK": dict(tags=["launcher"],
         d="Rank of this torch_xla process on its host (falls back to LOCAL_RANK)"),
     "PJRT_SELECT_DEFAULT_DEVICE": dict(
         d="0 stops torch_xla from picking PJRT_DEVICE from the host (TPU, Neuron, else CPU) when it is unset"),
@@ -373,7 +373,7 @@ HAND = {
         tags=["debug"]),
     "PT_XLA_DEBUG_MAX_FRAME": dict(d="Python frames shown per event in the debug analysis",
                                    tags=["debug"]),
-    "RANK": dict(d="Global rank of this process, as set by the job launcher (falls back to the local rank)"),
+    "RANK": dict(tags=["launcher"], d="Global rank of this process, as set by the job launcher (falls back to the local rank)"),
     "RATE_TRACKER_SMOOTHING": dict(d="Smoothing factor of xm.RateTracker's moving average"),
     "SAVE_GRAPH_FMT": dict(type="enum", values=["text", "dot", "hlo"],
                            d="Format of the graphs torch_xla.debug.graph_saver writes",
@@ -383,9 +383,9 @@ HAND = {
     "TF_CPP_MIN_LOG_LEVEL": dict(
         type="int", default="1",
         d="Least severity the C++ runtime logs; torch_xla sets 1 when unset and 0 also turns on its Python INFO log"),
-    "TORCHELASTIC_RESTART_COUNT": dict(
+    "TORCHELASTIC_RESTART_COUNT": dict(tags=["launcher"],
         d="torchelastic restart number; keys the rendezvous store prefix"),
-    "TORCHELASTIC_USE_AGENT_STORE": dict(
+    "TORCHELASTIC_USE_AGENT_STORE": dict(tags=["launcher"],
         d="Set by torchelastic; exactly True makes torch_xla's rendezvous use the agent's TCP store"),
     "TORCH_DIST_INIT_BARRIER": dict(
         d="0 skips torch.distributed's init barrier; with XLA_USE_DUMMY_STORE=1 torch_xla then uses no TCP store"),
@@ -402,9 +402,9 @@ HAND = {
     "TPU_SKIP_MDS_QUERY": dict(
         type="bool", parser="nonempty",
         d="Take the TPU topology from variables, not the metadata server; any non-empty value counts, 0 and false included"),
-    "TPU_WORKER_HOSTNAMES": dict(type="list", d="Comma-separated hostnames of every host in the TPU slice"),
-    "TPU_WORKER_ID": dict(type="int", d="Index of this host in the TPU slice"),
-    "WORLD_SIZE": dict(d="Number of processes in the job, as set by the job launcher"),
+    "TPU_WORKER_HOSTNAMES": dict(tags=["launcher"], type="list", d="Comma-separated hostnames of every host in the TPU slice"),
+    "TPU_WORKER_ID": dict(tags=["launcher"], type="int", d="Index of this host in the TPU slice"),
+    "WORLD_SIZE": dict(tags=["launcher"], d="Number of processes in the job, as set by the job launcher"),
     "XLA_ALWAYS_ALLREDUCE": dict(d="All-reduce even when the job has one device (read with int())"),
     "XLA_AUTO_SPMD": dict(d="Let XLA's auto-sharding choose the shardings (implies SPMD)"),
     "XLA_AUTO_SPMD_MESH": dict(

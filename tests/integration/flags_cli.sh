@@ -95,6 +95,10 @@ expect_err "policy 'timing: true'" "timing rule named"
 run "$XL" --profile-path "$T/p" env good
 expect_rc 0 "good profile"
 expect_out "JAX_ENABLE_X64='true'" "boolean normalized for JAX"
-[ -d "$T/cache/jax" ] || fail "cache directory not created"
-ok "cache directory created"
+[ ! -e "$T/cache" ] || fail "env created a cache directory"
+ok "env creates no cache directory"
+run "$XL" --profile-path "$T/p" exec good -- true
+expect_rc 0 "exec good profile"
+[ -d "$T/cache/jax" ] || fail "exec did not create the cache directory"
+ok "exec creates the cache directory"
 done_ok

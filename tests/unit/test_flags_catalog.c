@@ -31,7 +31,7 @@ static void test_entries_valid(void **state)
 
 		assert_true(d->family >= 0 && (size_t)d->family < xl_nfamilies);
 		assert_true(d->type >= XL_FT_BOOL && d->type <= XL_FT_LIST);
-		assert_true((d->tags & ~0xfu) == 0);
+		assert_true((d->tags & ~0x1fu) == 0);
 		assert_non_null(d->desc);
 		assert_true(strlen(d->desc) > 3);
 		assert_null(strchr(d->desc, '\n'));

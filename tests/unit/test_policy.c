@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "launcher/catalog.h"
 
@@ -84,17 +83,31 @@ static void test_cache_local(void **state)
 	/* without the policy, a remote cache is allowed */
 	assert_int_equal(check_text("gcs-any",
 		"env:\n  XLA_PERSISTENT_CACHE_PATH: gs://bucket/cache\n", NULL), 0);
-	/* a local absolute directory is created */
-	snprintf(dir, sizeof(dir), "%s/cache/torch_xla", xl_test_dir);
-	snprintf(text, sizeof(text), "policy: {cache: local}\nenv:\n  XLA_PERSISTENT_CACHE_PATH: %s\n", dir);
-	assert_int_equal(check_text("local", text, NULL), 0);
-	assert_int_equal(stat(dir, &st), 0);
-	assert_true(S_ISDIR(st.st_mode));
+	/* a local absolute directory that is missing passes the check, which
+	 * creates nothing; exec and run create it */
+	{
+		struct xl_profile *p;
+
+		snprintf(dir, sizeof(dir), "%s/cache/torch_xla", xl_test_dir);
+		snprintf(text, sizeof(text), "policy: {cache: local}\nenv:\n  XLA_PERSISTENT_CACHE_PATH: %s\n", dir);
+		assert_int_equal(check_text("local", text, &p), 0);
+		assert_int_not_equal(stat(dir, &st), 0);
+		snprintf(dir, sizeof(dir), "%s/cache", xl_test_dir);
+		assert_int_not_equal(stat(dir, &st), 0);
+		assert_int_equal(xl_profile_make_cache_dirs(p), 0);
+		snprintf(dir, sizeof(dir), "%s/cache/torch_xla", xl_test_dir);
+		assert_int_equal(stat(dir, &st), 0);
+		assert_true(S_ISDIR(st.st_mode));
+		xl_profile_free(p);
+	}
 	/* a file in the way is refused */
 	snprintf(dir, sizeof(dir), "%s/afile", xl_test_dir);
 	fclose(fopen(dir, "w"));
 	snprintf(text, sizeof(text), "policy: {cache: local}\nenv:\n  JAX_COMPILATION_CACHE_DIR: %s\n", dir);
 	assert_int_equal(check_text("notdir", text, NULL), 77);
+	/* a missing directory under a file cannot be created: refused */
+	snprintf(text, sizeof(text), "policy: {cache: local}\nenv:\n  JAX_COMPILATION_CACHE_DIR: %s/sub/jax\n", dir);
+	assert_int_equal(check_text("underfile", text, NULL), 77);
 }
 
 static void test_timing(void **state)

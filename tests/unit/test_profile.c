@@ -412,6 +412,73 @@ static void test_ambient(void **state)
 	unsetenv("XLA_FLAGS");
 }
 
+static void test_ambient_cataloged(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+	char *envin[] = { "PATH=/bin", "PT_XLA_DEBUG_LEVEL=2", "RANK=1", "XLAUNCH_X=1", "MINE=1", NULL };
+	char **env;
+
+	(void)state;
+	write_profile("cat-strip", "env: {JAX_PLATFORMS: cpu}\npolicy: {timing: true}\n");
+	write_profile("cat-keep", "env: {JAX_PLATFORMS: cpu}\npolicy: {timing: true, ambient: keep}\n");
+	setenv("PT_XLA_DEBUG_LEVEL", "2", 1);
+	setenv("RANK", "1", 1);
+	assert_int_equal(xl_profile_resolve(&c, "cat-strip", NULL, 0, &p), 0);
+	assert_true(xl_strv_contains(&p->stripped, "PT_XLA_DEBUG_LEVEL"));
+	assert_false(xl_strv_contains(&p->stripped, "RANK"));
+	assert_null(xl_profile_var(p, "RANK"));
+	assert_int_equal(xl_profile_check(&c, p), 0);
+	env = xl_profile_build_env(p, envin);
+	assert_string_equal(env[0], "PATH=/bin");
+	assert_string_equal(env[1], "RANK=1");
+	assert_string_equal(env[2], "XLAUNCH_X=1");
+	assert_string_equal(env[3], "MINE=1");
+	assert_string_equal(env[4], "JAX_PLATFORMS=cpu");
+	assert_null(env[5]);
+	xl_env_free(env);
+	xl_profile_free(p);
+	/* kept, it is a managed variable from the environment: timing refuses it */
+	assert_int_equal(xl_profile_resolve(&c, "cat-keep", NULL, 0, &p), 0);
+	assert_non_null(xl_profile_var(p, "PT_XLA_DEBUG_LEVEL"));
+	assert_true(xl_profile_var(p, "PT_XLA_DEBUG_LEVEL")->ambient);
+	assert_int_equal(xl_profile_check(&c, p), XL_EX_NOPERM);
+	xl_profile_free(p);
+	unsetenv("PT_XLA_DEBUG_LEVEL");
+	unsetenv("RANK");
+}
+
+static void test_expand_layers(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+	char *set[] = { "XLT_TGT=/t", NULL };
+
+	(void)state;
+	write_profile("xl-base", "env: {XLT_R: /r, XLT_P: a}\n");
+	write_profile("xl-child", "extends: xl-base\nenv: {XLT_C: '${XLT_D}/c', XLT_D: '${XLT_R}/d', XLT_P: 'b:${XLT_P}'}\n");
+	write_profile("xl-cyc", "env: {XLT_A: '${XLT_B}', XLT_B: '${XLT_A}'}\n");
+	write_profile("xl-tgt", "env: {XLT_V: '${XLT_TGT:-/dflt}/v', XLT_W: '${HOME:-/h}'}\n");
+	setenv("XLT_R", "/shell", 1);
+	assert_int_equal(xl_profile_resolve(&c, "xl-child", NULL, 0, &p), 0);
+	assert_string_equal(xl_profile_var(p, "XLT_C")->value, "/r/d/c");
+	assert_string_equal(xl_profile_var(p, "XLT_P")->value, "b:a");
+	xl_profile_free(p);
+	unsetenv("XLT_R");
+	assert_int_equal(xl_profile_resolve(&c, "xl-cyc", NULL, 0, &p), XL_EX_DATAERR);
+	/* for another machine: --set, else the default; never this shell */
+	setenv("XLT_TGT", "/local", 1);
+	assert_int_equal(xl_profile_resolve_set(&c, "xl-tgt", NULL, XL_RESOLVE_TARGET, NULL, &p), 0);
+	assert_string_equal(xl_profile_var(p, "XLT_V")->value, "/dflt/v");
+	assert_string_equal(xl_profile_var(p, "XLT_W")->value, "/h");
+	assert_int_equal(p->target_notes.n, 2);
+	xl_profile_free(p);
+	assert_int_equal(xl_profile_resolve_set(&c, "xl-tgt", NULL, XL_RESOLVE_TARGET, set, &p), 0);
+	assert_string_equal(xl_profile_var(p, "XLT_V")->value, "/t/v");
+	xl_profile_free(p);
+	unsetenv("XLT_TGT");
+}
+
 static void test_alias_bomb(void **state)
 {
 	struct xl_ctx c = ctx_for_tmp();
@@ -445,6 +512,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_flags_merge_delete_candidate),
 		cmocka_unit_test(test_unknown_key_and_types),
 		cmocka_unit_test(test_ambient),
+		cmocka_unit_test(test_ambient_cataloged),
+		cmocka_unit_test(test_expand_layers),
 		cmocka_unit_test(test_alias_bomb),
 	};
 

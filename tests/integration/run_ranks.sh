@@ -91,4 +91,46 @@ assert s["attempts"] == 2 and s["ok"] == 1, s
 PY
 ok "stats counts jobs, a job with a failed rank is not ok"
 expect_eq "$(q "SELECT outcome FROM attempts WHERE job_id = 'j4' AND rank = 1")" error "rank 1's failure reached the store"
+
+# the same under torchrun (torch's venv), which names the job itself
+# (TORCHELASTIC_RUN_ID) and sets each rank's RANK and WORLD_SIZE
+tvenv=$(tools/venv.sh torch 2>"$T/venv.err") || tvenv=""
+if [ -n "$tvenv" ] && [ -x "$SRC/$tvenv/bin/torchrun" ]; then
+	cat >"$P/ranks2.yaml" <<'Y'
+env: {JAX_PLATFORMS: cpu}
+candidates:
+  - {name: big, env: {ALLOC_MB: 1000}}
+  - {name: small, env: {ALLOC_MB: 7}}
+Y
+	# torchrun LOG [VAR=VALUE...]: one launch of the job, both ranks
+	trun() {
+		log=$1; shift
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		set +e
+		env -u RANK -u WORLD_SIZE -u XLAUNCH_JOB_ID XL_COORD="127.0.0.1:$port" "$@" \
+			"$SRC/$tvenv/bin/torchrun" --standalone --nproc-per-node=2 --max-restarts=0 \
+			--no-python "$XL" run --timeout 120s --grace 2s ranks2 -- \
+			"$PY" "$SRC/tests/integration/jax_ranks.py" >"$T/$log" 2>&1
+		trc=$?
+		set -e
+	}
+	trun t1 FAIL_RANK=1 CAP_MB=600
+	[ "$trc" != 0 ] || { cat "$T/t1"; fail "torchrun: the job with rank 1 out of memory failed"; }
+	grep -q "attempt 2/" "$T/t1" && { cat "$T/t1"; fail "torchrun: a rank retried alone"; }
+	tjob=$(q "SELECT job_id FROM attempts WHERE candidate = 'big' AND profile = 'ranks2' AND rank = 1")
+	[ -n "$tjob" ] || { cat "$T/t1"; fail "torchrun: rank 1 recorded with torchrun's job id"; }
+	expect_eq "$(q "SELECT rank || ':' || outcome FROM attempts WHERE job_id = '$tjob' ORDER BY rank" | tail -1)" "1:oom" \
+		"torchrun: rank 1's OOM recorded under the run id"
+	run "$XL" calib order ranks2 --json -- "$PY" "$SRC/tests/integration/jax_ranks.py"
+	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); o=o["order"] if isinstance(o, dict) else o
+assert o[-1]["name"] == "big" and o[-1]["place"] == "known-bad", o' "$T/out" || { cat "$T/out"; fail "torchrun: big known-bad"; }
+	ok "torchrun: the OOM of rank 1 makes big known-bad"
+	trun t2
+	[ "$trc" = 0 ] || { cat "$T/t2"; fail "torchrun: the next launch ok"; }
+	tjob2=$(q "SELECT job_id FROM attempts WHERE profile = 'ranks2' AND candidate = 'small' LIMIT 1")
+	expect_eq "$(q "SELECT candidate FROM attempts WHERE job_id = '$tjob2' ORDER BY rank" | paste -sd,)" "small,small" \
+		"torchrun: both ranks of the next launch run small"
+else
+	echo "note: torch's venv (tools/venv.sh torch) is not available: the torchrun half is left out"
+fi
 done_ok

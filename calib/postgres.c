@@ -1865,7 +1865,8 @@ static int pg_report_sources(struct calib_store *st, const struct calib_report_f
 		xl_buf_adds(&q, " JOIN attempts a ON a.id = f.attempt");
 	xl_buf_adds(&q, " WHERE true");
 	report_where(&q, f, &r);
-	xl_buf_adds(&q, " GROUP BY f.kind, f.role, f.source ORDER BY count(*) DESC, f.kind, f.role"
+	xl_buf_adds(&q, " GROUP BY f.kind, f.role, f.source ORDER BY count(*) DESC, f.kind, f.role,"
+			" f.source COLLATE \"C\""
 			" LIMIT 200");
 	return report_run(st, &q, &p, source_row, (void *)fn, arg);
 }

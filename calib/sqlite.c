@@ -1451,7 +1451,8 @@ static int sq_report_sources(struct calib_store *st, const struct calib_report_f
 		xl_buf_adds(&q, " JOIN attempts a ON a.id = f.attempt");
 	xl_buf_adds(&q, " WHERE 1");
 	report_where(&q, f);
-	xl_buf_adds(&q, " GROUP BY f.kind, f.role, f.source ORDER BY count(*) DESC, f.kind, f.role"
+	xl_buf_adds(&q, " GROUP BY f.kind, f.role, f.source ORDER BY count(*) DESC, f.kind, f.role,"
+			" f.source"
 			" LIMIT 200");
 	if (!(s = report_prepare(st, &q, f)))
 		return XL_EX_CANTCREAT;

@@ -89,6 +89,16 @@ for i in $(seq 60); do
 	fi
 	wait "$pid" 2>/dev/null || true
 done
+# and one launch surely cut off after its run directory exists (under the
+# sanitizers a kill a few ms in may come before any), with its guardian
+n0=$(ndirs)
+"$XL" run p -- sleep 30 >/dev/null 2>&1 &
+pid=$!
+wait_dirs $((n0 + 1))
+wait_kids "$pid"
+kids=$(pgrep -P "$pid" || true)
+kill -9 $kids "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
 # what a killed writer leaves in pending/: a whole record and half of one
 python3 - "$PENDING" <<'PY'
 import json, os, sys
@@ -100,7 +110,16 @@ text = json.dumps(rec)
 open(os.path.join(d, rec["id"] + ".json.tmp.999999999"), "w").write(text)
 open(os.path.join(d, "20261122T000001.000000Z-gone-2-r0-a1.json.tmp.999999998"), "w").write(text[:40])
 PY
-sleep 1   # guardians finish their ends
+# the guardians finish their ends (slowly under the sanitizers)
+for _ in $(seq 200); do
+	alive=0
+	for g in "$RUNS"/*/guardian; do
+		[ -f "$g" ] && kill -0 "$(cat "$g")" 2>/dev/null && alive=1
+	done
+	[ "$alive" = 0 ] && break
+	sleep 0.1
+done
+[ "$alive" = 0 ] || fail "guardians still running after 20 s"
 
 # the sweep meets a store held by another process, then the store again
 python3 -c 'import sqlite3, sys, time

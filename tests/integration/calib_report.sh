@@ -185,10 +185,12 @@ if "$SRC/tools/pg.sh" available 2>/dev/null; then
 		# shellcheck disable=SC2086
 		"$XL" --store "$PGS" calib report $args >"$T/pg.html" 2>"$T/pg.err" ||
 			{ cat "$T/pg.err"; fail "report $args on PostgreSQL"; }
-		# the pages name their store; nothing else may differ
+		# the pages name their store and the time; nothing else may differ
 		sed "s|$XLAUNCH_STORE|STORE|g" "$T/sq.html" >"$T/sq.n"
 		sed "s|$(echo "$PGS" | sed 's/[&|]/\\&/g')|STORE|g; s|postgresql://[^ <\"]*|STORE|g" "$T/pg.html" >"$T/pg.n"
 		sed -i 's|postgresql://[^ <"]*|STORE|g' "$T/sq.n"
+		# and when they were written
+		sed -i 's|written [0-9T:.-]*Z|written TIME|' "$T/sq.n" "$T/pg.n"
 		diff "$T/sq.n" "$T/pg.n" >"$T/pg.diff" || { head -20 "$T/pg.diff"; fail "report $args differs on PostgreSQL"; }
 	done
 	ok "PostgreSQL draws the same pages as SQLite"

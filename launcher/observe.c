@@ -140,39 +140,29 @@ static int64_t nvml_sample(struct xl_observe *o)
 		if (n->handle(d, &dev) != NVML_OK)
 			continue;
 		for (;;) {
-			/* grow the buffer while NVML says it is too small */
-			if (n->procs_v2) {
-				struct nvml_proc_v2 *v = xl_calloc(cnt, sizeof(*v));
-				unsigned int got = cnt;
+			/* grow the buffer while NVML says it is too small; both
+			 * layouts begin with the pid and the memory used */
+			size_t esz = n->procs_v2 ? sizeof(struct nvml_proc_v2)
+						 : sizeof(struct nvml_proc_v1);
+			unsigned char *buf = xl_calloc(cnt, esz);
+			unsigned int got = cnt;
 
-				r = n->procs_v2(dev, &got, v);
-				if (r == NVML_OK)
-					for (unsigned i = 0; i < got && i < cnt; i++)
-						if (member(o, (pid_t)v[i].pid) && v[i].used != NVML_NOT_AVAILABLE) {
-							sum += (int64_t)v[i].used;
-							seen = true;
-						}
-				free(v);
-				if (r == NVML_INSUFFICIENT && got > cnt && got <= NVML_MAX_PROCS) {
-					cnt = got;
-					continue;
-				}
-			} else {
-				struct nvml_proc_v1 *v = xl_calloc(cnt, sizeof(*v));
-				unsigned int got = cnt;
+			r = n->procs_v2 ? n->procs_v2(dev, &got, (struct nvml_proc_v2 *)(void *)buf)
+					: n->procs_v1(dev, &got, (struct nvml_proc_v1 *)(void *)buf);
+			if (r == NVML_OK)
+				for (unsigned i = 0; i < got && i < cnt; i++) {
+					const struct nvml_proc_v1 *e =
+						(const struct nvml_proc_v1 *)(void *)(buf + i * esz);
 
-				r = n->procs_v1(dev, &got, v);
-				if (r == NVML_OK)
-					for (unsigned i = 0; i < got && i < cnt; i++)
-						if (member(o, (pid_t)v[i].pid) && v[i].used != NVML_NOT_AVAILABLE) {
-							sum += (int64_t)v[i].used;
-							seen = true;
-						}
-				free(v);
-				if (r == NVML_INSUFFICIENT && got > cnt && got <= NVML_MAX_PROCS) {
-					cnt = got;
-					continue;
+					if (member(o, (pid_t)e->pid) && e->used != NVML_NOT_AVAILABLE) {
+						sum += (int64_t)e->used;
+						seen = true;
+					}
 				}
+			free(buf);
+			if (r == NVML_INSUFFICIENT && got > cnt && got <= NVML_MAX_PROCS) {
+				cnt = got;
+				continue;
 			}
 			break;
 		}

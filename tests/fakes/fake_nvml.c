@@ -7,6 +7,8 @@
  * each device with NVML_ERROR_INSUFFICIENT_SIZE, as NVML does when the
  * caller's buffer is too small.  Built by the tests, optionally with
  *   -DFAKE_INIT_FAIL   nvmlInit_v2 fails with NVML_ERROR_DRIVER_NOT_LOADED
+ *   -DFAKE_V1          an older driver: only nvmlDeviceGetComputeRunningProcesses,
+ *                      whose records hold the pid and the memory used alone
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,9 @@ typedef struct fake_device *nvmlDevice_t;
 typedef struct {
 	unsigned int pid;
 	unsigned long long usedGpuMemory;
+#ifndef FAKE_V1
 	unsigned int gpuInstanceId, computeInstanceId;
+#endif
 } nvmlProcessInfo_t;
 
 #define OK 0
@@ -61,8 +65,12 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
 	return OK;
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *count,
-						     nvmlProcessInfo_t *infos)
+#ifdef FAKE_V1
+#define PROCS nvmlDeviceGetComputeRunningProcesses
+#else
+#define PROCS nvmlDeviceGetComputeRunningProcesses_v3
+#endif
+nvmlReturn_t PROCS(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos)
 {
 	unsigned dev = (unsigned)(size_t)d - 1, n = 0;
 	const char *file = getenv("FAKE_NVML_PROCS");
@@ -86,7 +94,9 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned in
 			continue;
 		infos[n].pid = pid;
 		infos[n].usedGpuMemory = strcmp(bytes, "na") == 0 ? ~0ULL : strtoull(bytes, NULL, 10);
+#ifndef FAKE_V1
 		infos[n].gpuInstanceId = infos[n].computeInstanceId = ~0u;
+#endif
 		n++;
 	}
 	if (f)

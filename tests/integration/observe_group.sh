@@ -74,9 +74,11 @@ ok "sampling off: wait4 only"
 
 # NVML through the fake
 command -v "$CC" >/dev/null || skip "no C compiler ($CC) to build the fake libnvidia-ml.so.1"
-mkdir -p "$T/nvml" "$T/nvml-fail"
+mkdir -p "$T/nvml" "$T/nvml-v1" "$T/nvml-fail"
 $CC -shared -fPIC -O1 -o "$T/nvml/libnvidia-ml.so.1" "$SRC/tests/fakes/fake_nvml.c" ||
 	fail "cannot build the fake libnvidia-ml.so.1"
+$CC -shared -fPIC -O1 -DFAKE_V1 -o "$T/nvml-v1/libnvidia-ml.so.1" "$SRC/tests/fakes/fake_nvml.c" ||
+	fail "cannot build the older driver's fake"
 $CC -shared -fPIC -O1 -DFAKE_INIT_FAIL -o "$T/nvml-fail/libnvidia-ml.so.1" "$SRC/tests/fakes/fake_nvml.c" ||
 	fail "cannot build the failing fake"
 cat >"$T/gpu.sh" <<'S'
@@ -111,6 +113,16 @@ assert dp["bytes"] == 1500000000 and "NVML" in dp["source"], dp
 assert d["observed_kind"] == "device_peak" and d["observed_bytes"] == 1500000000, d
 PY
 ok "NVML: the group's processes on the busiest device, strangers left out"
+# an older driver (the first process call, records without instance ids):
+# the same figure
+: >"$FAKE_NVML_PROCS"
+LD_LIBRARY_PATH="$T/nvml-v1" run "$XL" run plain -- sh "$T/gpu.sh"
+expect_rc 0 "job under the older driver's fake NVML"
+m=$(last_manifest)
+python3 -c 'import json, sys
+n = json.load(open(sys.argv[1]))["observation"]["nvml"]
+assert n["device_peak_bytes"] == 1500000000, n' "$m/manifest.json" || fail "NVML figures of an older driver"
+ok "NVML of an older driver: the same sum"
 
 LD_LIBRARY_PATH="$T/nvml-fail" run "$XL" run plain -- sh -c 'sleep 0.3'
 expect_rc 0 "job under a failing NVML"

@@ -52,9 +52,10 @@ static long long proc_start(pid_t pid)
 		return -1;
 	p = strrchr(s, ')');
 	if (p) {
-		/* after ") " come fields 3, 4, ...: 20 spaces to field 22 */
+		/* p++ is the space before field 3; 19 more spaces to the one
+		 * before field 22 */
 		p++;
-		for (int f = 2; f < 22 && p; f++)
+		for (int f = 3; f < 22 && p; f++)
 			p = strchr(p + 1, ' ');
 		if (p)
 			v = strtoll(p + 1, NULL, 10);

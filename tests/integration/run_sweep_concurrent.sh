@@ -25,6 +25,19 @@ for pid in $pids; do
 	for _ in $(seq 200); do [ "$(pgrep -P "$pid" | wc -l)" -ge 2 ] && break; sleep 0.05; done
 	[ "$(pgrep -P "$pid" | wc -l)" -ge 2 ] || fail "launch $pid did not start its child"
 done
+# the owner a manifest names is the process as /proc tells it (its start
+# time, field 22 of its stat), so a live owner is never taken for a gone one
+first=${pids# }; first=${first%% *}
+python3 - "$first" "$RUNS" <<'PY' || fail "the manifest's owner is not the live process"
+import glob, json, sys
+pid = int(sys.argv[1])
+stat = open("/proc/%d/stat" % pid).read()
+start = int(stat[stat.rindex(")") + 2:].split()[22 - 3])
+owners = [json.load(open(m))["owner"] for m in glob.glob(sys.argv[2] + "/*/manifest.json")]
+mine = [o for o in owners if o["pid"] == pid]
+assert mine and mine[0]["pid_start"] == start, (mine, start)
+PY
+ok "the owner's start time is the process's own"
 i=0
 for pid in $pids; do
 	i=$((i + 1))

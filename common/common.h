@@ -144,7 +144,8 @@ bool xl_startswith(const char *s, const char *prefix);
 bool xl_endswith(const char *s, const char *suffix);
 /* Levenshtein distance, capped at max+1 for speed. */
 size_t xl_edit_distance(const char *a, const char *b, size_t max);
-/* Best "did you mean" from a NULL-terminated list, or NULL when none is close. */
+/* Best "did you mean" from a NULL-terminated list, or NULL when none is
+ * close; a NULL list is an empty one. */
 const char *xl_did_you_mean(const char *word, const char *const *candidates);
 /* Valid environment variable name: [A-Za-z_][A-Za-z0-9_]* */
 bool xl_valid_env_name(const char *s);
@@ -170,10 +171,14 @@ int xl_mkdirs(const char *path, unsigned mode);
 char *xl_state_dir(void);
 /* $XDG_CONFIG_HOME/xlaunch (default ~/.config/xlaunch); caller frees. */
 char *xl_config_dir(void);
-/* Where shipped data lives (etc/, profiles/): $XLAUNCH_DATADIR, else the
- * directory of the running binary when it holds etc/, else the install
- * DATADIR.  Static storage. */
+/* Where shipped data lives (etc/, profiles/): $XLAUNCH_DATADIR, else
+ * ../share/xlaunch beside the running binary (an installed or moved tree,
+ * a venv), else the source tree a build-tree binary sits in (its own
+ * directory or up to two above, holding etc/outcomes.yaml), else the
+ * compiled-in PREFIX/share/xlaunch.  Static storage. */
 const char *xl_data_dir(void);
+/* How xl_data_dir() was found, in words.  Static storage. */
+const char *xl_data_dir_how(void);
 /* xl_data_dir() + "/" + rel; caller frees. */
 char *xl_data_path(const char *rel);
 /* Hostname, static storage. */

@@ -28,6 +28,9 @@ static int open_store(const struct xl_ctx *ctx, unsigned flags, struct calib_sto
 		free(err);
 		return rc;
 	}
+	/* a mistyped --store reads as empty too: say that nothing is there */
+	if (calib_store_stand_in(*st))
+		xl_warn("no store at %s: nothing is recorded there yet", calib_store_path(*st));
 	/* attempts whose supervisor was killed go in before anything else is
 	 * written; commands that only read sweep nothing */
 	if (!(flags & CALIB_OPEN_READONLY)) {

@@ -20,6 +20,16 @@ static void print_json(json_t *j)
 	free(s);
 }
 
+/* Says on stderr where profiles were looked for, when none was found. */
+static void warn_no_profiles(const struct xl_ctx *ctx)
+{
+	char *path = xl_profile_search_path_str(ctx);
+
+	xl_warn("no profile on the profile path (%s; the data directory %s (%s) has none in "
+		"profiles/)", path, xl_data_dir(), xl_data_dir_how());
+	free(path);
+}
+
 static enum xl_exit profile_list(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	struct xl_strv names = XL_STRV_INIT, files = XL_STRV_INIT;
@@ -46,6 +56,8 @@ static enum xl_exit profile_list(struct xl_ctx *ctx, const struct xl_call *call)
 			printf("%-20s %s\n", names.v[i], desc);
 		layer_free(l);
 	}
+	if (!names.n)
+		warn_no_profiles(ctx);
 	if (ctx->json)
 		print_json(arr);
 	json_decref(arr);
@@ -739,6 +751,8 @@ static enum xl_exit profile_check(struct xl_ctx *ctx, const struct xl_call *call
 		struct xl_strv names = XL_STRV_INIT;
 
 		xl_profile_names(ctx, &names, NULL);
+		if (!names.n)
+			warn_no_profiles(ctx);
 		for (size_t i = 0; i < names.n; i++) {
 			rc = check_one(ctx, names.v[i], results);
 			if (rc && !worst)

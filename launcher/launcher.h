@@ -190,6 +190,8 @@ void xl_profile_report_ambient(const struct xl_profile *p);
 
 /* The profile search path, in order; caller releases. */
 void xl_profile_search_path(const struct xl_ctx *ctx, struct xl_strv *dirs);
+/* The same joined with ':', for messages; caller frees. */
+char *xl_profile_search_path_str(const struct xl_ctx *ctx);
 /* Valid profile name: [A-Za-z0-9][A-Za-z0-9._-]*, no "..". */
 bool xl_valid_profile_name(const char *name);
 

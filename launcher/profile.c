@@ -638,6 +638,18 @@ static char *writable_by_all(const char *dir, const char *path)
 	return NULL;
 }
 
+char *xl_profile_search_path_str(const struct xl_ctx *ctx)
+{
+	struct xl_strv dirs = XL_STRV_INIT;
+	struct xl_buf b = XL_BUF_INIT;
+
+	xl_profile_search_path(ctx, &dirs);
+	for (size_t i = 0; i < dirs.n; i++)
+		xl_buf_addf(&b, "%s%s", i ? ":" : "", dirs.v[i]);
+	xl_strv_release(&dirs);
+	return xl_buf_detach(&b);
+}
+
 int layer_load(const struct xl_ctx *ctx, const char *name, const char *extra_dir,
 	       struct layer **out)
 {
@@ -674,22 +686,30 @@ int layer_load(const struct xl_ctx *ctx, const char *name, const char *extra_dir
 		free(path);
 	}
 	{
-		struct xl_buf b = XL_BUF_INIT;
+		char *path = xl_profile_search_path_str(ctx);
 		struct xl_strv names = XL_STRV_INIT;
 		const char *hint;
 
-		for (size_t i = 0; i < dirs.n; i++)
-			xl_buf_addf(&b, "%s%s", i ? ":" : "", dirs.v[i]);
+		if (extra_dir) {
+			char *both = xl_asprintf("%s:%s", extra_dir, path);
+
+			free(path);
+			path = both;
+		}
+
 		xl_profile_names(ctx, &names, NULL);
 		hint = xl_did_you_mean(name, (const char *const *)names.v);
-		if (hint)
+		if (!names.n)
+			xl_error("profile '%s': not found: the profile path holds no profile at all (%s; "
+				 "the data directory %s (%s) has none in profiles/)",
+				 name, path, xl_data_dir(), xl_data_dir_how());
+		else if (hint)
 			xl_error("profile '%s': not found on the profile path (%s); did you mean '%s'?",
-				 name, xl_buf_str(&b), hint);
+				 name, path, hint);
 		else
-			xl_error("profile '%s': not found on the profile path (%s)", name,
-				 xl_buf_str(&b));
+			xl_error("profile '%s': not found on the profile path (%s)", name, path);
 		xl_strv_release(&names);
-		xl_buf_release(&b);
+		free(path);
 	}
 	xl_strv_release(&dirs);
 	return rc;

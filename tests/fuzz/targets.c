@@ -134,6 +134,24 @@ int xl_fuzz_profile(const uint8_t *data, size_t size)
 	return 0;
 }
 
+int xl_fuzz_profile_name(const uint8_t *data, size_t size)
+{
+	size_t n = 0;
+	char *name;
+	struct xl_profile *p = NULL;
+	int rc;
+
+	while (n < size && n < 64 && data[n] != '\n')
+		n++;
+	name = xl_strndup((const char *)data, n);
+	rc = xl_profile_resolve(NULL, name, NULL, XL_RESOLVE_NO_AMBIENT, &p);
+	if ((rc == 0) != (p != NULL))
+		abort();
+	xl_profile_free(p);
+	free(name);
+	return rc;
+}
+
 extern const struct xl_cmd xl_cmd_env, xl_cmd_exec, xl_cmd_run, xl_cmd_profile, xl_cmd_flags,
 	xl_cmd_probe, xl_cmd_calib, xl_cmd_bundle;
 

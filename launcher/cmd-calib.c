@@ -2,9 +2,9 @@
  * export, import, forget.  Everything it reads or writes goes through the
  * typed store interface of calib/calib.h. */
 #include "calib/calib.h"
-#include "launcher/plan.h"
-#include "launcher/record.h"
-#include "launcher/report.h"
+#include "launcher/run/plan.h"
+#include "launcher/run/record.h"
+#include "launcher/report/report.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
  * says which.
  */
 #include "launcher/launcher.h"
-#include "launcher/envfmt.h"
+#include "launcher/profile/envfmt.h"
 
 #include <stdlib.h>
 #include <string.h>

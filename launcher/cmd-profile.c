@@ -1,8 +1,8 @@
 /* cmd-profile.c - `xlaunch profile list | show | diff | check` */
-#include "launcher/cachekey.h"
-#include "launcher/profile.h"
-#include "launcher/record.h"
-#include "launcher/run.h"
+#include "launcher/flags/cachekey.h"
+#include "launcher/profile/layer.h"
+#include "launcher/run/record.h"
+#include "launcher/run/supervise.h"
 
 #include <stdlib.h>
 #include <string.h>

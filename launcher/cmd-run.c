@@ -5,11 +5,11 @@
  * the record (kept in the state directory until the store has it), and a
  * retry with the next candidate when the outcome asks for one.
  */
-#include "launcher/cachekey.h"
-#include "launcher/plan.h"
-#include "launcher/observe.h"
-#include "launcher/record.h"
-#include "launcher/run.h"
+#include "launcher/flags/cachekey.h"
+#include "launcher/run/plan.h"
+#include "launcher/run/observe.h"
+#include "launcher/run/record.h"
+#include "launcher/run/supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* svg.c - charts as inline SVG (see svg.h). */
-#include "launcher/svg.h"
+#include "launcher/report/svg.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * format: summaries read by an older way of finding the site directories
  * (which missed a venv of Debian's Python) are read again.
  */
-#include "launcher/record.h"
+#include "launcher/run/record.h"
 #include "bundle/bundle.h"
 
 #include <limits.h>

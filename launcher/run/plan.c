@@ -1,8 +1,8 @@
 /* plan.c - resolve every candidate of a profile, compute its signature
  * parts and limits and ask the store for the order (see plan.h). */
-#include "launcher/plan.h"
-#include "launcher/job.h"
-#include "launcher/record.h"
+#include "launcher/run/plan.h"
+#include "launcher/run/job.h"
+#include "launcher/run/record.h"
 
 #include <stdlib.h>
 #include <string.h>

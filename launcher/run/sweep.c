@@ -9,7 +9,7 @@
  * Either way the next xlaunch that opens the store finds the directory
  * unsettled with its owner dead, and records the attempt.
  */
-#include "launcher/record.h"
+#include "launcher/run/record.h"
 
 #include <dirent.h>
 #include <errno.h>

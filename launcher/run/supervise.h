@@ -4,7 +4,7 @@
 #define XLAUNCH_LAUNCHER_RUN_H
 
 #include "launcher/launcher.h"
-#include "launcher/storm.h"
+#include "launcher/run/storm.h"
 
 #include <regex.h>
 #include <sys/types.h>

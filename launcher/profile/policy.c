@@ -3,7 +3,7 @@
  * cache: local, timing: true, consumer-safe booleans, per-bundle known-bad
  * flags.  Also what PyTorch/XLA adds on its own at start, for
  * `profile show --explain`. */
-#include "launcher/catalog.h"
+#include "launcher/flags/catalog.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * can trust the shapes it reads.  Errors carry file:line:col from libyaml's
  * marks and a "did you mean" for misspelt keys.
  */
-#include "launcher/profile.h"
+#include "launcher/profile/layer.h"
 
 #include <dirent.h>
 #include <regex.h>

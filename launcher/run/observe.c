@@ -1,5 +1,5 @@
 /* observe.c - what a launch used, from outside the job (see observe.h). */
-#include "launcher/observe.h"
+#include "launcher/run/observe.h"
 
 #include <ctype.h>
 #include <dirent.h>

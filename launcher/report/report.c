@@ -2,9 +2,9 @@
  * and probes as SVG charts in one HTML page (see report.h).  Everything it
  * draws comes aggregated from the store (calib.h, report queries), so a
  * store of a million attempts draws as fast as the store can group them. */
-#include "launcher/report.h"
-#include "launcher/plan.h"
-#include "launcher/svg.h"
+#include "launcher/report/report.h"
+#include "launcher/run/plan.h"
+#include "launcher/report/svg.h"
 
 #include <math.h>
 #include <stdlib.h>

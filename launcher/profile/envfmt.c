@@ -1,6 +1,6 @@
 /* envfmt.c - writing a resolved environment as sh, dotenv, k8s or JSON. */
 #include "launcher/launcher.h"
-#include "launcher/envfmt.h"
+#include "launcher/profile/envfmt.h"
 
 #include <stdlib.h>
 #include <string.h>

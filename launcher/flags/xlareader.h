@@ -14,7 +14,7 @@
 #ifndef XLAUNCH_LAUNCHER_XLAREADER_H
 #define XLAUNCH_LAUNCHER_XLAREADER_H
 
-#include "launcher/catalog.h"
+#include "launcher/flags/catalog.h"
 
 /* One argv word the reader builds from the variable's value. */
 struct xl_xla_word {

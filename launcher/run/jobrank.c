@@ -1,6 +1,6 @@
 /* jobrank.c - which job launch a rank belongs to, and how many ranks it
  * has: the engine's own variables (srun, torchrun, a JobSet) or xlaunch's. */
-#include "launcher/run.h"
+#include "launcher/run/supervise.h"
 
 #include <errno.h>
 #include <stdlib.h>

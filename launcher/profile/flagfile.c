@@ -14,8 +14,8 @@
  * tokens of a flag replace the earlier layer's, lists included; the flag
  * then remembers where the replaced value was set (xl_flag.prev).
  */
-#include "launcher/profile.h"
-#include "launcher/xlareader.h"
+#include "launcher/profile/layer.h"
+#include "launcher/flags/xlareader.h"
 
 #include <errno.h>
 #include <stdlib.h>

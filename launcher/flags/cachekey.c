@@ -8,9 +8,9 @@
  * launch that uses the directory compares, and says before its child starts
  * when the cache will be cold and which setting did it.
  */
-#include "launcher/cachekey.h"
-#include "launcher/catalog.h"
-#include "launcher/record.h"
+#include "launcher/flags/cachekey.h"
+#include "launcher/flags/catalog.h"
+#include "launcher/run/record.h"
 
 #include <errno.h>
 #include <stdlib.h>

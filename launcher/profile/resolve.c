@@ -8,8 +8,8 @@
  * reported only when the value is the one finally used, at the line that
  * set it.  The ambient policy runs on the final values.
  */
-#include "launcher/profile.h"
-#include "launcher/catalog.h"
+#include "launcher/profile/layer.h"
+#include "launcher/flags/catalog.h"
 
 #include <errno.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
  * where XLA stops reading.
  */
 #include "launcher/launcher.h"
-#include "launcher/xlareader.h"
+#include "launcher/flags/xlareader.h"
 
 #include <ctype.h>
 #include <stdlib.h>

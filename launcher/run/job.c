@@ -7,8 +7,8 @@
  * interpreter that will run it (found from argv: `python`, `.venv/bin/python`,
  * `python3 -m pkg`, a script's `#!` line), whatever VIRTUAL_ENV says.
  */
-#include "launcher/job.h"
-#include "launcher/record.h"
+#include "launcher/run/job.h"
+#include "launcher/run/record.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * block is committed as one event when the block closes, with what the
  * lines of the block added, so one compilation is counted once.
  */
-#include "launcher/storm.h"
+#include "launcher/run/storm.h"
 
 #include <errno.h>
 #include <fcntl.h>

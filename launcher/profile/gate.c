@@ -5,7 +5,7 @@
  * and the flags the matrix records as known-bad on it are refused.
  */
 #include "launcher/launcher.h"
-#include "launcher/catalog.h"
+#include "launcher/flags/catalog.h"
 #include "bundle/bundle.h"
 
 #include <stdlib.h>

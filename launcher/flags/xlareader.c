@@ -14,7 +14,7 @@
  *   [dur]   abseil absl/time/duration.cc: ParseDuration
  * The code is this project's own; only the rules are taken from there.
  */
-#include "launcher/xlareader.h"
+#include "launcher/flags/xlareader.h"
 
 #include <errno.h>
 #include <stdio.h>

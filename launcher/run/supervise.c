@@ -10,8 +10,8 @@
  * terminal never stalls the child (what it cannot take in time is counted,
  * and the log files still have everything).
  */
-#include "launcher/run.h"
-#include "launcher/observe.h"
+#include "launcher/run/supervise.h"
+#include "launcher/run/observe.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* record.c - what a launch is (its signature parts) and what became of it
  * (run directories, manifests, records kept until the store has them). */
-#include "launcher/record.h"
-#include "launcher/catalog.h"
+#include "launcher/run/record.h"
+#include "launcher/flags/catalog.h"
 
 #include <dirent.h>
 #include <errno.h>

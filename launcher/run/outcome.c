@@ -1,6 +1,6 @@
 /* outcome.c - naming how a launch ended: output patterns, the report file
  * and the exit status. */
-#include "launcher/run.h"
+#include "launcher/run/supervise.h"
 
 #include <errno.h>
 #include <stdlib.h>

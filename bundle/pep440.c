@@ -716,3 +716,26 @@ char *xl_specset_str(const struct xl_specset *ss)
 	}
 	return xl_buf_detach(&b);
 }
+
+/* ---- package names (PEP 503) ---------------------------------------------------
+ * Here, below the metadata and marker readers that both compare names. */
+
+char *xl_pkg_key(const char *name)
+{
+	struct xl_buf b = XL_BUF_INIT;
+	bool sep = false;
+
+	for (const char *p = name; *p; p++) {
+		if (*p == '-' || *p == '_' || *p == '.') {
+			sep = true;
+			continue;
+		}
+		if (sep && b.len)
+			xl_buf_addc(&b, '-');
+		sep = false;
+		xl_buf_addc(&b, (char)tolower((unsigned char)*p));
+	}
+	if (sep && !b.len)
+		xl_buf_addc(&b, '-');
+	return xl_buf_detach(&b);
+}

@@ -1,7 +1,7 @@
-/* bundlesum.c - the software bundle part of a launch signature, cheaply.
+/* summary.c - the software bundle part of a launch signature, cheaply.
  *
  * The bundle is the one of the interpreter that runs the job (launcher/
- * job.c finds it from argv).  Reading every package's metadata and asking
+ * run/job.c finds it from argv).  Reading every package's metadata and asking
  * the interpreter for its paths costs tens of milliseconds; a launch pays
  * that only when that Python environment changed.  The summaries are kept
  * in $XDG_STATE_HOME/xlaunch/bundle-cache.json, one per interpreter path,
@@ -11,7 +11,6 @@
  * format: summaries read by an older way of finding the site directories
  * (which missed a venv of Debian's Python) are read again.
  */
-#include "launcher/run/record.h"
 #include "bundle/bundle.h"
 
 #include <limits.h>

@@ -8,9 +8,7 @@
  * launch that uses the directory compares, and says before its child starts
  * when the cache will be cold and which setting did it.
  */
-#include "launcher/flags/cachekey.h"
-#include "launcher/flags/catalog.h"
-#include "launcher/run/record.h"
+#include "launcher/flags/flags.h"
 
 #include <errno.h>
 #include <stdlib.h>

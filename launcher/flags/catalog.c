@@ -1,7 +1,7 @@
 /* catalog.c - lookups in the compiled flag catalogs, type checks and the
  * boolean rules of each consumer.  The table itself is generated at build
  * time from etc/flags/FAMILY.yaml (tools/gen-catalog.c). */
-#include "launcher/flags/catalog.h"
+#include "launcher/flags/flags.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * bare "--name" is a true boolean, and a word without a leading dash is
  * where XLA stops reading.
  */
-#include "launcher/launcher.h"
+#include "launcher/flags/flags.h"
 #include "launcher/flags/xlareader.h"
 
 #include <ctype.h>

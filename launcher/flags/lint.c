@@ -2,7 +2,7 @@
  * TF_XLA_FLAGS) or a single variable's value, mirroring how the consumer
  * reads it.  Tokens come from xl_flags_tokenize (flagstr.c); names, types
  * and tags from the compiled catalogs. */
-#include "launcher/flags/catalog.h"
+#include "launcher/flags/flags.h"
 #include "launcher/flags/xlareader.h"
 
 #include <errno.h>

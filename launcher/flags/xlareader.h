@@ -1,7 +1,7 @@
 /*
  * xlareader.h - a model of the reader XLA applies to XLA_FLAGS (and to the
  * file it names), used by the linter and the profile checks.  Internal to
- * the launcher module.
+ * launcher/flags/ (the rest of xlaunch uses flags.h).
  *
  * The model mirrors openxla/xla at 5a9e73cbd92530cac2ac36f4736a774b2412afe2
  * (the XLA commit jaxlib 0.10.2 was built from, jax's
@@ -11,10 +11,10 @@
  *
  * Nothing here keeps state; the caller owns what a function returns.
  */
-#ifndef XLAUNCH_LAUNCHER_XLAREADER_H
-#define XLAUNCH_LAUNCHER_XLAREADER_H
+#ifndef XLAUNCH_LAUNCHER_FLAGS_XLAREADER_H
+#define XLAUNCH_LAUNCHER_FLAGS_XLAREADER_H
 
-#include "launcher/flags/catalog.h"
+#include "launcher/flags/flags.h"
 
 /* One argv word the reader builds from the variable's value. */
 struct xl_xla_word {
@@ -37,10 +37,6 @@ struct xl_xla_words {
  * ParseArgvFromString).  Release with xl_xla_words_release. */
 void xl_xla_split(const char *s, size_t len, struct xl_xla_words *out);
 void xl_xla_words_release(struct xl_xla_words *w);
-
-/* Whether XLA reads the value of its variable as the path of a flags file:
- * not empty, and its first byte after " \t\r\n" is not '-'. */
-bool xl_xla_is_file(const char *value);
 
 /* What the flag parser makes of one word. */
 enum xl_xla_match {
@@ -69,10 +65,6 @@ enum xl_xla_combine {
 };
 
 enum xl_xla_combine xl_xla_combine(const struct xl_flagdef *d, const char *value);
-/* Whether d holds a list, map or set that repeated tokens build up (so two
- * settings of it combine instead of the last one winning). */
-bool xl_xla_list_valued(const struct xl_flagdef *d);
-
 /* The reader's verdict on a whole value of XLA_FLAGS. */
 enum xl_xla_verdict {
 	XL_XLA_ACCEPTS,

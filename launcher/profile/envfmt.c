@@ -1,6 +1,5 @@
 /* envfmt.c - writing a resolved environment as sh, dotenv, k8s or JSON. */
-#include "launcher/launcher.h"
-#include "launcher/profile/envfmt.h"
+#include "launcher/profile/profile.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  * then remembers where the replaced value was set (xl_flag.prev).
  */
 #include "launcher/profile/layer.h"
-#include "launcher/flags/xlareader.h"
+#include "launcher/flags/flags.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,8 +4,7 @@
  * installed packages: the installed bundle must match one of the names,
  * and the flags the matrix records as known-bad on it are refused.
  */
-#include "launcher/launcher.h"
-#include "launcher/flags/catalog.h"
+#include "launcher/profile/profile.h"
 #include "bundle/bundle.h"
 
 #include <stdlib.h>

@@ -1,8 +1,11 @@
-/* profile.h - internals shared by the profile loader and resolver. */
-#ifndef XLAUNCH_LAUNCHER_PROFILE_H
-#define XLAUNCH_LAUNCHER_PROFILE_H
+/* layer.h - the profile room's back room: one profile file as loaded and
+ * validated (a layer), shared by the loader (profile.c), the resolver
+ * (resolve.c) and the flags-file reader (flagfile.c).  Code outside
+ * launcher/profile/ uses profile.h only. */
+#ifndef XLAUNCH_LAUNCHER_PROFILE_LAYER_H
+#define XLAUNCH_LAUNCHER_PROFILE_LAYER_H
 
-#include "launcher/launcher.h"
+#include "launcher/profile/profile.h"
 
 #define XL_PROFILE_MAX_BYTES (16 << 20)
 
@@ -33,10 +36,6 @@ void layer_free(struct layer *l);
  * fuzzing).  Returns 0 or an exit code after printing the error. */
 int xl_profile_resolve_bytes(const char *name, const char *path, const char *data, size_t len,
 			     const char *cand, unsigned flags, struct xl_profile **out);
-/* Every profile name on the path (first match wins), sorted; files gets the
- * matching paths when non-NULL. */
-void xl_profile_names(const struct xl_ctx *ctx, struct xl_strv *names, struct xl_strv *files);
-
 /* ---- flagfile.c ---------------------------------------------------------------- */
 
 /* Merges one value of composite variable var into m as XLA reads it: a

@@ -3,12 +3,13 @@
  * cache: local, timing: true, consumer-safe booleans, per-bundle known-bad
  * flags.  Also what PyTorch/XLA adds on its own at start, for
  * `profile show --explain`. */
-#include "launcher/flags/catalog.h"
+#include "launcher/profile/profile.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -498,4 +499,29 @@ json_t *xl_runtime_defaults(const struct xl_profile *p)
 						     "value", ptxla_env[i].value, "when", ptxla_env[i].when));
 	}
 	return out;
+}
+
+/* ---- the child's rlimits ----------------------------------------------------------- */
+
+static void set_limit(int res, int64_t v)
+{
+	struct rlimit rl;
+
+	if (v < 0)
+		return;
+	rl.rlim_cur = rl.rlim_max = v == INT64_MAX ? RLIM_INFINITY : (rlim_t)v;
+	if (setrlimit(res, &rl) < 0) {
+		/* lowering the soft limit alone still caps the child */
+		getrlimit(res, &rl);
+		rl.rlim_cur = v == INT64_MAX ? rl.rlim_max : (rlim_t)v;
+		setrlimit(res, &rl);
+	}
+}
+
+void xl_apply_limits(const struct xl_limits *l)
+{
+	set_limit(RLIMIT_AS, l->address_space);
+	set_limit(RLIMIT_NOFILE, l->open_files);
+	set_limit(RLIMIT_CORE, l->core);
+	set_limit(RLIMIT_CPU, l->cpu_time);
 }

@@ -737,6 +737,16 @@ int layer_load_file(const char *path, struct layer **out)
 	return rc;
 }
 
+int xl_profile_describe(const char *path, char **description)
+{
+	struct layer *l = NULL;
+	int rc = layer_load_file(path, &l);
+
+	*description = rc == 0 && l->description ? xl_strdup(l->description) : NULL;
+	layer_free(l);
+	return rc;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

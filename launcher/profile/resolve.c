@@ -9,7 +9,7 @@
  * set it.  The ambient policy runs on the final values.
  */
 #include "launcher/profile/layer.h"
-#include "launcher/flags/catalog.h"
+#include "launcher/profile/profile.h"
 
 #include <errno.h>
 #include <unistd.h>

@@ -3,7 +3,6 @@
  * draws comes aggregated from the store (calib.h, report queries), so a
  * store of a million attempts draws as fast as the store can group them. */
 #include "launcher/report/report.h"
-#include "launcher/run/plan.h"
 #include "launcher/report/svg.h"
 
 #include <math.h>
@@ -44,10 +43,10 @@ struct source {
 	int64_t figures;
 };
 
-struct plan_entry {
-	char *profile;
-	struct xl_plan plan;
-	int rc;
+/* The candidates of one profile as the caller planned them. */
+struct cands {
+	const struct xl_report_cand *v;
+	size_t n;
 };
 
 struct report {
@@ -59,8 +58,7 @@ struct report {
 	size_t ncharts;
 	struct source *sources;
 	size_t nsources;
-	struct plan_entry *plans;
-	size_t nplans;
+	const struct xl_report_opts *o;
 	int64_t attempts;
 	size_t nprofiles;
 	char *section_notes[SEC_COUNT];  /* HTML shown when a section has no chart */
@@ -152,31 +150,18 @@ static int source_fn(const struct calib_report_source *s, void *arg)
 	return 0;
 }
 
-/* ---- plans: what each profile's candidates would do now ----------------------------------- */
+/* ---- what each profile's candidates would do now ------------------------------------------ */
 
-/* The plan of profile (planned once; NULL when it cannot be planned here:
- * the profile is not on this machine, or no run of it left a job). */
-static const struct xl_plan *plan_of(struct report *r, const char *profile)
+/* The candidates of profile as `run` would plan them now (the caller plans
+ * them: this file reads the store only); false when there are none to draw
+ * (no planner given, or the profile cannot be planned on this machine). */
+static bool cands_of(struct report *r, const char *profile, struct cands *c)
 {
-	struct plan_entry *e;
-	int saved = xl_verbosity;
-
-	if (!profile)
-		return NULL;
-	for (size_t i = 0; i < r->nplans; i++)
-		if (strcmp(r->plans[i].profile, profile) == 0)
-			return r->plans[i].rc ? NULL : &r->plans[i].plan;
-	r->plans = xl_realloc(r->plans, (r->nplans + 1) * sizeof(*r->plans));
-	e = &r->plans[r->nplans++];
-	memset(e, 0, sizeof(*e));
-	e->profile = xl_strdup(profile);
-	/* a profile recorded on another machine is no error of the report */
-	xl_verbosity = -2;
-	e->rc = xl_plan_make(r->ctx, r->st, profile, NULL, 0, NULL, 0, &e->plan);
-	xl_verbosity = saved;
-	if (e->rc == 0 && e->plan.no_job)
-		e->rc = XL_EX_NOINPUT;
-	return e->rc ? NULL : &e->plan;
+	c->v = NULL;
+	c->n = 0;
+	if (!profile || !r->o->cands)
+		return false;
+	return r->o->cands(r->o->cands_arg, profile, &c->v, &c->n) == 0;
 }
 
 /* ---- the memory frontier of a family ---------------------------------------------------------- */
@@ -304,8 +289,9 @@ struct family_ctx {
 static void draw_family(struct report *r, const struct calib_report_family *fa, int *rc)
 {
 	struct members ms = { NULL, 0 };
-	const struct xl_plan *plan = plan_of(r, fa->profile);
-	const struct xl_plan_item *fit_item = NULL;
+	struct cands cs;
+	bool planned = cands_of(r, fa->profile, &cs);
+	const struct xl_report_cand *fit_item = NULL;
 	struct calib_estimate est;
 	struct xl_chart c;
 	struct xl_buf svg = XL_BUF_INIT, cap = XL_BUF_INIT;
@@ -325,8 +311,8 @@ static void draw_family(struct report *r, const struct calib_report_family *fa, 
 		goto out;
 	/* the fit and the limit: a candidate of this family as `run` would
 	 * estimate it now, else the latest signature without limits */
-	for (size_t i = 0; plan && i < plan->n; i++) {
-		const struct xl_plan_item *it = &plan->items[i];
+	for (size_t i = 0; i < cs.n; i++) {
+		const struct xl_report_cand *it = &cs.v[i];
 		char fh[65];
 		json_t *co = NULL;
 		struct calib_sig sig;
@@ -337,12 +323,12 @@ static void draw_family(struct report *r, const struct calib_report_family *fa, 
 		if (strcmp(fh, fa->family) != 0 || calib_signature(it->parts, &sig) != 0)
 			continue;
 		if (strcmp(sig.stack_hash, fa->stack ? fa->stack : "") == 0 &&
-		    (!fit_item || (!fit_item->rank.est.points && it->rank.est.points)))
+		    (!fit_item || (!fit_item->rank->est.points && it->rank->est.points)))
 			fit_item = it;
 		calib_sig_release(&sig);
 	}
 	if (fit_item) {
-		est = fit_item->rank.est;
+		est = fit_item->rank->est;
 	} else if (parts) {
 		struct calib_target t = { parts, NULL, 0 };
 
@@ -387,10 +373,10 @@ static void draw_family(struct report *r, const struct calib_report_family *fa, 
 		if (m->kind == kind && m->max != CALIB_UNSET)
 			ymax = fmax(ymax, (double)m->max);
 	}
-	for (size_t i = 0; plan && i < plan->n; i++) {
-		const struct calib_estimate *e = &plan->items[i].rank.est;
+	for (size_t i = 0; i < cs.n; i++) {
+		const struct calib_estimate *e = &cs.v[i].rank->est;
 
-		if (plan->items[i].rank.place == CALIB_PLACE_INFEASIBLE && e->points &&
+		if (cs.v[i].rank->place == CALIB_PLACE_INFEASIBLE && e->points &&
 		    strcmp(e->scale_name, scale) == 0) {
 			xmax = fmax(xmax, e->scale);
 			if (e->predicted_bytes != CALIB_UNSET)
@@ -488,14 +474,14 @@ static void draw_family(struct report *r, const struct calib_report_family *fa, 
 		drawn++;
 	}
 	/* candidates the plan would skip: predicted infeasible */
-	for (size_t i = 0; plan && i < plan->n; i++) {
-		const struct xl_plan_item *it = &plan->items[i];
-		const struct calib_estimate *e = &it->rank.est;
+	for (size_t i = 0; i < cs.n; i++) {
+		const struct xl_report_cand *it = &cs.v[i];
+		const struct calib_estimate *e = &it->rank->est;
 		char fh[65], tip[800];
 		json_t *co = NULL;
 		double x = NAN, y;
 
-		if (it->rank.place != CALIB_PLACE_INFEASIBLE || calib_family(it->parts, fh, &co) ||
+		if (it->rank->place != CALIB_PLACE_INFEASIBLE || calib_family(it->parts, fh, &co) ||
 		    strcmp(fh, fa->family) != 0) {
 			json_decref(co);
 			continue;
@@ -505,16 +491,16 @@ static void draw_family(struct report *r, const struct calib_report_family *fa, 
 		else if (scale[0])
 			coord_value(co, scale, &x);
 		json_decref(co);
-		xl_strv_push_owned(&infeasible, xl_asprintf("%s: %s", it->candidate ? it->candidate : "-",
-							      it->rank.reason));
+		xl_strv_push_owned(&infeasible, xl_asprintf("%s: %s", it->name ? it->name : "-",
+							      it->rank->reason));
 		if (isnan(x))
 			continue;
 		y = e->predicted_bytes != CALIB_UNSET && e->kind == kind ? (double)e->predicted_bytes
 			: est.limit_bytes != CALIB_UNSET ? (double)est.limit_bytes : c.y.hi;
 		snprintf(tip, sizeof(tip), "candidate %s: predicted infeasible: %s",
-			 it->candidate ? it->candidate : "-", it->rank.reason);
+			 it->name ? it->name : "-", it->rank->reason);
 		xl_chart_mark(&c, XL_MARK_INFEASIBLE, x, y, 6, tip);
-		xl_chart_text(&c, x, y, "tick", it->candidate ? it->candidate : "");
+		xl_chart_text(&c, x, y, "tick", it->name ? it->name : "");
 		seen[XL_MARK_INFEASIBLE] = true;
 	}
 	outcome_legend(&c, seen);
@@ -552,7 +538,7 @@ static void draw_family(struct report *r, const struct calib_report_family *fa, 
 		xl_buf_addf(&cap, "Limit: %s (", xl_svg_bytes((double)est.limit_bytes, b1, sizeof(b1)));
 		html_esc(&cap, est.limit_source);
 		xl_buf_adds(&cap, "). ");
-	} else if (!plan) {
+	} else if (!planned) {
 		xl_buf_adds(&cap, "No limit or candidates drawn: the profile cannot be planned on this "
 				  "machine. ");
 	}
@@ -1108,12 +1094,6 @@ static void report_release(struct report *r)
 	for (size_t i = 0; i < r->nsources; i++)
 		free(r->sources[i].source);
 	free(r->sources);
-	for (size_t i = 0; i < r->nplans; i++) {
-		if (r->plans[i].rc == 0)
-			xl_plan_release(&r->plans[i].plan);
-		free(r->plans[i].profile);
-	}
-	free(r->plans);
 	for (int s = 0; s < SEC_COUNT; s++)
 		free(r->section_notes[s]);
 	xl_buf_release(&r->probe_table);
@@ -1170,6 +1150,7 @@ int xl_report(const struct xl_ctx *ctx, struct calib_store *st, const struct xl_
 
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
+	r.o = o;
 	r.st = st;
 	r.f.profile = o->profile;
 	r.f.since = o->since;

@@ -2,8 +2,8 @@
  * area with axes, ticks, a legend, and markers whose shape as well as colour
  * says what they are.  Colours are CSS classes (xl_svg_style), so that one
  * page follows prefers-color-scheme.  Used by `calib report` (report.c). */
-#ifndef XLAUNCH_LAUNCHER_SVG_H
-#define XLAUNCH_LAUNCHER_SVG_H
+#ifndef XLAUNCH_LAUNCHER_REPORT_SVG_H
+#define XLAUNCH_LAUNCHER_REPORT_SVG_H
 
 #include "common/common.h"
 

@@ -1,9 +1,9 @@
 /* job.h - what a command line launches and the limits it runs under
  * (internal to the launcher). */
-#ifndef XLAUNCH_LAUNCHER_JOB_H
-#define XLAUNCH_LAUNCHER_JOB_H
+#ifndef XLAUNCH_LAUNCHER_RUN_JOB_H
+#define XLAUNCH_LAUNCHER_RUN_JOB_H
 
-#include "launcher/launcher.h"
+#include "launcher/run/run.h"
 #include "calib/calib.h"
 
 struct xl_job {

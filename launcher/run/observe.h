@@ -2,10 +2,10 @@
  * the launcher): the process group's memory, sampled; per-process GPU
  * memory through NVML; the compiler's own figure through XLA's dump; the
  * job's report lines and its out-of-memory message as evidence. */
-#ifndef XLAUNCH_LAUNCHER_OBSERVE_H
-#define XLAUNCH_LAUNCHER_OBSERVE_H
+#ifndef XLAUNCH_LAUNCHER_RUN_OBSERVE_H
+#define XLAUNCH_LAUNCHER_RUN_OBSERVE_H
 
-#include "launcher/launcher.h"
+#include "launcher/run/run.h"
 #include "calib/calib.h"
 
 #include <sys/types.h>

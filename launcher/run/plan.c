@@ -1,6 +1,6 @@
 /* plan.c - resolve every candidate of a profile, compute its signature
  * parts and limits and ask the store for the order (see plan.h). */
-#include "launcher/run/plan.h"
+#include "launcher/run/run.h"
 #include "launcher/run/job.h"
 #include "launcher/run/record.h"
 

@@ -1,7 +1,7 @@
 /* record.c - what a launch is (its signature parts) and what became of it
  * (run directories, manifests, records kept until the store has them). */
 #include "launcher/run/record.h"
-#include "launcher/flags/catalog.h"
+#include "launcher/flags/flags.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -122,34 +122,6 @@ char *xl_new_run_id(int rank, int attempt)
 	host[k] = '\0';
 	return xl_asprintf("%s.%06ldZ-%s-%d-r%d-a%d", t, (long)(now.tv_nsec / 1000), host,
 			   (int)getpid(), rank, attempt);
-}
-
-int xl_write_json_atomic(const char *path, const json_t *j, bool durable)
-{
-	char *tmp = xl_asprintf("%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int rc = -1;
-
-	if (fd >= 0) {
-		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		int w = xl_write_all(fd, s, strlen(s));
-
-		free(s);
-		if (w == 0 && xl_write_all(fd, "\n", 1) == 0 && (!durable || fsync(fd) == 0))
-			rc = 0;
-		if (close(fd) < 0)
-			rc = -1;
-		if (rc == 0 && rename(tmp, path) < 0)
-			rc = -1;
-	}
-	if (rc < 0) {
-		int e = errno;
-
-		unlink(tmp);
-		errno = e;
-	}
-	free(tmp);
-	return rc;
 }
 
 /* ---- records waiting for the store -------------------------------------------------- */

@@ -9,10 +9,10 @@
  * xl_watch borrows its patterns and profile settings; xl_watch_release frees
  * what it collected.  Strings returned as char * are the caller's to free.
  */
-#ifndef XLAUNCH_LAUNCHER_STORM_H
-#define XLAUNCH_LAUNCHER_STORM_H
+#ifndef XLAUNCH_LAUNCHER_RUN_STORM_H
+#define XLAUNCH_LAUNCHER_RUN_STORM_H
 
-#include "launcher/launcher.h"
+#include "launcher/run/run.h"
 
 #include <regex.h>
 #include <sys/types.h>

@@ -369,29 +369,6 @@ static long oom_kill_count(void)
 
 /* ---- the child ------------------------------------------------------------------ */
 
-static void set_limit(int res, int64_t v)
-{
-	struct rlimit rl;
-
-	if (v < 0)
-		return;
-	rl.rlim_cur = rl.rlim_max = v == INT64_MAX ? RLIM_INFINITY : (rlim_t)v;
-	if (setrlimit(res, &rl) < 0) {
-		/* lowering the soft limit alone still caps the child */
-		getrlimit(res, &rl);
-		rl.rlim_cur = v == INT64_MAX ? rl.rlim_max : (rlim_t)v;
-		setrlimit(res, &rl);
-	}
-}
-
-void xl_apply_limits(const struct xl_limits *l)
-{
-	set_limit(RLIMIT_AS, l->address_space);
-	set_limit(RLIMIT_NOFILE, l->open_files);
-	set_limit(RLIMIT_CORE, l->core);
-	set_limit(RLIMIT_CPU, l->cpu_time);
-}
-
 static void child_exec(const struct xl_sup_opts *o, int out_w, int err_w, int exec_err_w)
 {
 	sigset_t none;

@@ -1,9 +1,9 @@
 /* run.h - internals of `xlaunch run`: outcome patterns, the streaming
  * output scanner, the report file, child supervision and run records. */
-#ifndef XLAUNCH_LAUNCHER_RUN_H
-#define XLAUNCH_LAUNCHER_RUN_H
+#ifndef XLAUNCH_LAUNCHER_RUN_SUPERVISE_H
+#define XLAUNCH_LAUNCHER_RUN_SUPERVISE_H
 
-#include "launcher/launcher.h"
+#include "launcher/run/run.h"
 #include "launcher/run/storm.h"
 
 #include <regex.h>

@@ -1,9 +1,8 @@
 /* targets.c - the fuzz targets (targets.h), on the modules' own interfaces. */
 #include "tests/fuzz/targets.h"
 #include "bundle/bundle.h"
-#include "launcher/flags/cachekey.h"
+#include "launcher/flags/flags.h"
 #include "calib/calib.h"
-#include "launcher/flags/catalog.h"
 #include "launcher/profile/layer.h"
 #include "launcher/run/supervise.h"
 

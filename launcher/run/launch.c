@@ -5,8 +5,7 @@
  * the record (kept in the state directory until the store has it), and a
  * retry with the next candidate when the outcome asks for one.
  */
-#include "launcher/flags/cachekey.h"
-#include "launcher/run/plan.h"
+#include "launcher/run/run.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/record.h"
 #include "launcher/run/supervise.h"

@@ -1,85 +1,28 @@
 /*
- * launcher.h - named profiles, composite flag variables and policy: what
- * the commands in launcher/cmd-*.c are built on (and the unit tests).
+ * profile.h - the profile room: named profiles, found on the profile path,
+ * resolved layer by layer with the provenance of every value, checked, and
+ * turned into the environment a launch gets.  Code outside
+ * launcher/profile/ includes only this header.
+ *
+ * It owns:
+ *   - loading and validating profile files (profile.c; the layers are
+ *     private, layer.h) and resolving them: extends, ${VAR}, candidates,
+ *     composite-flag merging with flags files read (resolve.c, flagfile.c);
+ *   - the checks every resolved profile passes and the launch policy:
+ *     types, unknown flags, timing, cache, ambient, known-bad flags, the
+ *     rlimits of the child (policy.c), and the bundle gate (gate.c);
+ *   - rendering: sh, json, dotenv, k8s (envfmt.c).
+ *
+ * It builds on the flags room (flags.h) and on bundle/ (the gate).
  *
  * Ownership: an xl_profile owns everything it points to; free it with
  * xl_profile_free().  Provenance file names point into the profile's own
  * storage and live as long as the profile.
  */
-#ifndef XLAUNCH_LAUNCHER_H
-#define XLAUNCH_LAUNCHER_H
+#ifndef XLAUNCH_LAUNCHER_PROFILE_H
+#define XLAUNCH_LAUNCHER_PROFILE_H
 
-#include "common/common.h"
-
-#include <jansson.h>
-
-/* Where a value came from: a profile file and position, or "environment". */
-struct xl_prov {
-	const char *file;
-	unsigned line, col;
-};
-
-/* ---- composite flag variables (XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS) --- */
-
-/* One token as XLA's own parser sees it. */
-enum xl_tok_kind {
-	XL_TOK_FLAG,     /* --name or --name=value (also -name, which XLA accepts) */
-	XL_TOK_BARE,     /* a word without a leading dash: XLA stops parsing here */
-};
-
-struct xl_token {
-	enum xl_tok_kind kind;
-	char *raw;        /* the token as written */
-	char *name;       /* FLAG: name without dashes; BARE: the word (or KEY of KEY=VALUE) */
-	char *value;      /* FLAG: value after '=' with quotes removed, NULL when bare --name */
-	bool quoted;      /* value was quoted */
-	bool single_dash; /* written -name */
-	size_t offset;    /* byte offset of the token in the string */
-};
-
-struct xl_tokens {
-	struct xl_token *v;
-	size_t n;
-};
-
-/* Splits s the way XLA's flag parser does: whitespace separates tokens, a
- * value quoted right after '=' may hold whitespace.  Returns false with *err
- * set (caller frees) on an unterminated quote. */
-bool xl_flags_tokenize(const char *s, struct xl_tokens *out, char **err);
-void xl_tokens_release(struct xl_tokens *t);
-
-struct xl_flag {
-	char *name;       /* without dashes */
-	char *value;      /* NULL: bare --name, a true boolean */
-	struct xl_prov src;
-	struct xl_prov prev; /* a list-valued flag: where the value this one
-			      * replaced was set (file NULL: it replaced none) */
-};
-
-/* An ordered map of flags; setting an existing name replaces its value in
- * place (its first position is kept).  A list-valued XLA flag repeated
- * within one value keeps every token (XLA builds the list up from them):
- * such a name may appear more than once, and setting or deleting it acts
- * on all its entries. */
-struct xl_flagmap {
-	struct xl_flag *v;
-	size_t n, cap;
-};
-
-void xl_flagmap_set(struct xl_flagmap *m, const char *name, const char *value,
-		    struct xl_prov src);
-/* Appends name even when it is there already (a repeated list-valued flag). */
-void xl_flagmap_add(struct xl_flagmap *m, const char *name, const char *value,
-		    struct xl_prov src);
-bool xl_flagmap_del(struct xl_flagmap *m, const char *name);
-const struct xl_flag *xl_flagmap_get(const struct xl_flagmap *m, const char *name);
-/* Merges a flag string into m; tokens that are not flags are an error. */
-bool xl_flagmap_parse(struct xl_flagmap *m, const char *s, struct xl_prov src, char **err);
-/* "--a=1 --b --c=\"x y\""; caller frees. */
-char *xl_flagmap_format(const struct xl_flagmap *m);
-void xl_flagmap_release(struct xl_flagmap *m);
-/* True for XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS. */
-bool xl_is_composite_var(const char *name);
+#include "launcher/flags/flags.h"
 
 /* Expands ${VAR} and ${VAR:-default} from the environment ("$$" is a
  * literal '$'); profiles expand from their own layers first (resolve.c).  Returns a new string, or NULL with *err set (caller frees). */
@@ -228,5 +171,37 @@ json_t *xl_runtime_defaults(const struct xl_profile *p);
 /* Applies the profile's rlimits to this process (before exec). */
 void xl_apply_limits(const struct xl_limits *l);
 
+/* Every profile name on the path (first match wins), sorted; files gets the
+ * matching paths when non-NULL. */
+void xl_profile_names(const struct xl_ctx *ctx, struct xl_strv *names, struct xl_strv *files);
+/* Loads the profile file at path on its own (no extends followed) for its
+ * description: 0 with *description set (caller frees; NULL when it has
+ * none), or the exit code of what is wrong with the file, after printing
+ * it. */
+int xl_profile_describe(const char *path, char **description);
+
+/* ---- known-bad flags (policy.c) --------------------------------------------------- */
+
+struct xl_known_bad {
+	const char *flag;        /* flag name without dashes, or VAR for an env variable */
+	const char *reason;
+	const char *value;       /* the bad value; NULL: any value is bad */
+};
+
+/* Refuses every flag or variable of p that is listed in bad[0..n) (77),
+ * printing the recorded reason.  Returns 0 or 77. */
+int xl_policy_check_known_bad(const struct xl_profile *p, const struct xl_known_bad *bad,
+			      size_t n, const char *bundle);
+
+
+/* ---- rendering (envfmt.c) --------------------------------------------------------- */
+
+enum xl_env_format { XL_FMT_SH, XL_FMT_JSON, XL_FMT_DOTENV, XL_FMT_K8S };
+
+/* 'value' quoted for POSIX sh: safe to eval for any byte string; caller frees. */
+char *xl_sh_quote(const char *s);
+int xl_env_format_parse(const char *s, enum xl_env_format *out);
+/* The managed variables of p in the given format; caller frees. */
+char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt);
 
 #endif

@@ -1,4 +1,4 @@
-/* cmd-run.c - `xlaunch run PROFILE [...] -- COMMAND [ARG...]`
+/* launch.c - a supervised launch of a profile's command (`xlaunch run`).
  *
  * Resolve, order the candidates by what the store knows, then for each
  * attempt: a run directory and manifest, the supervised child, the outcome,
@@ -19,69 +19,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-struct run_opts {
-	const char *cand;
-	unsigned retry;
-	unsigned fail_on;
-	long long max_attempts;
-	double timeout_s, grace_s;
-	bool no_record, dry_run, all_ranks;
-	bool try_infeasible, no_xla_dump;
-};
-
-static bool parse_retry(const char *value, void *field)
-{
-	return xl_outcome_set_parse(value ? value : "oom", field);
-}
-
-/* --fail-on: outcomes a child that exited 0 can still have; ok is never a failure */
-static bool parse_fail_on(const char *value, void *field)
-{
-	unsigned set;
-
-	if (!xl_outcome_set_parse(value, &set) || (set & (1u << XL_OUT_OK)))
-		return false;
-	*(unsigned *)field = set;
-	return true;
-}
-
-static const struct xl_opt run_options[] = {
-	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
-	  .offset = XL_FIELD(struct run_opts, cand, const char *), .flags = XL_OPTF_SHORT,
-	  .help = "only this candidate (no retry)" },
-	{ .name = "retry", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
-	  .offset = XL_FIELD(struct run_opts, retry, unsigned), .flags = XL_OPTF_OPTIONAL,
-	  .parse = parse_retry,
-	  .what = "a list of outcomes (oom, crash, timeout, error, compile-storm) or none",
-	  .help = "outcomes that move on to the next candidate\n"
-		  "(comma-separated; default oom; none disables)" },
-	{ .name = "fail-on", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
-	  .offset = XL_FIELD(struct run_opts, fail_on, unsigned), .parse = parse_fail_on,
-	  .what = "a list of outcomes other than ok (compile-storm, ...) or none",
-	  .help = "exit 79 when the child exited 0 but the last outcome is\n"
-		  "one of these (compile-storm: a storm fails CI)" },
-	XL_OPTION_COUNT(0, "max-attempts", "N", struct run_opts, max_attempts, 1, 1000,
-			"at most N attempts (default: every candidate)"),
-	XL_OPTION_DURATION(0, "timeout", "DUR", struct run_opts, timeout_s,
-			   "stop the child after DUR (SIGTERM, then SIGKILL)"),
-	XL_OPTION_DURATION(0, "grace", "DUR", struct run_opts, grace_s,
-			   "time between SIGTERM and SIGKILL (default 10s)"),
-	XL_OPTION_FLAG(0, "no-record", struct run_opts, no_record, "record nothing in the store"),
-	XL_OPTION_FLAG(0, "dry-run", struct run_opts, dry_run, "print the attempts in order, run nothing"),
-	XL_OPTION_FLAG(0, "record-all-ranks", struct run_opts, all_ranks,
-		       "every rank records (default: rank 0 only)"),
-	XL_OPTION_FLAG(0, "try-infeasible", struct run_opts, try_infeasible,
-		       "launch candidates predicted not to fit too (default: skipped)"),
-	XL_OPTION_FLAG(0, "no-xla-dump", struct run_opts, no_xla_dump,
-		       "do not ask XLA for its memory-usage reports"),
-	XL_OPTION_END,
-};
-
-static const struct run_opts run_defaults = {
-	.retry = 1u << XL_OUT_OOM,
-	.grace_s = 10.0,
-};
 
 static int open_log(const char *dir, const char *name)
 {
@@ -107,7 +44,7 @@ static void add_env(char ***envp, const char *name, const char *value)
 
 struct attempt_ctx {
 	const struct xl_ctx *ctx;
-	const struct run_opts *o;
+	const struct xl_run_opts *o;
 	struct calib_store *st;
 	const struct xl_patterns *pats;
 	int rank;
@@ -503,7 +440,7 @@ out:
 
 /* Whether run passes over it: predicted not to fit (a pinned candidate and
  * a profile without candidates too), unless --try-infeasible. */
-static bool skipped(const struct xl_plan_item *it, const struct run_opts *o)
+static bool skipped(const struct xl_plan_item *it, const struct xl_run_opts *o)
 {
 	enum calib_place pl = it->rank.place;
 
@@ -515,7 +452,7 @@ static bool skipped(const struct xl_plan_item *it, const struct run_opts *o)
 
 /* Says which of items[from..n) run passes over, once each (warned holds
  * the names said); returns how many it said now. */
-static size_t warn_skipped(const struct xl_plan *plan, size_t from, const struct run_opts *o,
+static size_t warn_skipped(const struct xl_plan *plan, size_t from, const struct xl_run_opts *o,
 			   const char *profile, struct xl_strv *warned)
 {
 	size_t k = 0;
@@ -541,7 +478,7 @@ static size_t warn_skipped(const struct xl_plan *plan, size_t from, const struct
 }
 
 /* How many of items[from..n) would be launched. */
-static size_t launchable(const struct xl_plan *plan, size_t from, const struct run_opts *o)
+static size_t launchable(const struct xl_plan *plan, size_t from, const struct xl_run_opts *o)
 {
 	size_t k = 0;
 
@@ -553,7 +490,7 @@ static size_t launchable(const struct xl_plan *plan, size_t from, const struct r
 /* Every rank of one job launch runs one candidate: the first rank to plan
  * publishes its first launchable one in the store, the others take that
  * one.  Moves it to the front of the launchable items of plan. */
-static void job_agree(struct attempt_ctx *a, struct xl_plan *plan, const struct run_opts *o,
+static void job_agree(struct attempt_ctx *a, struct xl_plan *plan, const struct xl_run_opts *o,
 		      const char *profile)
 {
 	size_t first = plan->n, pick = plan->n;
@@ -589,10 +526,10 @@ static void job_agree(struct attempt_ctx *a, struct xl_plan *plan, const struct 
 	free(chosen_sig);
 }
 
-static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
+int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
+	   const struct xl_run_opts *opts)
 {
-	const struct run_opts o = *(const struct run_opts *)call->opts;
-	const char *name = call->argv[0];
+	const struct xl_run_opts o = *opts;
 	struct attempt_ctx a;
 	struct xl_profile *p0;
 	struct xl_patterns pats;
@@ -603,8 +540,6 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 
 	/* a full disk or a file-size limit must fail a write, not kill xlaunch */
 	signal(SIGXFSZ, SIG_IGN);
-	if (!call->restc && !o.dry_run)
-		return xl_usage_error(call, "no command to run (put it after '--')");
 	rc = xl_profile_resolve(ctx, name, o.cand, 0, &p0);
 	if (rc)
 		return rc;
@@ -629,8 +564,8 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_warn("a job of %d ranks without a job id (XLAUNCH_JOB_ID, SLURM_JOB_ID,"
 			" TORCHELASTIC_RUN_ID, JOBSET_NAME): its ranks cannot agree on a candidate"
 			" through the store and only rank 0 records", a.world);
-	a.argv = call->restc ? call->restv : NULL;
-	a.argc = call->restc;
+	a.argv = argc ? argv : NULL;
+	a.argc = argc;
 	if (!o.no_record || p0->ncands > 1) {
 		char *err = NULL;
 
@@ -780,27 +715,3 @@ done:
 	xl_profile_free(p0);
 	return last;
 }
-
-const struct xl_cmd xl_cmd_run = {
-	.name = "run",
-	.summary = "launch and supervise a command, record the outcome, retry",
-	.operands = "PROFILE",
-	.rest = "COMMAND [ARG...]",
-	.json = "with --dry-run, the plan: {profile, order, max_attempts}",
-	.help =
-		"Supervises COMMAND under PROFILE: its own process group, signals forwarded,\n"
-		"output to the terminal and to $XDG_STATE_HOME/xlaunch/runs/ID/, the outcome\n"
-		"named (ok, oom, compile-storm, crash, error, timeout, interrupted) and\n"
-		"recorded, and the next candidate tried when the outcome is in --retry.\n"
-		"Candidates predicted not to fit are skipped unless --try-infeasible.\n",
-	.epilog =
-		"The exit status is the last attempt's child's: its code, or 128+N for\n"
-		"signal N; 79 when it exited 0 with an outcome listed in --fail-on; 77\n"
-		"when every candidate is predicted infeasible and nothing is launched.\n"
-		"The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file\n"
-		"to append JSON report lines to).  XLAUNCH_SAMPLE_MS sets how often the\n"
-		"process group's memory is sampled (default 100; 0: off).\n",
-	.options = run_options,
-	XL_CMD_OPTS(struct run_opts, &run_defaults),
-	.run = cmd_run,
-};

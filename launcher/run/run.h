@@ -84,6 +84,26 @@ void xl_plan_release(struct xl_plan *plan);
 /* calib_rank_json of the item, with its limit's source.  New reference. */
 json_t *xl_plan_item_json(const struct xl_plan_item *it);
 
+/* ---- a launch (launch.c) --------------------------------------------------------- */
+
+/* What `xlaunch run` was asked for. */
+struct xl_run_opts {
+	const char *cand;
+	unsigned retry;
+	unsigned fail_on;
+	long long max_attempts;
+	double timeout_s, grace_s;
+	bool no_record, dry_run, all_ranks;
+	bool try_infeasible, no_xla_dump;
+};
+
+/* Launches argv[0..argc) under profile `name` (argc 0 only with dry_run):
+ * plans the candidates, then makes attempts as the options say.  Prints
+ * its own messages.  Returns the last attempt's child's status (its code,
+ * 128+N for signal N), 79 for --fail-on, or xlaunch's own exit code. */
+int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
+	   const struct xl_run_opts *o);
+
 /* ---- records and lost attempts (record.c, sweep.c) ----------------------------------- */
 
 /* Puts kept records into the store; returns how many went in. */

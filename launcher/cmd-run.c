@@ -1,0 +1,91 @@
+/* cmd-run.c - `xlaunch run PROFILE [...] -- COMMAND [ARG...]`: the command
+ * line; the launch itself is the run room's (launcher/run/launch.c). */
+#include "launcher/run/run.h"
+
+#include <stdlib.h>
+
+static bool parse_retry(const char *value, void *field)
+{
+	return xl_outcome_set_parse(value ? value : "oom", field);
+}
+
+/* --fail-on: outcomes a child that exited 0 can still have; ok is never a failure */
+static bool parse_fail_on(const char *value, void *field)
+{
+	unsigned set;
+
+	if (!xl_outcome_set_parse(value, &set) || (set & (1u << XL_OUT_OK)))
+		return false;
+	*(unsigned *)field = set;
+	return true;
+}
+
+static const struct xl_opt run_options[] = {
+	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
+	  .offset = XL_FIELD(struct xl_run_opts, cand, const char *), .flags = XL_OPTF_SHORT,
+	  .help = "only this candidate (no retry)" },
+	{ .name = "retry", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
+	  .offset = XL_FIELD(struct xl_run_opts, retry, unsigned), .flags = XL_OPTF_OPTIONAL,
+	  .parse = parse_retry,
+	  .what = "a list of outcomes (oom, crash, timeout, error, compile-storm) or none",
+	  .help = "outcomes that move on to the next candidate\n"
+		  "(comma-separated; default oom; none disables)" },
+	{ .name = "fail-on", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
+	  .offset = XL_FIELD(struct xl_run_opts, fail_on, unsigned), .parse = parse_fail_on,
+	  .what = "a list of outcomes other than ok (compile-storm, ...) or none",
+	  .help = "exit 79 when the child exited 0 but the last outcome is\n"
+		  "one of these (compile-storm: a storm fails CI)" },
+	XL_OPTION_COUNT(0, "max-attempts", "N", struct xl_run_opts, max_attempts, 1, 1000,
+			"at most N attempts (default: every candidate)"),
+	XL_OPTION_DURATION(0, "timeout", "DUR", struct xl_run_opts, timeout_s,
+			   "stop the child after DUR (SIGTERM, then SIGKILL)"),
+	XL_OPTION_DURATION(0, "grace", "DUR", struct xl_run_opts, grace_s,
+			   "time between SIGTERM and SIGKILL (default 10s)"),
+	XL_OPTION_FLAG(0, "no-record", struct xl_run_opts, no_record, "record nothing in the store"),
+	XL_OPTION_FLAG(0, "dry-run", struct xl_run_opts, dry_run, "print the attempts in order, run nothing"),
+	XL_OPTION_FLAG(0, "record-all-ranks", struct xl_run_opts, all_ranks,
+		       "every rank records (default: rank 0 only)"),
+	XL_OPTION_FLAG(0, "try-infeasible", struct xl_run_opts, try_infeasible,
+		       "launch candidates predicted not to fit too (default: skipped)"),
+	XL_OPTION_FLAG(0, "no-xla-dump", struct xl_run_opts, no_xla_dump,
+		       "do not ask XLA for its memory-usage reports"),
+	XL_OPTION_END,
+};
+
+static const struct xl_run_opts run_defaults = {
+	.retry = 1u << XL_OUT_OOM,
+	.grace_s = 10.0,
+};
+
+static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	const struct xl_run_opts *o = call->opts;
+
+	if (!call->restc && !o->dry_run)
+		return xl_usage_error(call, "no command to run (put it after '--')");
+	return xl_run(ctx, call->argv[0], call->restc ? call->restv : NULL, call->restc, o);
+}
+
+const struct xl_cmd xl_cmd_run = {
+	.name = "run",
+	.summary = "launch and supervise a command, record the outcome, retry",
+	.operands = "PROFILE",
+	.rest = "COMMAND [ARG...]",
+	.json = "with --dry-run, the plan: {profile, order, max_attempts}",
+	.help =
+		"Supervises COMMAND under PROFILE: its own process group, signals forwarded,\n"
+		"output to the terminal and to $XDG_STATE_HOME/xlaunch/runs/ID/, the outcome\n"
+		"named (ok, oom, compile-storm, crash, error, timeout, interrupted) and\n"
+		"recorded, and the next candidate tried when the outcome is in --retry.\n"
+		"Candidates predicted not to fit are skipped unless --try-infeasible.\n",
+	.epilog =
+		"The exit status is the last attempt's child's: its code, or 128+N for\n"
+		"signal N; 79 when it exited 0 with an outcome listed in --fail-on; 77\n"
+		"when every candidate is predicted infeasible and nothing is launched.\n"
+		"The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file\n"
+		"to append JSON report lines to).  XLAUNCH_SAMPLE_MS sets how often the\n"
+		"process group's memory is sampled (default 100; 0: off).\n",
+	.options = run_options,
+	XL_CMD_OPTS(struct xl_run_opts, &run_defaults),
+	.run = cmd_run,
+};

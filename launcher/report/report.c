@@ -286,33 +286,30 @@ struct family_ctx {
 	int rc;
 };
 
-static void draw_family(struct report *r, const struct calib_report_family *fa, int *rc)
-{
-	struct members ms = { NULL, 0 };
+/* One family's chart as it is drawn. */
+struct fam {
+	struct report *r;
+	const struct calib_report_family *fa;
+	struct members ms;
 	struct cands cs;
-	bool planned = cands_of(r, fa->profile, &cs);
-	const struct xl_report_cand *fit_item = NULL;
-	struct calib_estimate est;
+	bool planned;
+	struct calib_estimate est;  /* the fit and the limit */
+	enum calib_kind kind;       /* of the figures drawn */
+	char scale[64];             /* the coordinate across */
 	struct xl_chart c;
-	struct xl_buf svg = XL_BUF_INIT, cap = XL_BUF_INIT;
-	bool seen[XL_MARK_COUNT] = { false };
-	char scale[64] = "", title[400], b1[32], b2[32], fit[160];
-	char *name;
-	enum calib_kind kind = CALIB_KIND_COUNT;
-	double xmax = 0, ymax = 0;
-	size_t unplaced = 0, drawn = 0, at_limit = 0;
-	json_t *parts = fa->parts ? json_loads(fa->parts, 0, NULL) : NULL;
-	struct xl_strv infeasible = XL_STRV_INIT;
+	bool seen[XL_MARK_COUNT];
+	size_t unplaced, drawn, at_limit;
+	struct xl_strv infeasible;  /* "candidate: reason" */
+};
 
-	memset(&est, 0, sizeof(est));
-	est.limit_bytes = CALIB_UNSET;
-	if ((*rc = calib_report_members(r->st, &r->f, fa->family, fa->stack, MAX_MEMBERS, member_fn,
-					&ms)))
-		goto out;
-	/* the fit and the limit: a candidate of this family as `run` would
-	 * estimate it now, else the latest signature without limits */
-	for (size_t i = 0; i < cs.n; i++) {
-		const struct xl_report_cand *it = &cs.v[i];
+/* The fit and the limit: a candidate of this family as `run` would
+ * estimate it now, else the latest signature without limits. */
+static void family_estimate(struct fam *f, const json_t *parts)
+{
+	const struct xl_report_cand *fit_item = NULL;
+
+	for (size_t i = 0; i < f->cs.n; i++) {
+		const struct xl_report_cand *it = &f->cs.v[i];
 		char fh[65];
 		json_t *co = NULL;
 		struct calib_sig sig;
@@ -320,246 +317,317 @@ static void draw_family(struct report *r, const struct calib_report_family *fa, 
 		if (calib_family(it->parts, fh, &co) != 0)
 			continue;
 		json_decref(co);
-		if (strcmp(fh, fa->family) != 0 || calib_signature(it->parts, &sig) != 0)
+		if (strcmp(fh, f->fa->family) != 0 || calib_signature(it->parts, &sig) != 0)
 			continue;
-		if (strcmp(sig.stack_hash, fa->stack ? fa->stack : "") == 0 &&
+		if (strcmp(sig.stack_hash, f->fa->stack ? f->fa->stack : "") == 0 &&
 		    (!fit_item || (!fit_item->rank->est.points && it->rank->est.points)))
 			fit_item = it;
 		calib_sig_release(&sig);
 	}
 	if (fit_item) {
-		est = fit_item->rank->est;
+		f->est = fit_item->rank->est;
 	} else if (parts) {
 		struct calib_target t = { parts, NULL, 0 };
 
-		calib_estimate(r->st, &t, &est);
+		calib_estimate(f->r->st, &t, &f->est);
 	}
-	if (est.known || est.points)
-		kind = est.kind;
-	if (kind == CALIB_KIND_COUNT) {
-		/* the kind most observed among the successful launches */
+}
+
+/* The kind drawn: the estimate's, else the kind most observed among the
+ * successful launches; and the scale across: the fit's, else a guess. */
+static void family_kind_scale(struct fam *f)
+{
+	f->kind = CALIB_KIND_COUNT;
+	if (f->est.known || f->est.points)
+		f->kind = f->est.kind;
+	if (f->kind == CALIB_KIND_COUNT) {
 		int64_t count[CALIB_KIND_COUNT] = { 0 };
 
-		for (size_t i = 0; i < ms.n; i++)
-			if (ms.v[i].kind < CALIB_KIND_COUNT && ms.v[i].outcome == XL_OUT_OK)
-				count[ms.v[i].kind] += ms.v[i].attempts;
+		for (size_t i = 0; i < f->ms.n; i++)
+			if (f->ms.v[i].kind < CALIB_KIND_COUNT && f->ms.v[i].outcome == XL_OUT_OK)
+				count[f->ms.v[i].kind] += f->ms.v[i].attempts;
 		for (int k = 0; k < CALIB_KIND_COUNT; k++)
-			if (count[k] && (kind == CALIB_KIND_COUNT || count[k] > count[kind]))
-				kind = (enum calib_kind)k;
+			if (count[k] && (f->kind == CALIB_KIND_COUNT || count[k] > count[f->kind]))
+				f->kind = (enum calib_kind)k;
 	}
-	if (est.points) {
-		snprintf(scale, sizeof(scale), "%s", est.scale_name);
+	if (f->est.points) {
+		snprintf(f->scale, sizeof(f->scale), "%s", f->est.scale_name);
 	} else {
-		const char *k = guess_scale(&ms);
+		const char *k = guess_scale(&f->ms);
 
-		snprintf(scale, sizeof(scale), "%s", k ? k : "");
+		snprintf(f->scale, sizeof(f->scale), "%s", k ? k : "");
 	}
-	if (scale[0])
-		place_members(r, &ms, scale);
+	if (f->scale[0])
+		place_members(f->r, &f->ms, f->scale);
+}
 
-	snprintf(title, sizeof(title), "Family %.12s%s%s: observed %s against %s", fa->family,
-		 fa->profile ? " of " : "", fa->profile ? fa->profile : "",
-		 kind < CALIB_KIND_COUNT ? calib_kind_name(kind) : "peak",
-		 scale[0] ? scale : "its scale");
-	name = xl_asprintf("family-%.12s-%.8s", fa->family, fa->stack ? fa->stack : "none");
+/* The plot area: what the members, the infeasible candidates, the limit
+ * and the fit reach. */
+static void family_axes(struct fam *f)
+{
+	const struct calib_estimate *est = &f->est;
+	struct xl_chart *c = &f->c;
+	double xmax = 0, ymax = 0;
 
-	/* the ranges */
-	for (size_t i = 0; i < ms.n; i++) {
-		const struct member *m = &ms.v[i];
+	for (size_t i = 0; i < f->ms.n; i++) {
+		const struct member *m = &f->ms.v[i];
 
 		if (isnan(m->x))
 			continue;
 		xmax = fmax(xmax, m->x);
-		if (m->kind == kind && m->max != CALIB_UNSET)
+		if (m->kind == f->kind && m->max != CALIB_UNSET)
 			ymax = fmax(ymax, (double)m->max);
 	}
-	for (size_t i = 0; i < cs.n; i++) {
-		const struct calib_estimate *e = &cs.v[i].rank->est;
+	for (size_t i = 0; i < f->cs.n; i++) {
+		const struct calib_estimate *e = &f->cs.v[i].rank->est;
 
-		if (cs.v[i].rank->place == CALIB_PLACE_INFEASIBLE && e->points &&
-		    strcmp(e->scale_name, scale) == 0) {
+		if (f->cs.v[i].rank->place == CALIB_PLACE_INFEASIBLE && e->points &&
+		    strcmp(e->scale_name, f->scale) == 0) {
 			xmax = fmax(xmax, e->scale);
 			if (e->predicted_bytes != CALIB_UNSET)
 				ymax = fmax(ymax, (double)e->predicted_bytes);
 		}
 	}
-	if (est.limit_bytes != CALIB_UNSET && est.kind == kind)
-		ymax = fmax(ymax, (double)est.limit_bytes);
-	if (est.points)
-		ymax = fmax(ymax, est.intercept + est.slope * xmax +
-					  (est.error_bytes != CALIB_UNSET ? est.error_bytes : 0));
+	if (est->limit_bytes != CALIB_UNSET && est->kind == f->kind)
+		ymax = fmax(ymax, (double)est->limit_bytes);
+	if (est->points)
+		ymax = fmax(ymax, est->intercept + est->slope * xmax +
+					  (est->error_bytes != CALIB_UNSET ? est->error_bytes : 0));
+	c->x = (struct xl_axis){ 0, xmax > 0 ? xmax * 1.05 : 1, XL_AXIS_NUMBER, "" };
+	snprintf(c->x.title, sizeof(c->x.title), "%s", f->scale[0] ? f->scale : "scale (none known)");
+	c->y = (struct xl_axis){ 0, ymax > 0 ? ymax * 1.08 : 1, XL_AXIS_BYTES, "" };
+	snprintf(c->y.title, sizeof(c->y.title), "observed %s",
+		 f->kind < CALIB_KIND_COUNT ? calib_kind_name(f->kind) : "peak");
+	xl_chart_axes(c);
+}
 
-	xl_chart_begin(&c, &svg, (int)r->ncharts + 1, title, 760, 400, r->standalone);
-	c.x = (struct xl_axis){ 0, xmax > 0 ? xmax * 1.05 : 1, XL_AXIS_NUMBER, "" };
-	snprintf(c.x.title, sizeof(c.x.title), "%s", scale[0] ? scale : "scale (none known)");
-	c.y = (struct xl_axis){ 0, ymax > 0 ? ymax * 1.08 : 1, XL_AXIS_BYTES, "" };
-	snprintf(c.y.title, sizeof(c.y.title), "observed %s",
-		 kind < CALIB_KIND_COUNT ? calib_kind_name(kind) : "peak");
-	xl_chart_axes(&c);
+/* The fit with its error band, and the limit. */
+static void draw_fit_limit(struct fam *f)
+{
+	const struct calib_estimate *est = &f->est;
+	struct xl_chart *c = &f->c;
 
-	/* the fit and its error band */
-	if (est.points && est.kind == kind) {
-		double x0 = c.x.lo, x1 = c.x.hi, e = est.error_bytes != CALIB_UNSET ? est.error_bytes : 0;
+	if (est->points && est->kind == f->kind) {
+		double x0 = c->x.lo, x1 = c->x.hi, e = est->error_bytes != CALIB_UNSET ? est->error_bytes : 0;
 		double xs[4] = { x0, x1, x1, x0 };
-		double ys[4] = { est.intercept + est.slope * x0 + e, est.intercept + est.slope * x1 + e,
-				 est.intercept + est.slope * x1 - e, est.intercept + est.slope * x0 - e };
+		double ys[4] = { est->intercept + est->slope * x0 + e, est->intercept + est->slope * x1 + e,
+				 est->intercept + est->slope * x1 - e, est->intercept + est->slope * x0 - e };
 
 		if (e > 0) {
-			xl_chart_poly(&c, xs, ys, 4, "band");
-			xl_chart_legend(&c, XL_MARK_COUNT, "band", false, "error band");
+			xl_chart_poly(c, xs, ys, 4, "band");
+			xl_chart_legend(c, XL_MARK_COUNT, "band", false, "error band");
 		}
-		xl_chart_line(&c, x0, est.intercept + est.slope * x0, x1,
-			      est.intercept + est.slope * x1, "fit");
-		xl_chart_legend(&c, XL_MARK_COUNT, "fit", true, "learned fit");
+		xl_chart_line(c, x0, est->intercept + est->slope * x0, x1,
+			      est->intercept + est->slope * x1, "fit");
+		xl_chart_legend(c, XL_MARK_COUNT, "fit", true, "learned fit");
 	}
-	if (est.limit_bytes != CALIB_UNSET && est.kind == kind) {
-		xl_chart_line(&c, c.x.lo, (double)est.limit_bytes, c.x.hi, (double)est.limit_bytes,
+	if (est->limit_bytes != CALIB_UNSET && est->kind == f->kind) {
+		xl_chart_line(c, c->x.lo, (double)est->limit_bytes, c->x.hi, (double)est->limit_bytes,
 			      "limit");
-		xl_chart_text(&c, c.x.lo, (double)est.limit_bytes, "limit-label",
-			      est.limit_source[0] ? est.limit_source : "limit");
-		xl_chart_legend(&c, XL_MARK_COUNT, "limit", true, "limit");
+		xl_chart_text(c, c->x.lo, (double)est->limit_bytes, "limit-label",
+			      est->limit_source[0] ? est->limit_source : "limit");
+		xl_chart_legend(c, XL_MARK_COUNT, "limit", true, "limit");
 	}
-	/* the launches: a mark per signature and outcome, at the mean of its
-	 * figures, a whisker from the least to the most */
-	for (size_t i = 0; i < ms.n; i++) {
-		const struct member *m = &ms.v[i];
+}
+
+/* Whether member i is drawn: one with a figure of the kind drawn, or an
+ * oom without one (at the limit), once per signature and outcome. */
+static bool member_drawn(const struct fam *f, size_t i)
+{
+	const struct member *m = &f->ms.v[i];
+
+	if (m->kind == f->kind)
+		return true;
+	if (m->outcome != XL_OUT_OOM)
+		return false;
+	for (size_t j = 0; j < f->ms.n; j++)
+		if (strcmp(f->ms.v[j].signature, m->signature) == 0 &&
+		    f->ms.v[j].outcome == m->outcome && f->ms.v[j].kind == f->kind)
+			return false;
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(f->ms.v[j].signature, m->signature) == 0 &&
+		    f->ms.v[j].outcome == m->outcome && f->ms.v[j].kind != f->kind)
+			return false;
+	return true;
+}
+
+/* The launches: a mark per signature and outcome, at the mean of its
+ * figures, a whisker from the least to the most. */
+static void draw_members(struct fam *f)
+{
+	const struct calib_estimate *est = &f->est;
+	struct xl_chart *c = &f->c;
+	char b1[32], b2[32], b3[32];
+
+	for (size_t i = 0; i < f->ms.n; i++) {
+		const struct member *m = &f->ms.v[i];
 		enum xl_mark mk = outcome_mark(m->outcome);
 		char tip[400];
 		double y;
-		bool has_kind = m->kind == kind;
 
-		if (!has_kind) {
-			/* an oom without a figure of this kind: at the limit */
-			bool other = false;
-
-			if (m->outcome != XL_OUT_OOM)
-				continue;
-			for (size_t j = 0; j < ms.n; j++)
-				if (strcmp(ms.v[j].signature, m->signature) == 0 &&
-				    ms.v[j].outcome == m->outcome && ms.v[j].kind == kind)
-					other = true;
-			/* one mark per signature and outcome */
-			for (size_t j = 0; j < i; j++)
-				if (strcmp(ms.v[j].signature, m->signature) == 0 &&
-				    ms.v[j].outcome == m->outcome && ms.v[j].kind != kind)
-					other = true;
-			if (other)
-				continue;
-		}
+		if (!member_drawn(f, i))
+			continue;
 		if (isnan(m->x)) {
-			unplaced += (size_t)m->attempts;
+			f->unplaced += (size_t)m->attempts;
 			continue;
 		}
-		if (has_kind && m->mean == m->mean) {
+		if (m->kind == f->kind && m->mean == m->mean) {
 			y = m->mean;
 			if (m->attempts > 1 && m->min != m->max)
-				xl_chart_line(&c, m->x, (double)m->min, m->x, (double)m->max, "whisker");
+				xl_chart_line(c, m->x, (double)m->min, m->x, (double)m->max, "whisker");
 			snprintf(tip, sizeof(tip), "%.12s: %s, %lld attempt%s, %s %s (%s to %s)",
 				 m->signature, xl_outcome_name(m->outcome), (long long)m->attempts,
-				 m->attempts == 1 ? "" : "s", calib_kind_name(kind),
+				 m->attempts == 1 ? "" : "s", calib_kind_name(f->kind),
 				 xl_svg_bytes(m->mean, b1, sizeof(b1)),
 				 xl_svg_bytes((double)m->min, b2, sizeof(b2)),
-				 xl_svg_bytes((double)m->max, fit, sizeof(fit)));
+				 xl_svg_bytes((double)m->max, b3, sizeof(b3)));
 		} else {
-			y = est.limit_bytes != CALIB_UNSET && est.kind == kind ? (double)est.limit_bytes
-									       : c.y.hi;
-			at_limit++;
+			y = est->limit_bytes != CALIB_UNSET && est->kind == f->kind ? (double)est->limit_bytes
+										  : c->y.hi;
+			f->at_limit++;
 			snprintf(tip, sizeof(tip), "%.12s: oom, %lld attempt%s, no %s figure (drawn at %s)",
 				 m->signature, (long long)m->attempts, m->attempts == 1 ? "" : "s",
-				 kind < CALIB_KIND_COUNT ? calib_kind_name(kind) : "memory",
-				 est.limit_bytes != CALIB_UNSET ? "the limit" : "the top");
+				 f->kind < CALIB_KIND_COUNT ? calib_kind_name(f->kind) : "memory",
+				 est->limit_bytes != CALIB_UNSET ? "the limit" : "the top");
 		}
-		xl_chart_mark(&c, mk, m->x, y, 5, tip);
-		seen[mk] = true;
-		drawn++;
+		xl_chart_mark(c, mk, m->x, y, 5, tip);
+		f->seen[mk] = true;
+		f->drawn++;
 	}
-	/* candidates the plan would skip: predicted infeasible */
-	for (size_t i = 0; i < cs.n; i++) {
-		const struct xl_report_cand *it = &cs.v[i];
+}
+
+/* The candidates the plan would skip: predicted infeasible. */
+static void draw_infeasible(struct fam *f)
+{
+	const struct calib_estimate *est = &f->est;
+	struct xl_chart *c = &f->c;
+
+	for (size_t i = 0; i < f->cs.n; i++) {
+		const struct xl_report_cand *it = &f->cs.v[i];
 		const struct calib_estimate *e = &it->rank->est;
 		char fh[65], tip[800];
 		json_t *co = NULL;
 		double x = NAN, y;
 
 		if (it->rank->place != CALIB_PLACE_INFEASIBLE || calib_family(it->parts, fh, &co) ||
-		    strcmp(fh, fa->family) != 0) {
+		    strcmp(fh, f->fa->family) != 0) {
 			json_decref(co);
 			continue;
 		}
-		if (e->points && strcmp(e->scale_name, scale) == 0)
+		if (e->points && strcmp(e->scale_name, f->scale) == 0)
 			x = e->scale;
-		else if (scale[0])
-			coord_value(co, scale, &x);
+		else if (f->scale[0])
+			coord_value(co, f->scale, &x);
 		json_decref(co);
-		xl_strv_push_owned(&infeasible, xl_asprintf("%s: %s", it->name ? it->name : "-",
-							      it->rank->reason));
+		xl_strv_push_owned(&f->infeasible, xl_asprintf("%s: %s", it->name ? it->name : "-",
+								 it->rank->reason));
 		if (isnan(x))
 			continue;
-		y = e->predicted_bytes != CALIB_UNSET && e->kind == kind ? (double)e->predicted_bytes
-			: est.limit_bytes != CALIB_UNSET ? (double)est.limit_bytes : c.y.hi;
+		y = e->predicted_bytes != CALIB_UNSET && e->kind == f->kind ? (double)e->predicted_bytes
+			: est->limit_bytes != CALIB_UNSET ? (double)est->limit_bytes : c->y.hi;
 		snprintf(tip, sizeof(tip), "candidate %s: predicted infeasible: %s",
 			 it->name ? it->name : "-", it->rank->reason);
-		xl_chart_mark(&c, XL_MARK_INFEASIBLE, x, y, 6, tip);
-		xl_chart_text(&c, x, y, "tick", it->name ? it->name : "");
-		seen[XL_MARK_INFEASIBLE] = true;
+		xl_chart_mark(c, XL_MARK_INFEASIBLE, x, y, 6, tip);
+		xl_chart_text(c, x, y, "tick", it->name ? it->name : "");
+		f->seen[XL_MARK_INFEASIBLE] = true;
 	}
-	outcome_legend(&c, seen);
-	if (!drawn && !seen[XL_MARK_INFEASIBLE])
-		xl_chart_note(&c, (c.l + c.r) / 2, (c.t + c.bt) / 2,
-			      "no launch of this family with a figure of this kind and a scale");
-	xl_chart_end(&c);
+}
 
-	/* the caption */
-	xl_buf_addf(&cap, "Family <code>%.12s</code> on stack <code>%.12s</code>: %lld attempts of "
-			  "%lld signatures", fa->family, fa->stack ? fa->stack : "?",
+/* The chart's caption (HTML): the family, the kind and its sources, the
+ * fit, the limit, what could not be drawn. */
+static void family_caption(const struct fam *f, struct xl_buf *cap)
+{
+	const struct calib_report_family *fa = f->fa;
+	const struct calib_estimate *est = &f->est;
+	char b1[32], fit[160];
+
+	xl_buf_addf(cap, "Family <code>%.12s</code> on stack <code>%.12s</code>: %lld attempts of "
+			 "%lld signatures", fa->family, fa->stack ? fa->stack : "?",
 		    (long long)fa->attempts, (long long)fa->signatures);
 	if (fa->signatures > MAX_MEMBERS)
-		xl_buf_addf(&cap, " (the newest %d drawn)", MAX_MEMBERS);
-	xl_buf_adds(&cap, ". ");
-	if (kind < CALIB_KIND_COUNT) {
-		xl_buf_addf(&cap, "Observed <b>%s</b>, from: ", calib_kind_name(kind));
-		sources_html(r, &cap, kind, false);
-		xl_buf_adds(&cap, ". ");
+		xl_buf_addf(cap, " (the newest %d drawn)", MAX_MEMBERS);
+	xl_buf_adds(cap, ". ");
+	if (f->kind < CALIB_KIND_COUNT) {
+		xl_buf_addf(cap, "Observed <b>%s</b>, from: ", calib_kind_name(f->kind));
+		sources_html(f->r, cap, f->kind, false);
+		xl_buf_adds(cap, ". ");
 	}
-	if (est.points) {
-		calib_fit_str(&est, fit, sizeof(fit));
-		xl_buf_adds(&cap, "Learned fit: ");
-		html_esc(&cap, fit);
-		xl_buf_addf(&cap, " from %u launches", est.points);
-		if (est.error_bytes != CALIB_UNSET)
-			xl_buf_addf(&cap, ", error band &plusmn;%s",
-				    xl_svg_bytes((double)est.error_bytes, b1, sizeof(b1)));
-		xl_buf_adds(&cap, ". ");
+	if (est->points) {
+		calib_fit_str(est, fit, sizeof(fit));
+		xl_buf_adds(cap, "Learned fit: ");
+		html_esc(cap, fit);
+		xl_buf_addf(cap, " from %u launches", est->points);
+		if (est->error_bytes != CALIB_UNSET)
+			xl_buf_addf(cap, ", error band &plusmn;%s",
+				    xl_svg_bytes((double)est->error_bytes, b1, sizeof(b1)));
+		xl_buf_adds(cap, ". ");
 	} else {
-		xl_buf_adds(&cap, "No learned fit yet (it needs two successful launches at different "
-				  "scales). ");
+		xl_buf_adds(cap, "No learned fit yet (it needs two successful launches at different "
+				 "scales). ");
 	}
-	if (est.limit_bytes != CALIB_UNSET) {
-		xl_buf_addf(&cap, "Limit: %s (", xl_svg_bytes((double)est.limit_bytes, b1, sizeof(b1)));
-		html_esc(&cap, est.limit_source);
-		xl_buf_adds(&cap, "). ");
-	} else if (!planned) {
-		xl_buf_adds(&cap, "No limit or candidates drawn: the profile cannot be planned on this "
-				  "machine. ");
+	if (est->limit_bytes != CALIB_UNSET) {
+		xl_buf_addf(cap, "Limit: %s (", xl_svg_bytes((double)est->limit_bytes, b1, sizeof(b1)));
+		html_esc(cap, est->limit_source);
+		xl_buf_adds(cap, "). ");
+	} else if (!f->planned) {
+		xl_buf_adds(cap, "No limit or candidates drawn: the profile cannot be planned on this "
+				 "machine. ");
 	}
-	if (at_limit)
-		xl_buf_addf(&cap, "%zu out-of-memory mark%s without a %s figure drawn at the %s. ",
-			    at_limit, at_limit == 1 ? "" : "s",
-			    kind < CALIB_KIND_COUNT ? calib_kind_name(kind) : "memory",
-			    est.limit_bytes != CALIB_UNSET ? "limit" : "top");
-	if (unplaced)
-		xl_buf_addf(&cap, "%zu attempts not placed: no value of the scale. ", unplaced);
-	for (size_t i = 0; i < infeasible.n; i++) {
-		xl_buf_adds(&cap, i ? "; " : "Predicted infeasible: ");
-		html_esc(&cap, infeasible.v[i]);
-		xl_buf_adds(&cap, i + 1 == infeasible.n ? ". " : "");
+	if (f->at_limit)
+		xl_buf_addf(cap, "%zu out-of-memory mark%s without a %s figure drawn at the %s. ",
+			    f->at_limit, f->at_limit == 1 ? "" : "s",
+			    f->kind < CALIB_KIND_COUNT ? calib_kind_name(f->kind) : "memory",
+			    est->limit_bytes != CALIB_UNSET ? "limit" : "top");
+	if (f->unplaced)
+		xl_buf_addf(cap, "%zu attempts not placed: no value of the scale. ", f->unplaced);
+	for (size_t i = 0; i < f->infeasible.n; i++) {
+		xl_buf_adds(cap, i ? "; " : "Predicted infeasible: ");
+		html_esc(cap, f->infeasible.v[i]);
+		xl_buf_adds(cap, i + 1 == f->infeasible.n ? ". " : "");
 	}
+}
+
+/* A family's frontier: its launches against its scale, with the fit, its
+ * error band, the limit and the candidates predicted infeasible. */
+static void draw_family(struct report *r, const struct calib_report_family *fa, int *rc)
+{
+	struct fam f;
+	struct xl_buf svg = XL_BUF_INIT, cap = XL_BUF_INIT;
+	char title[400], *name;
+	json_t *parts = fa->parts ? json_loads(fa->parts, 0, NULL) : NULL;
+
+	memset(&f, 0, sizeof(f));
+	f.r = r;
+	f.fa = fa;
+	f.planned = cands_of(r, fa->profile, &f.cs);
+	f.est.limit_bytes = CALIB_UNSET;
+	if ((*rc = calib_report_members(r->st, &r->f, fa->family, fa->stack, MAX_MEMBERS, member_fn,
+					&f.ms)))
+		goto out;
+	family_estimate(&f, parts);
+	family_kind_scale(&f);
+	snprintf(title, sizeof(title), "Family %.12s%s%s: observed %s against %s", fa->family,
+		 fa->profile ? " of " : "", fa->profile ? fa->profile : "",
+		 f.kind < CALIB_KIND_COUNT ? calib_kind_name(f.kind) : "peak",
+		 f.scale[0] ? f.scale : "its scale");
+	name = xl_asprintf("family-%.12s-%.8s", fa->family, fa->stack ? fa->stack : "none");
+	xl_chart_begin(&f.c, &svg, (int)r->ncharts + 1, title, 760, 400, r->standalone);
+	family_axes(&f);
+	draw_fit_limit(&f);
+	draw_members(&f);
+	draw_infeasible(&f);
+	outcome_legend(&f.c, f.seen);
+	if (!f.drawn && !f.seen[XL_MARK_INFEASIBLE])
+		xl_chart_note(&f.c, (f.c.l + f.c.r) / 2, (f.c.t + f.c.bt) / 2,
+			      "no launch of this family with a figure of this kind and a scale");
+	xl_chart_end(&f.c);
+	family_caption(&f, &cap);
 	add_chart(r, SEC_FAMILIES, name, title, xl_buf_detach(&svg), xl_buf_detach(&cap));
 	free(name);
 out:
-	xl_strv_release(&infeasible);
+	xl_strv_release(&f.infeasible);
 	json_decref(parts);
-	members_release(&ms);
+	members_release(&f.ms);
 }
 
 static int family_fn(const struct calib_report_family *fa, void *arg)

@@ -395,31 +395,40 @@ static void child_exec(const struct xl_sup_opts *o, int out_w, int err_w, int ex
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
-{
-	int outp[2], errp[2], exp[2], gw = -1;
-	struct sigaction sa, old[NFWD], oldchld;
-	struct termq tq_out, tq_err;
+/* ---- supervision --------------------------------------------------------------- */
+
+/* One supervised child, from its spawn to its end. */
+struct sup {
+	const struct xl_sup_opts *o;
+	struct xl_sup_result *r;
+	int outp[2], errp[2], gw;
 	pid_t child, guardian;
-	int64_t peak_sent = 0;
-	double start = xl_mono(), term_at = 0, kill_at = 0, child_done_at = 0;
-	long oom_before = oom_kill_count();
-	bool child_done = false, out_open = true, err_open = true, log_failed = false;
-	int status = 0;
+	struct sigaction old[NFWD], oldchld;
+	struct termq tq_out, tq_err;
+	int64_t peak_sent;
+	double start, term_at, kill_at, child_done_at;
+	long oom_before;
+	bool child_done, out_open, err_open, log_failed;
+	int status;
 	struct rusage ru;
 	char buf[65536];
+};
 
-	memset(r, 0, sizeof(*r));
-	/* the guardian first, so it holds none of the child's pipes */
-	guardian = start_guardian(&gw, o->end_path);
-	if (guardian < 0)
+/* The guardian first, so it holds none of the child's pipes; its pid is
+ * written where a sweep looks (it leaves the attempt to a guardian that
+ * still lives). */
+static void guardian_begin(struct sup *s)
+{
+	const struct xl_sup_opts *o = s->o;
+
+	s->guardian = start_guardian(&s->gw, o->end_path);
+	if (s->guardian < 0)
 		xl_warn("cannot start the guardian process: %s; the child may outlive a killed xlaunch",
 			strerror(errno));
 	else if (o->guardian_path) {
-		/* a sweep leaves the attempt to a guardian that still lives */
 		int fd = open(o->guardian_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		char line[32];
-		int len = snprintf(line, sizeof(line), "%d\n", (int)guardian);
+		int len = snprintf(line, sizeof(line), "%d\n", (int)s->guardian);
 
 		if (fd >= 0) {
 			if (xl_write_all(fd, line, (size_t)len) < 0)
@@ -427,217 +436,313 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 			close(fd);
 		}
 	}
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(exp, O_CLOEXEC) < 0 ||
-	    pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		xl_error("cannot create pipes: %s", strerror(errno));
-		return XL_EX_SOFTWARE;
-	}
+}
+
+/* The signals to forward, and SIGCHLD, wake the loop through sig_pipe. */
+static void signals_begin(struct sup *s)
+{
+	struct sigaction sa;
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	for (size_t i = 0; i < NFWD; i++)
-		sigaction(forwarded_sigs[i], &sa, &old[i]);
-	sigaction(SIGCHLD, &sa, &oldchld);
+		sigaction(forwarded_sigs[i], &sa, &s->old[i]);
+	sigaction(SIGCHLD, &sa, &s->oldchld);
 	/* a vanished terminal must not kill the supervisor */
 	signal(SIGPIPE, SIG_IGN);
-	child = fork();
-	if (child < 0) {
+}
+
+static void signals_end(struct sup *s)
+{
+	for (size_t i = 0; i < NFWD; i++)
+		sigaction(forwarded_sigs[i], &s->old[i], NULL);
+	sigaction(SIGCHLD, &s->oldchld, NULL);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+	sig_pipe[0] = sig_pipe[1] = -1;
+}
+
+/* Forks the child into its own process group, tells the guardian which
+ * group, and learns whether its exec failed.  Returns 0 or 70. */
+static int spawn(struct sup *s)
+{
+	int exp[2];
+
+	if (pipe2(s->outp, O_CLOEXEC) < 0 || pipe2(s->errp, O_CLOEXEC) < 0 ||
+	    pipe2(exp, O_CLOEXEC) < 0 || pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		xl_error("cannot create pipes: %s", strerror(errno));
+		return XL_EX_SOFTWARE;
+	}
+	signals_begin(s);
+	s->child = fork();
+	if (s->child < 0) {
 		xl_error("cannot fork: %s", strerror(errno));
 		return XL_EX_SOFTWARE;
 	}
-	if (child == 0) {
-		close(outp[0]);
-		close(errp[0]);
+	if (s->child == 0) {
+		close(s->outp[0]);
+		close(s->errp[0]);
 		close(exp[0]);
-		child_exec(o, outp[1], errp[1], exp[1]);
+		child_exec(s->o, s->outp[1], s->errp[1], exp[1]);
 	}
-	setpgid(child, child);
-	close(outp[1]);
-	close(errp[1]);
+	setpgid(s->child, s->child);
+	close(s->outp[1]);
+	close(s->errp[1]);
 	close(exp[1]);
-	if (gw >= 0) {
-		pid_t pg = child;
+	if (s->gw >= 0) {
+		pid_t pg = s->child;
 
-		if (write(gw, &pg, sizeof(pg)) != (ssize_t)sizeof(pg))
+		if (write(s->gw, &pg, sizeof(pg)) != (ssize_t)sizeof(pg))
 			xl_warn("cannot reach the guardian process");
 	}
-	{
-		int e;
-		ssize_t n = read(exp[0], &e, sizeof(e));
+	int e;
+	ssize_t n = read(exp[0], &e, sizeof(e));
 
-		close(exp[0]);
-		if (n == (ssize_t)sizeof(e)) {
-			r->exec_failed = true;
-			xl_error("cannot run '%s': %s", o->argv[0], strerror(e));
-		}
+	close(exp[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		s->r->exec_failed = true;
+		xl_error("cannot run '%s': %s", s->o->argv[0], strerror(e));
 	}
-	/* sampled from the exec on: before it the child is a copy of xlaunch */
-	if (o->observe && !r->exec_failed)
-		xl_observe_begin(o->observe, child);
-	termq_init(&tq_out, 1);
-	termq_init(&tq_err, 2);
+	return 0;
+}
 
-	while (out_open || err_open || !child_done) {
+/* How long poll may sleep (ms, -1: until something comes): the timeout,
+ * the kill after the grace period, the report file, the next sample; once
+ * the child is gone, a little while for descendants that hold the pipes.
+ * Returns -2 when that while is over. */
+static int poll_timeout(const struct sup *s, double now)
+{
+	const struct xl_sup_opts *o = s->o;
+	int timeout = -1;
+
+	if (!s->child_done && o->timeout_s > 0 && !s->term_at) {
+		double left = s->start + o->timeout_s - now;
+
+		timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+	}
+	if (!s->child_done && s->term_at) {
+		double left = s->kill_at - now;
+
+		timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+	}
+	if (!s->child_done && o->watch && (timeout < 0 || timeout > 100)) {
+		/* the report file is read as it grows, so its steps and counts
+		 * fall in time with the output's lines */
+		timeout = 100;
+	}
+	if (!s->child_done && o->observe) {
+		int t = xl_observe_timeout_ms(o->observe, now);
+
+		if (t >= 0 && (timeout < 0 || t < timeout))
+			timeout = t;
+	}
+	if (s->child_done) {
+		double left = s->child_done_at + 2.0 - now;
+
+		if (left <= 0)
+			return -2;
+		timeout = (int)(left * 1000) + 1;
+	}
+	return timeout;
+}
+
+/* Samples the group when due; the guardian keeps the peak so far, for an
+ * end it may write. */
+static void observe_tick(struct sup *s, double now)
+{
+	struct xl_observe *obs = s->o->observe;
+
+	if (s->child_done || !obs)
+		return;
+	xl_observe_tick(obs, now);
+	if (obs->rss_sum_peak > s->peak_sent + s->peak_sent / 64) {
+		s->peak_sent = obs->rss_sum_peak;
+		guard_send(s->gw, 'p', s->peak_sent);
+	}
+}
+
+/* What the child wrote: to its log, to the scanner, to the terminal. */
+static void copy_output(struct sup *s, const struct pollfd *pf, int nfds)
+{
+	const struct xl_sup_opts *o = s->o;
+
+	for (int i = 1; i < nfds; i++) {
+		bool is_out = pf[i].fd == s->outp[0];
+
+		if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		ssize_t n = read(pf[i].fd, s->buf, sizeof(s->buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (is_out)
+				s->out_open = false;
+			else
+				s->err_open = false;
+			continue;
+		}
+		int logfd = is_out ? o->out_log : o->err_log;
+
+		if (logfd >= 0 && xl_write_all(logfd, s->buf, (size_t)n) < 0 && !s->log_failed) {
+			s->log_failed = true;
+			xl_warn("cannot write the run's %s log: %s; the terminal still gets it",
+				is_out ? "stdout" : "stderr", strerror(errno));
+		}
+		xl_scan_feed(is_out ? o->scan_out : o->scan_err, s->buf, (size_t)n);
+		termq_push(is_out ? &s->tq_out : &s->tq_err, s->buf, (size_t)n);
+	}
+}
+
+/* Signals that reached xlaunch go to the child's group. */
+static void forward_signals(struct sup *s)
+{
+	unsigned char sigs[64];
+	ssize_t n = read(sig_pipe[0], sigs, sizeof(sigs));
+
+	for (ssize_t i = 0; i < n; i++) {
+		if (sigs[i] == SIGCHLD)
+			continue;
+		if (!s->child_done)
+			kill(-s->child, sigs[i]);
+		if (sigs[i] == SIGINT || sigs[i] == SIGTERM || sigs[i] == SIGHUP || sigs[i] == SIGQUIT)
+			s->r->forwarded = sigs[i];
+	}
+}
+
+/* Whether the child just ended (what it left in its group goes too); else
+ * the timeout: SIGTERM to the group, SIGKILL after the grace period. */
+static bool check_child(struct sup *s, double now)
+{
+	const struct xl_sup_opts *o = s->o;
+	pid_t w = wait4(s->child, &s->status, WNOHANG, &s->ru);
+
+	if (w == s->child) {
+		s->child_done = true;
+		guard_send(s->gw, 'd', s->status);
+		s->child_done_at = now;
+		s->r->wall_s = now - s->start;
+		if (kill(-s->child, 0) == 0) {
+			kill(-s->child, SIGTERM);
+			for (int i = 0; i < 20 && kill(-s->child, 0) == 0; i++)
+				usleep(50000);
+			kill(-s->child, SIGKILL);
+		}
+		return true;
+	}
+	if (o->timeout_s > 0 && !s->term_at && now - s->start >= o->timeout_s) {
+		s->r->timed_out = true;
+		xl_warn("timeout after %.0f s: stopping the child (SIGTERM, then SIGKILL after %.0f s)",
+			o->timeout_s, o->grace_s);
+		kill(-s->child, SIGTERM);
+		s->term_at = now;
+		s->kill_at = now + o->grace_s;
+	} else if (s->term_at && now >= s->kill_at) {
+		kill(-s->child, SIGKILL);
+		s->kill_at = now + 3600;
+	}
+	return false;
+}
+
+/* Until the child has ended and its output is read. */
+static void watch_loop(struct sup *s)
+{
+	const struct xl_sup_opts *o = s->o;
+
+	while (s->out_open || s->err_open || !s->child_done) {
 		struct pollfd pf[3];
-		int nfds = 0, timeout = -1;
+		int nfds = 0, timeout;
 		double now = xl_mono();
 
 		pf[nfds++] = (struct pollfd){ sig_pipe[0], POLLIN, 0 };
-		if (out_open)
-			pf[nfds++] = (struct pollfd){ outp[0], POLLIN, 0 };
-		if (err_open)
-			pf[nfds++] = (struct pollfd){ errp[0], POLLIN, 0 };
-		if (!child_done && o->timeout_s > 0 && !term_at) {
-			double left = start + o->timeout_s - now;
-
-			timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
-		}
-		if (!child_done && term_at) {
-			double left = kill_at - now;
-
-			timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
-		}
-		if (!child_done && o->watch && (timeout < 0 || timeout > 100)) {
-			/* the report file is read as it grows, so its steps and
-			 * counts fall in time with the output's lines */
-			timeout = 100;
-		}
-		if (!child_done && o->observe) {
-			int t = xl_observe_timeout_ms(o->observe, now);
-
-			if (t >= 0 && (timeout < 0 || t < timeout))
-				timeout = t;
-		}
-		if (child_done) {
-			/* descendants may hold the pipes: wait a little, not forever */
-			double left = child_done_at + 2.0 - now;
-
-			if (left <= 0)
-				break;
-			timeout = (int)(left * 1000) + 1;
-		}
+		if (s->out_open)
+			pf[nfds++] = (struct pollfd){ s->outp[0], POLLIN, 0 };
+		if (s->err_open)
+			pf[nfds++] = (struct pollfd){ s->errp[0], POLLIN, 0 };
+		if ((timeout = poll_timeout(s, now)) == -2)
+			break;
 		if (poll(pf, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
 			break;
 		now = xl_mono();
 		/* report lines written before the output just woken for come first */
 		if (o->watch)
 			xl_watch_poll_report(o->watch, now);
-		if (!child_done && o->observe) {
-			xl_observe_tick(o->observe, now);
-			/* the guardian keeps the peak so far, for an end it may write */
-			if (o->observe->rss_sum_peak > peak_sent + peak_sent / 64) {
-				peak_sent = o->observe->rss_sum_peak;
-				guard_send(gw, 'p', peak_sent);
-			}
-		}
-		for (int i = 1; i < nfds; i++) {
-			bool is_out = pf[i].fd == outp[0];
-
-			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t n = read(pf[i].fd, buf, sizeof(buf));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				if (is_out)
-					out_open = false;
-				else
-					err_open = false;
-				continue;
-			}
-			int logfd = is_out ? o->out_log : o->err_log;
-
-			if (logfd >= 0 && xl_write_all(logfd, buf, (size_t)n) < 0 && !log_failed) {
-				log_failed = true;
-				xl_warn("cannot write the run's %s log: %s; the terminal still gets it",
-					is_out ? "stdout" : "stderr", strerror(errno));
-			}
-			xl_scan_feed(is_out ? o->scan_out : o->scan_err, buf, (size_t)n);
-			termq_push(is_out ? &tq_out : &tq_err, buf, (size_t)n);
-		}
-		if (pf[0].revents & POLLIN) {
-			unsigned char sigs[64];
-			ssize_t n = read(sig_pipe[0], sigs, sizeof(sigs));
-
-			for (ssize_t i = 0; i < n; i++) {
-				if (sigs[i] == SIGCHLD)
-					continue;
-				if (!child_done)
-					kill(-child, sigs[i]);
-				if (sigs[i] == SIGINT || sigs[i] == SIGTERM || sigs[i] == SIGHUP ||
-				    sigs[i] == SIGQUIT)
-					r->forwarded = sigs[i];
-			}
-		}
-		if (!child_done) {
-			pid_t w = wait4(child, &status, WNOHANG, &ru);
-
-			if (w == child) {
-				child_done = true;
-				guard_send(gw, 'd', status);
-				child_done_at = now;
-				r->wall_s = now - start;
-				/* what the child left behind in its group goes too */
-				if (kill(-child, 0) == 0) {
-					kill(-child, SIGTERM);
-					for (int i = 0; i < 20 && kill(-child, 0) == 0; i++)
-						usleep(50000);
-					kill(-child, SIGKILL);
-				}
-				continue;
-			}
-			if (o->timeout_s > 0 && !term_at && now - start >= o->timeout_s) {
-				r->timed_out = true;
-				xl_warn("timeout after %.0f s: stopping the child (SIGTERM, then SIGKILL after %.0f s)",
-					o->timeout_s, o->grace_s);
-				kill(-child, SIGTERM);
-				term_at = now;
-				kill_at = now + o->grace_s;
-			} else if (term_at && now >= kill_at) {
-				kill(-child, SIGKILL);
-				kill_at = now + 3600;
-			}
-		}
+		observe_tick(s, now);
+		copy_output(s, pf, nfds);
+		if (pf[0].revents & POLLIN)
+			forward_signals(s);
+		if (!s->child_done && check_child(s, now))
+			continue;
 	}
-	close(outp[0]);
-	close(errp[0]);
-	if (!child_done) {
+}
+
+/* After the loop: the child reaped, the scanners and the terminal flushed,
+ * the guardian told all is well, the signals given back; the result. */
+static void finish(struct sup *s)
+{
+	const struct xl_sup_opts *o = s->o;
+	struct xl_sup_result *r = s->r;
+
+	close(s->outp[0]);
+	close(s->errp[0]);
+	if (!s->child_done) {
 		/* should not happen; be sure */
-		kill(-child, SIGKILL);
-		wait4(child, &status, 0, &ru);
-		r->wall_s = xl_mono() - start;
+		kill(-s->child, SIGKILL);
+		wait4(s->child, &s->status, 0, &s->ru);
+		r->wall_s = xl_mono() - s->start;
 	}
 	xl_scan_finish(o->scan_out);
 	xl_scan_finish(o->scan_err);
 	if (o->watch)
-		xl_watch_finish(o->watch, child_done ? child_done_at : xl_mono());
-	r->term_dropped = termq_close(&tq_out, 5.0) + termq_close(&tq_err, 5.0);
-	if (gw >= 0) {
-		guard_send(gw, 'x', 0);
-		close(gw);
-		waitpid(guardian, NULL, 0);
+		xl_watch_finish(o->watch, s->child_done ? s->child_done_at : xl_mono());
+	r->term_dropped = termq_close(&s->tq_out, 5.0) + termq_close(&s->tq_err, 5.0);
+	if (s->gw >= 0) {
+		guard_send(s->gw, 'x', 0);
+		close(s->gw);
+		waitpid(s->guardian, NULL, 0);
 	}
-	for (size_t i = 0; i < NFWD; i++)
-		sigaction(forwarded_sigs[i], &old[i], NULL);
-	sigaction(SIGCHLD, &oldchld, NULL);
-	close(sig_pipe[0]);
-	close(sig_pipe[1]);
-	sig_pipe[0] = sig_pipe[1] = -1;
-
-	r->peak_rss_bytes = (long long)ru.ru_maxrss * 1024;
-	if (WIFSIGNALED(status)) {
+	signals_end(s);
+	r->peak_rss_bytes = (long long)s->ru.ru_maxrss * 1024;
+	if (WIFSIGNALED(s->status)) {
 		r->signaled = true;
-		r->sig = WTERMSIG(status);
+		r->sig = WTERMSIG(s->status);
 		r->exit_code = 128 + r->sig;
 	} else {
-		r->exit_code = WEXITSTATUS(status);
+		r->exit_code = WEXITSTATUS(s->status);
 	}
-	if (oom_before >= 0) {
+	if (s->oom_before >= 0) {
 		long after = oom_kill_count();
 
-		r->oom_killed = after > oom_before && r->signaled && r->sig == SIGKILL;
+		r->oom_killed = after > s->oom_before && r->signaled && r->sig == SIGKILL;
 	}
+}
+
+int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
+{
+	struct sup *s = xl_calloc(1, sizeof(*s));
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	s->o = o;
+	s->r = r;
+	s->gw = -1;
+	s->start = xl_mono();
+	s->oom_before = oom_kill_count();
+	s->out_open = s->err_open = true;
+	guardian_begin(s);
+	if ((rc = spawn(s))) {
+		free(s);
+		return rc;
+	}
+	/* sampled from the exec on: before it the child is a copy of xlaunch */
+	if (o->observe && !r->exec_failed)
+		xl_observe_begin(o->observe, s->child);
+	termq_init(&s->tq_out, 1);
+	termq_init(&s->tq_err, 2);
+	watch_loop(s);
+	finish(s);
+	free(s);
 	return 0;
 }

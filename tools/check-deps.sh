@@ -26,8 +26,11 @@
 # brace to its closing one, in the modules and in tools/ (the kernel's
 # "one or two screenfuls"); tools/check-funcs.sh counts them.
 #
-# Prints one line per include that points the wrong way and per function
-# that is too long, and exits 1 when there is any.
+# Files: no two files of one folder call each other (tools/check-circles.sh).
+#
+# Prints one line per include that points the wrong way, per function that
+# is too long and per pair of files that call each other, and exits 1 when
+# there is any.
 set -eu
 ROOT=${1:-.}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -133,4 +136,6 @@ END {
 	}
 }' || status=1
 "$HERE/check-funcs.sh" common calib probe bundle launcher tools || status=1
+"$HERE/check-circles.sh" common calib probe bundle launcher launcher/flags launcher/profile \
+	launcher/run launcher/report || status=1
 exit $status

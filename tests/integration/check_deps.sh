@@ -80,4 +80,13 @@ expect_rc 1 "a function of 164 lines refused"
 expect_out "check-funcs: calib/long.c:2: too_long() is 164 lines long (at most 150" "the function and its length named"
 MAX_FUNC_LINES=200 run tools/check-deps.sh "$T/tree"
 expect_rc 0 "MAX_FUNC_LINES raises the bound"
+
+# two files of one folder that call each other
+rm -rf "$T/tree"; mkdir "$T/tree"
+cp -R common calib probe bundle launcher kernels "$T/tree/"
+printf 'void xl_circle_back(void);\nvoid xl_circle_there(void)\n{\n\txl_circle_back();\n}\n' >"$T/tree/calib/there.c"
+printf 'void xl_circle_there(void);\nvoid xl_circle_back(void)\n{\n\txl_circle_there();\n}\n' >"$T/tree/calib/back.c"
+run tools/check-deps.sh "$T/tree"
+expect_rc 1 "two files that call each other refused"
+expect_out "check-circles: calib/back.c and calib/there.c call each other" "the pair named"
 done_ok

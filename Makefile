@@ -17,8 +17,7 @@ SAN ?=
 # the warnings on.
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter $(WERROR)
-override CPPFLAGS += -MMD -MP -I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
-	-DXL_DATADIR='"$(DATADIR)"'
+override CPPFLAGS += -MMD -MP -I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libyaml, jansson and sqlite3 are linked statically by default when their
 # archives are installed (the -dev packages ship them): loading three shared
 # libraries is most of what `xlaunch exec` would otherwise add to a launch
@@ -54,14 +53,14 @@ else
 BUILD = build/rel
 endif
 
-MODULES = common launcher calib probe bundle
+MODULES = common launcher launcher/profile launcher/flags launcher/run launcher/report calib probe bundle
 SRCS = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 OBJS = $(patsubst %.c,$(BUILD)/%.o,$(SRCS))
 LIBOBJS = $(filter-out $(BUILD)/launcher/main.o,$(OBJS))
 
 # Flag catalogs: etc/flags/*.yaml stay the source; tools/gen-catalog checks
 # them and compiles them into a sorted C table linked into the binary, so
-# no launch parses them (see launcher/catalog.h).
+# no launch parses them (see launcher/flags/catalog.h).
 CATALOGS = $(sort $(wildcard etc/flags/*.yaml))
 GEN_CATALOG = $(BUILD)/tools/gen-catalog
 OBJS += $(BUILD)/gen/catalog_table.o
@@ -88,6 +87,16 @@ $(BIN): $(OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The data directory is found beside the binary first (../share/xlaunch, so
+# an installed tree may move); the compiled-in DATADIR is the fallback.  Only
+# common/path.c sees it, and it is rebuilt whenever DATADIR changes (`make`
+# then `make install PREFIX=/opt/x` installs a binary that names /opt/x).
+DATADIR_STAMP = $(BUILD)/datadir.stamp
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(DATADIR_STAMP) 2>/dev/null)" = '$(DATADIR)' ] || \
+	printf '%s\n' '$(DATADIR)' > $(DATADIR_STAMP); })
+$(BUILD)/common/path.o: $(DATADIR_STAMP)
+$(BUILD)/common/path.o: override CPPFLAGS += -DXL_DATADIR='"$(DATADIR)"'
 
 $(GEN_CATALOG): tools/gen-catalog.c tools/gen-c.h $(filter $(BUILD)/common/%,$(OBJS))
 	@mkdir -p $(dir $@)

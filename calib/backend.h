@@ -175,6 +175,8 @@ struct calib_store {
 				    * when run again from its start */
 	bool absent;               /* the backend's: open with CALIB_OPEN_NOCREATE
 				    * found no store at all */
+	bool stand_in;             /* store.c's: no store exists at location, and
+				    * an empty one in memory answers (a query) */
 	bool in_tx;                /* store.c's: inside a transaction of its own
 				    * (an import), where parts are not retried */
 	struct xl_strv secrets;    /* the location's password as written and

@@ -105,6 +105,9 @@ enum {
 int calib_open(const char *location, unsigned flags, struct calib_store **out, char **err);
 /* NULL is fine. */
 void calib_close(struct calib_store *st);
+/* Whether no store exists at the location and an empty one answers in its
+ * place (opened with CALIB_OPEN_READONLY): the caller says so. */
+bool calib_store_stand_in(const struct calib_store *st);
 /* How long, in seconds, a store operation waits for another process's lock,
  * or for a server to connect or answer, before it fails with 73 (default
  * 30).  Process-wide. */

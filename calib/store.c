@@ -304,6 +304,7 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 		st->err = NULL;
 		st->be = &calib_sqlite_backend;
 		rc = st->be->open(st, NULL, flags);
+		st->stand_in = rc == 0;
 	}
 	if (rc)
 		goto fail;
@@ -314,6 +315,11 @@ fail:
 		*err = xl_strdup(st->err ? st->err : "cannot open");
 	calib_close(st);
 	return rc ? rc : XL_EX_CANTCREAT;
+}
+
+bool calib_store_stand_in(const struct calib_store *st)
+{
+	return st && st->stand_in;
 }
 
 void calib_close(struct calib_store *st)

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
+#include <jansson.h>
+
 #define XLAUNCH_VERSION "0.1.0"
 
 /* Exit codes (sysexits); every command returns one.  run and exec return
@@ -144,7 +146,8 @@ bool xl_startswith(const char *s, const char *prefix);
 bool xl_endswith(const char *s, const char *suffix);
 /* Levenshtein distance, capped at max+1 for speed. */
 size_t xl_edit_distance(const char *a, const char *b, size_t max);
-/* Best "did you mean" from a NULL-terminated list, or NULL when none is close. */
+/* Best "did you mean" from a NULL-terminated list, or NULL when none is
+ * close; a NULL list is an empty one. */
 const char *xl_did_you_mean(const char *word, const char *const *candidates);
 /* Valid environment variable name: [A-Za-z_][A-Za-z0-9_]* */
 bool xl_valid_env_name(const char *s);
@@ -164,16 +167,24 @@ char *xl_read_file(const char *path, size_t *len, size_t max);
 /* Writes all len bytes, retrying short writes and EINTR.  Returns 0, or -1
  * with errno set. */
 int xl_write_all(int fd, const void *buf, size_t len);
+/* Writes j to path through a temporary file and rename(); durable: fsync
+ * before the rename (records), not for what is rewritten anyway (manifests,
+ * caches).  0 or -1 (errno). */
+int xl_write_json_atomic(const char *path, const json_t *j, bool durable);
 /* mkdir -p with the given mode for every created component. */
 int xl_mkdirs(const char *path, unsigned mode);
 /* $XDG_STATE_HOME/xlaunch (default ~/.local/state/xlaunch); caller frees. */
 char *xl_state_dir(void);
 /* $XDG_CONFIG_HOME/xlaunch (default ~/.config/xlaunch); caller frees. */
 char *xl_config_dir(void);
-/* Where shipped data lives (etc/, profiles/): $XLAUNCH_DATADIR, else the
- * directory of the running binary when it holds etc/, else the install
- * DATADIR.  Static storage. */
+/* Where shipped data lives (etc/, profiles/): $XLAUNCH_DATADIR, else
+ * ../share/xlaunch beside the running binary (an installed or moved tree,
+ * a venv), else the source tree a build-tree binary sits in (its own
+ * directory or up to two above, holding etc/outcomes.yaml), else the
+ * compiled-in PREFIX/share/xlaunch.  Static storage. */
 const char *xl_data_dir(void);
+/* How xl_data_dir() was found, in words.  Static storage. */
+const char *xl_data_dir_how(void);
 /* xl_data_dir() + "/" + rel; caller frees. */
 char *xl_data_path(const char *rel);
 /* Hostname, static storage. */

@@ -150,45 +150,88 @@ char *xl_config_dir(void)
 	return xdg_dir("XDG_CONFIG_HOME", ".config");
 }
 
-static bool is_dir(const char *p)
+/* A directory that holds xlaunch's shipped data: etc/outcomes.yaml is the
+ * one file every command may read. */
+static bool holds_data(const char *dir)
 {
+	char *probe = xl_asprintf("%s/etc/outcomes.yaml", dir);
 	struct stat st;
+	bool yes = stat(probe, &st) == 0 && S_ISREG(st.st_mode);
 
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	free(probe);
+	return yes;
+}
+
+static char data_dir[PATH_MAX];
+static const char *data_dir_how;
+
+/* The directory of the running binary, links resolved; false when
+ * /proc/self/exe cannot be read. */
+static bool exe_dir(char *out, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", out, size - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	slash = strrchr(out, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return true;
 }
 
 const char *xl_data_dir(void)
 {
-	static char dir[PATH_MAX];
 	const char *env;
 	char exe[PATH_MAX];
-	ssize_t n;
 
-	if (dir[0])
-		return dir;
+	if (data_dir[0])
+		return data_dir;
 	env = getenv("XLAUNCH_DATADIR");
 	if (env && *env) {
-		snprintf(dir, sizeof(dir), "%s", env);
-		return dir;
+		snprintf(data_dir, sizeof(data_dir), "%s", env);
+		data_dir_how = "from XLAUNCH_DATADIR";
+		return data_dir;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char probe[PATH_MAX + 16];
-		char *slash;
+	if (exe_dir(exe, sizeof(exe))) {
+		/* an installed tree, wherever it was installed or moved to:
+		 * PREFIX/bin/xlaunch and PREFIX/share/xlaunch (a venv's
+		 * bin/ and share/ for the wheel) */
+		char *share = xl_asprintf("%s/../share/xlaunch", exe);
+		bool found = holds_data(share) && realpath(share, data_dir);
 
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(probe, sizeof(probe), "%s/etc", exe);
-			if (is_dir(probe)) {
-				snprintf(dir, sizeof(dir), "%s", exe);
-				return dir;
+		free(share);
+		if (found) {
+			data_dir_how = "beside the binary: ../share/xlaunch";
+			return data_dir;
+		}
+		/* a build-tree binary: ./xlaunch, or build/san/xlaunch */
+		for (int up = 0; up < 3; up++) {
+			size_t n = strlen(exe);
+
+			if (holds_data(exe) && n < sizeof(data_dir)) {
+				memcpy(data_dir, exe, n + 1);
+				data_dir_how = "the source tree of the binary";
+				return data_dir;
 			}
+			char *slash = strrchr(exe, '/');
+
+			if (!slash || slash == exe)
+				break;
+			*slash = '\0';
 		}
 	}
-	snprintf(dir, sizeof(dir), "%s", XL_DATADIR);
-	return dir;
+	snprintf(data_dir, sizeof(data_dir), "%s", XL_DATADIR);
+	data_dir_how = "compiled in";
+	return data_dir;
+}
+
+const char *xl_data_dir_how(void)
+{
+	xl_data_dir();
+	return data_dir_how;
 }
 
 char *xl_data_path(const char *rel)
@@ -289,4 +332,32 @@ bool xl_parse_iso_time(const char *s, double *out)
 		return false;
 	*out = (double)t + frac;
 	return true;
+}
+
+int xl_write_json_atomic(const char *path, const json_t *j, bool durable)
+{
+	char *tmp = xl_asprintf("%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc = -1;
+
+	if (fd >= 0) {
+		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		int w = xl_write_all(fd, s, strlen(s));
+
+		free(s);
+		if (w == 0 && xl_write_all(fd, "\n", 1) == 0 && (!durable || fsync(fd) == 0))
+			rc = 0;
+		if (close(fd) < 0)
+			rc = -1;
+		if (rc == 0 && rename(tmp, path) < 0)
+			rc = -1;
+	}
+	if (rc < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+	}
+	free(tmp);
+	return rc;
 }

@@ -70,7 +70,7 @@ const char *xl_did_you_mean(const char *word, const char *const *candidates)
 	const char *best = NULL;
 	size_t bestd = max + 1;
 
-	for (size_t i = 0; candidates[i]; i++) {
+	for (size_t i = 0; candidates && candidates[i]; i++) {
 		size_t d = xl_edit_distance(word, candidates[i], max);
 
 		if (d < bestd) {

@@ -133,17 +133,26 @@ static const struct xl_cmd help_cmd = {
 static enum xl_exit cmd_version(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	(void)call;
-	if (ctx->json)
-		printf("{\"version\": \"%s\"}\n", XLAUNCH_VERSION);
-	else
+	if (ctx->json) {
+		json_t *j = json_pack("{s:s,s:s,s:s}", "version", XLAUNCH_VERSION, "data_dir",
+				      xl_data_dir(), "data_dir_from", xl_data_dir_how());
+		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		puts(s);
+		free(s);
+		json_decref(j);
+	} else {
 		printf("xlaunch %s\n", XLAUNCH_VERSION);
+		if (ctx->verbosity > 0)
+			printf("data directory: %s (%s)\n", xl_data_dir(), xl_data_dir_how());
+	}
 	return fflush(stdout) == 0 ? XL_EX_OK : XL_EX_SOFTWARE;
 }
 
 static const struct xl_cmd version_cmd = {
 	.name = "version",
 	.summary = "print the version",
-	.json = "{version}",
+	.json = "{version, data_dir, data_dir_from}",
 	.run = cmd_version,
 };
 

@@ -23,7 +23,8 @@ for name in "$@"; do
 	fi
 	echo "fuzz $name ($mode)"
 	# shellcheck disable=SC2086
-	if ! ASAN_OPTIONS=detect_leaks=1 "$bin" $args -artifact_prefix=build/fuzz/ "$corpus" \
+	# absolute paths: a harness may work in a directory of its own
+	if ! ASAN_OPTIONS=detect_leaks=1 "$bin" $args -artifact_prefix="$(pwd)/build/fuzz/" "$(pwd)/$corpus" \
 		>build/fuzz/$name.log 2>&1; then
 		tail -40 build/fuzz/$name.log
 		status=1

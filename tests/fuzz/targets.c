@@ -1,11 +1,10 @@
 /* targets.c - the fuzz targets (targets.h), on the modules' own interfaces. */
 #include "tests/fuzz/targets.h"
 #include "bundle/bundle.h"
-#include "launcher/cachekey.h"
+#include "launcher/flags/flags.h"
 #include "calib/calib.h"
-#include "launcher/catalog.h"
-#include "launcher/profile.h"
-#include "launcher/run.h"
+#include "launcher/profile/layer.h"
+#include "launcher/run/supervise.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +131,24 @@ int xl_fuzz_profile(const uint8_t *data, size_t size)
 	}
 	xl_profile_free(p);
 	return 0;
+}
+
+int xl_fuzz_profile_name(const uint8_t *data, size_t size)
+{
+	size_t n = 0;
+	char *name;
+	struct xl_profile *p = NULL;
+	int rc;
+
+	while (n < size && n < 64 && data[n] != '\n')
+		n++;
+	name = xl_strndup((const char *)data, n);
+	rc = xl_profile_resolve(NULL, name, NULL, XL_RESOLVE_NO_AMBIENT, &p);
+	if ((rc == 0) != (p != NULL))
+		abort();
+	xl_profile_free(p);
+	free(name);
+	return rc;
 }
 
 extern const struct xl_cmd xl_cmd_env, xl_cmd_exec, xl_cmd_run, xl_cmd_profile, xl_cmd_flags,

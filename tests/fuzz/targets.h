@@ -28,6 +28,11 @@ int xl_fuzz_lint(const uint8_t *data, size_t len);
  * each of its candidates, rendered as JSON and as an environment.  Returns
  * 0, or -1 when the bytes are refused. */
 int xl_fuzz_profile(const uint8_t *data, size_t len);
+/* The bytes up to the first newline (at most 64) as a profile name,
+ * resolved by name on the profile path as it stands (the fuzz harness
+ * makes it empty, with no data directory): a message and an exit code,
+ * never a crash.  Returns the exit code. */
+int xl_fuzz_profile_name(const uint8_t *data, size_t len);
 
 /* A command line: the first byte picks a command (env, exec, run, profile,
  * flags, probe, calib, bundle), the rest are its words, one per line.

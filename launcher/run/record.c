@@ -88,42 +88,6 @@ json_t *xl_signature_parts(const struct xl_profile *p, const json_t *job)
 	return parts;
 }
 
-/* ---- run directories ---------------------------------------------------------- */
-
-char *xl_runs_dir(void)
-{
-	char *state = xl_state_dir();
-	char *d = xl_asprintf("%s/runs", state);
-
-	free(state);
-	return d;
-}
-
-char *xl_new_run_id(int rank, int attempt)
-{
-	char t[32], host[64];
-	const char *h = xl_hostname();
-	size_t k = 0;
-	struct timespec now;
-	struct tm tm;
-
-	/* microseconds keep ids of one host in start order when sorted by name */
-	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	strftime(t, sizeof(t), "%Y%m%dT%H%M%S", &tm);
-	for (size_t i = 0; h[i] && k < sizeof(host) - 1; i++) {
-		char c = h[i];
-
-		if (c == '.')
-			break;
-		host[k++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			     (c >= '0' && c <= '9') || c == '-') ? c : '_';
-	}
-	host[k] = '\0';
-	return xl_asprintf("%s.%06ldZ-%s-%d-r%d-a%d", t, (long)(now.tv_nsec / 1000), host,
-			   (int)getpid(), rank, attempt);
-}
-
 /* ---- records waiting for the store -------------------------------------------------- */
 
 static char *pending_dir(void)

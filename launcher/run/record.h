@@ -1,4 +1,6 @@
-/* record.h - signature parts, run directories and kept records (internal). */
+/* record.h - signature parts (record.c), run directories (rundir.c), kept
+ * records (record.c) and the owners of run directories (sweep.c); private
+ * to launcher/run/. */
 #ifndef XLAUNCH_LAUNCHER_RUN_RECORD_H
 #define XLAUNCH_LAUNCHER_RUN_RECORD_H
 
@@ -23,7 +25,7 @@ char *xl_new_run_id(int rank, int attempt);
 /* Keeps a record in $XDG_STATE_HOME/xlaunch/pending until the store has it. */
 int xl_record_keep(const json_t *record, char **where);
 void xl_record_done(const json_t *record);
-/* ---- attempts whose supervisor was lost (launcher/sweep.c) ------------------------ */
+/* ---- attempts whose supervisor was lost (sweep.c, rundir.c) ------------------------ */
 
 /* {host, pid, pid_start, boot_id} of this process: who owns a run
  * directory, so that a later xlaunch can tell the owner is gone.  New

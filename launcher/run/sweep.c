@@ -117,29 +117,6 @@ static enum owner_state owner_state(const json_t *owner, char *why, size_t n)
 	return OWNER_DEAD;
 }
 
-static char *run_path(const char *id, const char *name)
-{
-	char *runs = xl_runs_dir();
-	char *p = xl_asprintf("%s/%s/%s", runs, id, name);
-
-	free(runs);
-	return p;
-}
-
-void xl_run_settled(const char *id, const char *why)
-{
-	char *p = run_path(id, "settled");
-	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-
-	if (fd >= 0) {
-		if (xl_write_all(fd, why, strlen(why)) < 0 || xl_write_all(fd, "\n", 1) < 0) {
-			/* the file's presence is what counts */
-		}
-		close(fd);
-	}
-	free(p);
-}
-
 static bool exists(const char *path)
 {
 	struct stat sb;

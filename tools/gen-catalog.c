@@ -116,145 +116,172 @@ static int cmp_ent(const void *a, const void *b)
 	return c ? c : x->family - y->family;
 }
 
-int main(int argc, char **argv)
+/* file read and parsed: its root, a mapping; NULL once said, with the exit
+ * status in *rc (66: unreadable, 65: not a mapping). */
+static struct xl_ynode *read_catalog(const char *file, int *rc)
 {
-	struct fam fams[32];
-	struct xl_ynode *roots[32];
-	int nf = 0;
-	FILE *out;
+	size_t len;
+	char *data = xl_read_file(file, &len, 0), *err = NULL;
+	struct xl_ynode *root;
 
-	if (argc < 3 || argc - 2 > 32) {
-		fprintf(stderr, "usage: gen-catalog OUT.c CATALOG.yaml...\n");
-		return 64;
+	if (!data) {
+		fprintf(stderr, "gen-catalog: %s: cannot read\n", file);
+		*rc = 66;
+		return NULL;
 	}
-	for (int a = 2; a < argc; a++) {
-		const char *file = argv[a];
-		size_t len;
-		char *data = xl_read_file(file, &len, 0), *err = NULL;
-		struct xl_ynode *root, *src, *fl;
-		struct fam *fm = &fams[nf];
-		const char *s;
-
-		if (!data) {
-			fprintf(stderr, "gen-catalog: %s: cannot read\n", file);
-			return 66;
-		}
-		root = xl_yaml_parse(data, len, &err);
-		free(data);
-		if (!root || root->kind != XL_Y_MAP) {
-			fprintf(stderr, "gen-catalog: %s:%s\n", file, err ? err : "1:1: not a mapping");
-			free(err);
-			xl_ynode_free(root);
-			return 65;
-		}
-		roots[nf] = root;
-		memset(fm, 0, sizeof(*fm));
-		fm->file = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-		check_keys(file, root, famkeys);
-		fm->name = scalar(file, xl_ymap_get(root, "family"), "family");
-		fm->kind = scalar(file, xl_ymap_get(root, "kind"), "kind");
-		fm->bool_parser = scalar(file, xl_ymap_get(root, "bool_parser"), "bool_parser");
-		fm->variables = xl_ymap_get(root, "variables");
-		if (!fm->name)
-			bad(file, root, "%s", "no 'family'");
-		if (!fm->kind || (strcmp(fm->kind, "flags") && strcmp(fm->kind, "env")))
-			bad(file, root, "%s", "'kind' must be flags or env");
-		if (fm->kind && strcmp(fm->kind, "flags") == 0 &&
-		    (!fm->variables || fm->variables->kind != XL_Y_SEQ))
-			bad(file, root, "%s", "a flags catalog needs 'variables' (a list)");
-		if (fm->bool_parser && index_of(fm->bool_parser, parsers) < 0)
-			bad(file, xl_ymap_get(root, "bool_parser"), "unknown bool_parser '%s'", fm->bool_parser);
-		if (!xl_yscalar_bool(xl_ymap_get(root, "complete"), &fm->complete))
-			bad(file, root, "%s", "'complete' must be true or false");
-		src = xl_ymap_get(root, "source");
-		if (!src || src->kind != XL_Y_MAP) {
-			bad(file, root, "%s", "no 'source' mapping");
-		} else {
-			check_keys(file, src, srckeys);
-			fm->repository = scalar(file, xl_ymap_get(src, "repository"), "repository");
-			fm->path = scalar(file, xl_ymap_get(src, "path"), "path");
-			fm->commit = scalar(file, xl_ymap_get(src, "commit"), "commit");
-			fm->release = scalar(file, xl_ymap_get(src, "release"), "release");
-			fm->also = scalar(file, xl_ymap_get(src, "also"), "also");
-			if (!fm->repository || !fm->path || (!fm->commit && !fm->release))
-				bad(file, src, "%s", "source needs repository, path and commit or release");
-		}
-		fl = xl_ymap_get(root, "flags");
-		if (!fl || fl->kind != XL_Y_SEQ || fl->n == 0) {
-			bad(file, root, "%s", "'flags' must be a non-empty list");
-			nf++;
-			continue;
-		}
-		for (size_t i = 0; i < fl->n; i++) {
-			struct xl_ynode *e = fl->items[i], *tags;
-			struct ent en;
-
-			if (e->kind != XL_Y_MAP) {
-				bad(file, e, "%s", "an entry must be a mapping");
-				continue;
-			}
-			check_keys(file, e, entkeys);
-			memset(&en, 0, sizeof(en));
-			en.family = nf;
-			en.name = scalar(file, xl_ymap_get(e, "name"), "name");
-			en.type = scalar(file, xl_ymap_get(e, "type"), "type");
-			en.def = scalar(file, xl_ymap_get(e, "default"), "default");
-			en.desc = scalar(file, xl_ymap_get(e, "description"), "description");
-			en.parser = scalar(file, xl_ymap_get(e, "parser"), "parser");
-			en.reader = scalar(file, xl_ymap_get(e, "reader"), "reader");
-			s = scalar(file, xl_ymap_get(e, "order"), "order");
-			en.order = s ? atoi(s) : -1;
-			en.values = xl_ymap_get(e, "values");
-			en.timing_allows = xl_ymap_get(e, "timing_allows");
-			s = scalar(file, xl_ymap_get(e, "case"), "case");
-			en.icase = s && strcmp(s, "insensitive") == 0;
-			if (!en.name || !*en.name) {
-				bad(file, e, "%s", "entry without a name");
-				continue;
-			}
-			if (!en.type || index_of(en.type, types) < 0)
-				bad(file, e, "'%s': type must be bool, int, float, string, enum or list", en.name);
-			if (!en.desc || !*en.desc)
-				bad(file, e, "'%s': no description", en.name);
-			if (en.reader && !valid_reader(en.reader))
-				bad(file, e, "'%s': unknown reader", en.name);
-			if (en.parser && index_of(en.parser, parsers) < 0)
-				bad(file, e, "'%s': unknown parser", en.name);
-			if (en.values && (en.values->kind != XL_Y_SEQ ||
-					  (en.type && strcmp(en.type, "enum") == 0 && en.values->n == 0)))
-				bad(file, e, "'%s': values must be a non-empty list", en.name);
-			if (en.type && strcmp(en.type, "enum") == 0 && !en.values)
-				bad(file, e, "'%s': an enum needs values", en.name);
-			if (en.timing_allows && (en.timing_allows->kind != XL_Y_SEQ || !en.type ||
-						 strcmp(en.type, "list") != 0))
-				bad(file, e, "'%s': timing_allows is a list, for a list-typed entry", en.name);
-			if (en.values && en.values->kind == XL_Y_SEQ)
-				for (size_t k = 0; k < en.values->n; k++)
-					if (en.values->items[k]->kind != XL_Y_SCALAR)
-						bad(file, en.values->items[k], "'%s': a value must be a scalar", en.name);
-			tags = xl_ymap_get(e, "tags");
-			if (tags && tags->kind == XL_Y_SEQ) {
-				for (size_t k = 0; k < tags->n; k++) {
-					int t = tags->items[k]->kind == XL_Y_SCALAR ?
-						index_of(tags->items[k]->str, tagnames) : -1;
-
-					if (t < 0)
-						bad(file, tags->items[k], "'%s': unknown tag", en.name);
-					else
-						en.tags |= 1u << t;
-				}
-			} else if (tags) {
-				bad(file, tags, "'%s': tags must be a list", en.name);
-			}
-			if (nents == capents) {
-				capents = capents ? 2 * capents : 1024;
-				ents = xl_realloc(ents, capents * sizeof(*ents));
-			}
-			ents[nents++] = en;
-		}
-		nf++;
+	root = xl_yaml_parse(data, len, &err);
+	free(data);
+	if (!root || root->kind != XL_Y_MAP) {
+		fprintf(stderr, "gen-catalog: %s:%s\n", file, err ? err : "1:1: not a mapping");
+		free(err);
+		xl_ynode_free(root);
+		*rc = 65;
+		return NULL;
 	}
-	qsort(ents, nents, sizeof(*ents), cmp_ent);
+	return root;
+}
+
+/* The family's own keys (family, kind, variables, complete, bool_parser and
+ * its source) from root into fm, checked. */
+static void read_family(const char *file, const struct xl_ynode *root, struct fam *fm)
+{
+	struct xl_ynode *src;
+
+	memset(fm, 0, sizeof(*fm));
+	fm->file = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	check_keys(file, root, famkeys);
+	fm->name = scalar(file, xl_ymap_get(root, "family"), "family");
+	fm->kind = scalar(file, xl_ymap_get(root, "kind"), "kind");
+	fm->bool_parser = scalar(file, xl_ymap_get(root, "bool_parser"), "bool_parser");
+	fm->variables = xl_ymap_get(root, "variables");
+	if (!fm->name)
+		bad(file, root, "%s", "no 'family'");
+	if (!fm->kind || (strcmp(fm->kind, "flags") && strcmp(fm->kind, "env")))
+		bad(file, root, "%s", "'kind' must be flags or env");
+	if (fm->kind && strcmp(fm->kind, "flags") == 0 &&
+	    (!fm->variables || fm->variables->kind != XL_Y_SEQ))
+		bad(file, root, "%s", "a flags catalog needs 'variables' (a list)");
+	if (fm->bool_parser && index_of(fm->bool_parser, parsers) < 0)
+		bad(file, xl_ymap_get(root, "bool_parser"), "unknown bool_parser '%s'", fm->bool_parser);
+	if (!xl_yscalar_bool(xl_ymap_get(root, "complete"), &fm->complete))
+		bad(file, root, "%s", "'complete' must be true or false");
+	src = xl_ymap_get(root, "source");
+	if (!src || src->kind != XL_Y_MAP) {
+		bad(file, root, "%s", "no 'source' mapping");
+		return;
+	}
+	check_keys(file, src, srckeys);
+	fm->repository = scalar(file, xl_ymap_get(src, "repository"), "repository");
+	fm->path = scalar(file, xl_ymap_get(src, "path"), "path");
+	fm->commit = scalar(file, xl_ymap_get(src, "commit"), "commit");
+	fm->release = scalar(file, xl_ymap_get(src, "release"), "release");
+	fm->also = scalar(file, xl_ymap_get(src, "also"), "also");
+	if (!fm->repository || !fm->path || (!fm->commit && !fm->release))
+		bad(file, src, "%s", "source needs repository, path and commit or release");
+}
+
+/* The named entry en (of the mapping e) checked: its type, description,
+ * reader, parser, values and timing_allows. */
+static void check_entry(const char *file, const struct xl_ynode *e, const struct ent *en)
+{
+	if (!en->type || index_of(en->type, types) < 0)
+		bad(file, e, "'%s': type must be bool, int, float, string, enum or list", en->name);
+	if (!en->desc || !*en->desc)
+		bad(file, e, "'%s': no description", en->name);
+	if (en->reader && !valid_reader(en->reader))
+		bad(file, e, "'%s': unknown reader", en->name);
+	if (en->parser && index_of(en->parser, parsers) < 0)
+		bad(file, e, "'%s': unknown parser", en->name);
+	if (en->values && (en->values->kind != XL_Y_SEQ ||
+			   (en->type && strcmp(en->type, "enum") == 0 && en->values->n == 0)))
+		bad(file, e, "'%s': values must be a non-empty list", en->name);
+	if (en->type && strcmp(en->type, "enum") == 0 && !en->values)
+		bad(file, e, "'%s': an enum needs values", en->name);
+	if (en->timing_allows && (en->timing_allows->kind != XL_Y_SEQ || !en->type ||
+				  strcmp(en->type, "list") != 0))
+		bad(file, e, "'%s': timing_allows is a list, for a list-typed entry", en->name);
+	if (en->values && en->values->kind == XL_Y_SEQ)
+		for (size_t k = 0; k < en->values->n; k++)
+			if (en->values->items[k]->kind != XL_Y_SCALAR)
+				bad(file, en->values->items[k], "'%s': a value must be a scalar",
+				    en->name);
+}
+
+/* The entry's tags (a list of tagnames) into en->tags, checked. */
+static void read_tags(const char *file, const struct xl_ynode *e, struct ent *en)
+{
+	struct xl_ynode *tags = xl_ymap_get(e, "tags");
+
+	if (tags && tags->kind == XL_Y_SEQ) {
+		for (size_t k = 0; k < tags->n; k++) {
+			int t = tags->items[k]->kind == XL_Y_SCALAR ?
+				index_of(tags->items[k]->str, tagnames) : -1;
+
+			if (t < 0)
+				bad(file, tags->items[k], "'%s': unknown tag", en->name);
+			else
+				en->tags |= 1u << t;
+		}
+	} else if (tags) {
+		bad(file, tags, "'%s': tags must be a list", en->name);
+	}
+}
+
+/* One entry e of family `family` read and checked; added to ents when it
+ * has a name. */
+static void read_entry(const char *file, struct xl_ynode *e, int family)
+{
+	struct ent en;
+	const char *s;
+
+	if (e->kind != XL_Y_MAP) {
+		bad(file, e, "%s", "an entry must be a mapping");
+		return;
+	}
+	check_keys(file, e, entkeys);
+	memset(&en, 0, sizeof(en));
+	en.family = family;
+	en.name = scalar(file, xl_ymap_get(e, "name"), "name");
+	en.type = scalar(file, xl_ymap_get(e, "type"), "type");
+	en.def = scalar(file, xl_ymap_get(e, "default"), "default");
+	en.desc = scalar(file, xl_ymap_get(e, "description"), "description");
+	en.parser = scalar(file, xl_ymap_get(e, "parser"), "parser");
+	en.reader = scalar(file, xl_ymap_get(e, "reader"), "reader");
+	s = scalar(file, xl_ymap_get(e, "order"), "order");
+	en.order = s ? atoi(s) : -1;
+	en.values = xl_ymap_get(e, "values");
+	en.timing_allows = xl_ymap_get(e, "timing_allows");
+	s = scalar(file, xl_ymap_get(e, "case"), "case");
+	en.icase = s && strcmp(s, "insensitive") == 0;
+	if (!en.name || !*en.name) {
+		bad(file, e, "%s", "entry without a name");
+		return;
+	}
+	check_entry(file, e, &en);
+	read_tags(file, e, &en);
+	if (nents == capents) {
+		capents = capents ? 2 * capents : 1024;
+		ents = xl_realloc(ents, capents * sizeof(*ents));
+	}
+	ents[nents++] = en;
+}
+
+/* Every entry of root's 'flags' list, of family `family`, into ents. */
+static void read_flags(const char *file, const struct xl_ynode *root, int family)
+{
+	struct xl_ynode *fl = xl_ymap_get(root, "flags");
+
+	if (!fl || fl->kind != XL_Y_SEQ || fl->n == 0) {
+		bad(file, root, "%s", "'flags' must be a non-empty list");
+		return;
+	}
+	for (size_t i = 0; i < fl->n; i++)
+		read_entry(file, fl->items[i], family);
+}
+
+/* No name twice in a family (ents sorted), no family twice. */
+static void check_twice(const struct fam *fams, int nf)
+{
 	for (size_t i = 1; i < nents; i++)
 		if (strcmp(ents[i].name, ents[i - 1].name) == 0 && ents[i].family == ents[i - 1].family)
 			bad(fams[ents[i].family].file, NULL, "'%s' is listed twice", ents[i].name);
@@ -262,18 +289,11 @@ int main(int argc, char **argv)
 		for (int j = 0; j < i; j++)
 			if (fams[i].name && fams[j].name && strcmp(fams[i].name, fams[j].name) == 0)
 				bad(fams[i].file, NULL, "family '%s' defined twice", fams[i].name);
-	if (failures) {
-		fprintf(stderr, "gen-catalog: %d error(s)\n", failures);
-		return 65;
-	}
+}
 
-	out = fopen(argv[1], "w");
-	if (!out) {
-		perror(argv[1]);
-		return 73;
-	}
-	fprintf(out, "/* Generated by tools/gen-catalog from etc/flags/FAMILY.yaml; do not edit. */\n"
-		     "#include \"launcher/flags/flags.h\"\n\n");
+/* The entries' lists of values (v<i>) and of timing_allows (t<i>). */
+static void emit_lists(FILE *out)
+{
 	for (size_t i = 0; i < nents; i++) {
 		if (ents[i].values) {
 			fprintf(out, "static const char *const v%zu[] = { ", i);
@@ -295,9 +315,14 @@ int main(int argc, char **argv)
 			fputs("NULL };\n", out);
 		}
 	}
+}
+
+/* xl_families[] and xl_nfamilies. */
+static void emit_families(FILE *out, const struct fam *fams, int nf)
+{
 	fprintf(out, "\nconst struct xl_family xl_families[] = {\n");
 	for (int i = 0; i < nf; i++) {
-		struct fam *fm = &fams[i];
+		const struct fam *fm = &fams[i];
 		struct xl_buf vars = XL_BUF_INIT;
 
 		if (fm->variables && fm->variables->kind == XL_Y_SEQ)
@@ -318,6 +343,11 @@ int main(int argc, char **argv)
 		xl_buf_release(&vars);
 	}
 	fprintf(out, "};\nconst size_t xl_nfamilies = %d;\n\n", nf);
+}
+
+/* xl_flagdefs[] and xl_nflagdefs, in ents' order. */
+static void emit_flagdefs(FILE *out)
+{
 	fprintf(out, "const struct xl_flagdef xl_flagdefs[] = {\n");
 	for (size_t i = 0; i < nents; i++) {
 		struct ent *e = &ents[i];
@@ -340,10 +370,56 @@ int main(int argc, char **argv)
 			fputs("NULL },\n", out);
 	}
 	fprintf(out, "};\nconst size_t xl_nflagdefs = %zu;\n", nents);
-	if (fclose(out) != 0) {
-		perror(argv[1]);
+}
+
+/* The table into path: 0, or 73 once said. */
+static int emit_table(const char *path, const struct fam *fams, int nf)
+{
+	FILE *out = fopen(path, "w");
+
+	if (!out) {
+		perror(path);
 		return 73;
 	}
+	fprintf(out, "/* Generated by tools/gen-catalog from etc/flags/FAMILY.yaml; do not edit. */\n"
+		     "#include \"launcher/flags/flags.h\"\n\n");
+	emit_lists(out);
+	emit_families(out, fams, nf);
+	emit_flagdefs(out);
+	if (fclose(out) != 0) {
+		perror(path);
+		return 73;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct fam fams[32];
+	struct xl_ynode *roots[32];
+	int nf = 0, rc;
+
+	if (argc < 3 || argc - 2 > 32) {
+		fprintf(stderr, "usage: gen-catalog OUT.c CATALOG.yaml...\n");
+		return 64;
+	}
+	for (int a = 2; a < argc; a++) {
+		roots[nf] = read_catalog(argv[a], &rc);
+		if (!roots[nf])
+			return rc;
+		read_family(argv[a], roots[nf], &fams[nf]);
+		read_flags(argv[a], roots[nf], nf);
+		nf++;
+	}
+	qsort(ents, nents, sizeof(*ents), cmp_ent);
+	check_twice(fams, nf);
+	if (failures) {
+		fprintf(stderr, "gen-catalog: %d error(s)\n", failures);
+		return 65;
+	}
+	rc = emit_table(argv[1], fams, nf);
+	if (rc)
+		return rc;
 	for (int i = 0; i < nf; i++)
 		xl_ynode_free(roots[i]);
 	free(ents);

@@ -721,28 +721,28 @@ static void finish(struct sup *s)
 
 int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 {
-	struct sup *s = xl_calloc(1, sizeof(*s));
+	/* on the stack: the guardian, a fork of this process, ends with
+	 * _exit() and must not own a heap block of it */
+	struct sup s;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	s->o = o;
-	s->r = r;
-	s->gw = -1;
-	s->start = xl_mono();
-	s->oom_before = oom_kill_count();
-	s->out_open = s->err_open = true;
-	guardian_begin(s);
-	if ((rc = spawn(s))) {
-		free(s);
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.r = r;
+	s.gw = -1;
+	s.start = xl_mono();
+	s.oom_before = oom_kill_count();
+	s.out_open = s.err_open = true;
+	guardian_begin(&s);
+	if ((rc = spawn(&s)))
 		return rc;
-	}
 	/* sampled from the exec on: before it the child is a copy of xlaunch */
 	if (o->observe && !r->exec_failed)
-		xl_observe_begin(o->observe, s->child);
-	termq_init(&s->tq_out, 1);
-	termq_init(&s->tq_err, 2);
-	watch_loop(s);
-	finish(s);
-	free(s);
+		xl_observe_begin(o->observe, s.child);
+	termq_init(&s.tq_out, 1);
+	termq_init(&s.tq_err, 2);
+	watch_loop(&s);
+	finish(&s);
 	return 0;
 }

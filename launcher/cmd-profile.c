@@ -145,6 +145,8 @@ static void show_env(const struct xl_profile *p, bool explain)
 			printf("  %s=%s", v->name, v->value);
 			if (explain)
 				printf("    # %s", prov_str(v->src, where, sizeof(where)));
+			for (size_t k = 0; explain && k < v->chosen_by.n; k++)
+				printf("%s%s", k ? ", " : "; ", v->chosen_by.v[k]);
 			printf("\n");
 			continue;
 		}

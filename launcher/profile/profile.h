@@ -57,6 +57,9 @@ struct xl_var {
 	struct xl_flagmap flags; /* composite variables: tokens with provenance */
 	char *experr;            /* while resolving: why the value could not be expanded
 				  * (an error only if no later layer replaces it) */
+	struct xl_strv chosen_by; /* what each ${VAR} of the value took, in order:
+				  * "${XDG_CACHE_HOME} from the launching environment",
+				  * "${XLAUNCH_CACHE_ROOT} not set", ... (--explain) */
 };
 
 struct xl_candidate {

@@ -66,6 +66,7 @@ static void drop_var(struct xl_profile *p, const char *name)
 	free(p->vars[i].value);
 	free(p->vars[i].experr);
 	xl_flagmap_release(&p->vars[i].flags);
+	xl_strv_release(&p->vars[i].chosen_by);
 	memmove(&p->vars[i], &p->vars[i + 1], (p->nvars - i - 1) * sizeof(*p->vars));
 	p->nvars--;
 	/* names moved down one place: index them again */
@@ -347,7 +348,29 @@ struct lenv {
 	char **val, **err;
 	unsigned char *state;     /* 0 not yet, 1 being expanded, 2 done */
 	size_t *stack, depth;
+	struct xl_strv *chosen;   /* per key: what its ${VAR}s took (xl_var.chosen_by) */
 };
+
+/* Notes what ${name} took for the key being expanded. */
+static void note_chosen(struct lenv *le, const char *name, int got, const char *val)
+{
+	static const char *const whence[] = {
+		[LK_UNSET] = "not set", [LK_PROFILE] = "from the profile",
+		[LK_ENV] = "from the launching environment", [LK_SET] = "from --set",
+	};
+	struct xl_strv *c;
+	char *note;
+
+	if (!le->chosen || !le->depth || got < 0)
+		return;
+	c = &le->chosen[le->stack[le->depth - 1]];
+	note = got != LK_UNSET && val && !*val ? xl_asprintf("${%s} empty", name)
+					       : xl_asprintf("${%s} %s", name, whence[got]);
+	if (!xl_strv_contains(c, note))
+		xl_strv_push_owned(c, note);
+	else
+		free(note);
+}
 
 static bool layer_key(const struct lenv *le, const char *name, size_t *at)
 {
@@ -369,10 +392,14 @@ static int lenv_lookup(void *ud, const char *name, const char **val, char **err)
 	struct lenv *le = ud;
 	size_t j;
 
-	if (le->depth && strcmp(le->env->items[2 * le->stack[le->depth - 1]]->str, name) == 0)
-		return prev_lookup(le->p, name, val, err);
-	if (!layer_key(le, name, &j))
-		return prev_lookup(le->p, name, val, err);
+	int got;
+
+	if ((le->depth && strcmp(le->env->items[2 * le->stack[le->depth - 1]]->str, name) == 0) ||
+	    !layer_key(le, name, &j)) {
+		got = prev_lookup(le->p, name, val, err);
+		note_chosen(le, name, got, *val);
+		return got;
+	}
 	if (le->state[j] == 1) {
 		struct xl_buf b = XL_BUF_INIT;
 		size_t k = 0;
@@ -392,6 +419,7 @@ static int lenv_lookup(void *ud, const char *name, const char **val, char **err)
 		return LK_ERROR;
 	}
 	*val = le->val[j];
+	note_chosen(le, name, LK_PROFILE, *val);
 	return LK_PROFILE;
 }
 
@@ -457,6 +485,7 @@ static int apply_env(struct xl_profile *p, const struct layer *l, const struct x
 	le.err = xl_calloc(le.n + 1, sizeof(*le.err));
 	le.state = xl_calloc(le.n + 1, 1);
 	le.stack = xl_calloc(le.n + 1, sizeof(*le.stack));
+	le.chosen = xl_calloc(le.n + 1, sizeof(*le.chosen));
 	/* every value first, against what the layers before left ... */
 	for (size_t j = 0; j < le.n; j++)
 		if (!xl_ynode_is_null(env->items[2 * j + 1]) && !le.state[j])
@@ -477,6 +506,9 @@ static int apply_env(struct xl_profile *p, const struct layer *l, const struct x
 		var->value = NULL;
 		free(var->experr);
 		var->experr = NULL;
+		xl_strv_release(&var->chosen_by);
+		var->chosen_by = le.chosen[j];
+		memset(&le.chosen[j], 0, sizeof(le.chosen[j]));
 		if (var->composite) {
 			/* a whole flag string merges token by token; a flags
 			 * file is read and its tokens merge the same way */
@@ -514,11 +546,13 @@ static int apply_env(struct xl_profile *p, const struct layer *l, const struct x
 	for (size_t j = 0; j < le.n; j++) {
 		free(le.val[j]);
 		free(le.err[j]);
+		xl_strv_release(&le.chosen[j]);
 	}
 	free(le.val);
 	free(le.err);
 	free(le.state);
 	free(le.stack);
+	free(le.chosen);
 	return rc;
 }
 
@@ -546,6 +580,7 @@ static void apply_unset(struct xl_profile *p, const struct layer *l, const struc
 		free(var->experr);
 		var->experr = NULL;
 		xl_flagmap_release(&var->flags);
+		xl_strv_release(&var->chosen_by);
 		var->src = prov_of(l, items[i]);
 	}
 }
@@ -1240,6 +1275,7 @@ void xl_profile_free(struct xl_profile *p)
 		free(p->vars[i].value);
 		free(p->vars[i].experr);
 		xl_flagmap_release(&p->vars[i].flags);
+		xl_strv_release(&p->vars[i].chosen_by);
 	}
 	free(p->vars);
 	xl_strv_release(&p->target_notes);
@@ -1290,7 +1326,7 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 	json_t *j = json_object(), *env = json_object(), *unset = json_array();
 	json_t *src = json_object(), *flags = json_object(), *chain = json_array();
 	json_t *pol = json_object(), *lim = json_object(), *cands = json_array();
-	json_t *bundle = json_array(), *notes = json_array();
+	json_t *bundle = json_array(), *notes = json_array(), *chosen = json_object();
 
 	json_object_set_new(j, "profile", json_string(p->name));
 	json_object_set_new(j, "file", json_string(p->file));
@@ -1309,6 +1345,13 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 			json_object_set_new(env, v->name, json_string(v->value));
 		}
 		json_object_set_new(src, v->name, prov_json(v->src));
+		if (v->chosen_by.n) {
+			json_t *cb = json_array();
+
+			for (size_t k = 0; k < v->chosen_by.n; k++)
+				json_array_append_new(cb, json_string(v->chosen_by.v[k]));
+			json_object_set_new(chosen, v->name, cb);
+		}
 		if (v->composite && v->value) {
 			json_t *arr = json_array();
 
@@ -1328,6 +1371,7 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 	json_object_set_new(j, "env", env);
 	json_object_set_new(j, "unset", unset);
 	json_object_set_new(j, "sources", src);
+	json_object_set_new(j, "chosen_by", chosen);
 	json_object_set_new(j, "flags", flags);
 	json_object_set_new(pol, "timing", json_boolean(p->policy.timing));
 	json_object_set_new(pol, "strict", json_boolean(p->policy.strict));

@@ -126,8 +126,8 @@ static json_t *start_manifest(struct attempt *at)
 	json_object_set_new(m, "world_size", json_integer(l->world));
 	json_object_set_new(m, "job_id", l->job_id ? json_string(l->job_id) : json_null());
 	json_object_set_new(m, "prediction", calib_estimate_json(&at->it->rank.est));
-	json_object_set_new(m, "run_dir", json_string(at->dir));
-	json_object_set_new(m, "report", json_string(at->report));
+	json_object_set_new(m, "run_dir", at->dir ? json_string(at->dir) : json_null());
+	json_object_set_new(m, "report", at->report ? json_string(at->report) : json_null());
 	at->t0 = xl_now();
 	json_object_set_new(m, "start", json_string(xl_iso_time(at->t0, tbuf, sizeof(tbuf))));
 	json_object_set_new(m, "end", json_null());
@@ -139,20 +139,19 @@ static json_t *start_manifest(struct attempt *at)
 	return m;
 }
 
-/* The run directory, which appears whole with its start manifest: made as
- * ".ID.part" and renamed (a sweep removes one its owner left).  Returns 0
- * or 73 after saying why. */
-static int make_run_dir(struct attempt *at)
+/* Makes the run directory under runs, which appears whole with its start
+ * manifest: made as ".ID.part" and renamed (a sweep removes one its owner
+ * left).  0, or -1 with *why (caller frees) and errno. */
+static int create_run_dir(struct attempt *at, char **why)
 {
 	char *ppath;
+	int rc = 0;
 
-	at->runs = xl_runs_dir();
-	at->id = xl_new_run_id(at->l->rank, at->n);
 	at->dir = xl_asprintf("%s/%s", at->runs, at->id);
 	at->part = xl_asprintf("%s/.%s.part", at->runs, at->id);
 	if (xl_mkdirs(at->runs, 0700) < 0 || mkdir(at->part, 0700) < 0) {
-		xl_error("run directory '%s': %s", at->dir, strerror(errno));
-		return XL_EX_CANTCREAT;
+		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(errno));
+		return -1;
 	}
 	at->report = xl_asprintf("%s/report.jsonl", at->dir);
 	at->mpath = xl_asprintf("%s/manifest.json", at->dir);
@@ -160,13 +159,62 @@ static int make_run_dir(struct attempt *at)
 	at->manifest = start_manifest(at);
 	ppath = xl_asprintf("%s/manifest.json", at->part);
 	if (xl_write_json_atomic(ppath, at->manifest, true) < 0 || rename(at->part, at->dir) < 0) {
-		xl_error("run directory '%s': %s", at->dir, strerror(errno));
-		free(ppath);
-		return XL_EX_CANTCREAT;
+		int e = errno;
+
+		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(e));
+		unlink(ppath);
+		rmdir(at->part);
+		errno = e;
+		rc = -1;
 	}
 	free(ppath);
-	close(open(at->report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
-	return 0;
+	if (rc == 0)
+		close(open(at->report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	return rc;
+}
+
+/* Frees what a failed create_run_dir() made, for another try. */
+static void forget_run_dir(struct attempt *at)
+{
+	free(at->runs);
+	free(at->dir);
+	free(at->part);
+	free(at->report);
+	free(at->mpath);
+	free(at->end_path);
+	json_decref(at->manifest);
+	at->runs = at->dir = at->part = at->report = at->mpath = at->end_path = NULL;
+	at->manifest = NULL;
+}
+
+/* The run directory, in the state directory or, when that cannot hold it,
+ * in the fallback under $TMPDIR (rundir.c); none at all when nothing can
+ * keep it and the launch records nothing (--no-record).  Returns 0, or 73
+ * after saying why. */
+static int make_run_dir(struct attempt *at)
+{
+	char *why = NULL;
+
+	at->id = xl_new_run_id(at->l->rank, at->n);
+	at->runs = xl_runs_dir();
+	if (!at->runs) {
+		/* no directory can keep it: only with --no-record (launch.c) */
+		at->manifest = start_manifest(at);
+		return 0;
+	}
+	if (create_run_dir(at, &why) == 0)
+		return 0;
+	if (xl_keep_fall_back(why)) {
+		free(why);
+		why = NULL;
+		forget_run_dir(at);
+		at->runs = xl_runs_dir();
+		if (create_run_dir(at, &why) == 0)
+			return 0;
+	}
+	xl_error("%s", why);
+	free(why);
+	return XL_EX_CANTCREAT;
 }
 
 /* "attempt 2/3: profile 'p' candidate 'c' (unseen, predicted ...) run ID":
@@ -202,12 +250,17 @@ static char **child_env(struct attempt *at)
 	char *helper = xl_data_path("etc/report/xlaunch_report.py");
 
 	add_env(&envp, "XLAUNCH_RUN_ID", at->id);
-	add_env(&envp, "XLAUNCH_REPORT", at->report);
-	add_env(&envp, "XLAUNCH_RUN_DIR", at->dir);
+	if (at->dir) {
+		add_env(&envp, "XLAUNCH_REPORT", at->report);
+		add_env(&envp, "XLAUNCH_RUN_DIR", at->dir);
+	}
 	add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
 	free(helper);
 	xl_ck_before_launch(envp, at->l->argv, p->name, at->id);
-	xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
+	if (at->dir)
+		xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
+	else
+		snprintf(at->dump.why, sizeof(at->dump.why), "not asked: no run directory");
 	if (at->dump.ours)
 		at->obs.prune_dir = xl_strdup(at->dump.dir);
 	return envp;
@@ -233,14 +286,14 @@ static int supervise(struct attempt *at, char **envp)
 	so.limits = &at->it->profile->limits;
 	so.timeout_s = l->o->timeout_s;
 	so.grace_s = l->o->grace_s;
-	so.out_log = open_log(at->dir, "stdout.log");
-	so.err_log = open_log(at->dir, "stderr.log");
+	so.out_log = at->dir ? open_log(at->dir, "stdout.log") : -1;
+	so.err_log = at->dir ? open_log(at->dir, "stderr.log") : -1;
 	so.scan_out = &at->so;
 	so.scan_err = &at->se;
 	so.watch = &at->watch;
 	so.observe = &at->obs;
 	so.end_path = at->end_path;
-	at->guard_path = xl_asprintf("%s/guardian", at->dir);
+	at->guard_path = at->dir ? xl_asprintf("%s/guardian", at->dir) : NULL;
 	so.guardian_path = at->guard_path;
 	rc = xl_supervise(&so, &at->sr);
 	if (so.out_log >= 0)
@@ -254,7 +307,8 @@ static int supervise(struct attempt *at, char **envp)
 static void classify(struct attempt *at)
 {
 	xl_report_init(&at->rep);
-	xl_report_read(at->report, &at->rep);
+	if (at->report)
+		xl_report_read(at->report, &at->rep);
 	xl_watch_verdict(&at->watch, &at->storm);
 	xl_classify(&at->sr, &at->so, &at->se, &at->rep, &at->storm, &at->cl);
 }
@@ -333,7 +387,7 @@ static void end_manifest(struct attempt *at)
 							 "unknown", (json_int_t)at->rep.unknown));
 	if (at->sr.term_dropped)
 		json_object_set_new(m, "terminal_dropped_bytes", json_integer((json_int_t)at->sr.term_dropped));
-	if (xl_write_json_atomic(at->mpath, m, false) < 0)
+	if (at->mpath && xl_write_json_atomic(at->mpath, m, false) < 0)
 		xl_warn("cannot write '%s': %s", at->mpath, strerror(errno));
 }
 
@@ -344,10 +398,13 @@ static void say_outcome(struct attempt *at)
 	long long observed = observed_bytes(at);
 	char comp[256], b1[32], b2[32];
 
-	xl_watch_warn(&at->watch, &at->storm, at->dir);
-	if (at->sr.term_dropped)
+	xl_watch_warn(&at->watch, &at->storm, at->dir ? at->dir : "the output above");
+	if (at->sr.term_dropped && at->dir)
 		xl_warn("the terminal could not keep up: %zu bytes were not shown; %s/stdout.log and stderr.log have everything",
 			at->sr.term_dropped, at->dir);
+	else if (at->sr.term_dropped)
+		xl_warn("the terminal could not keep up: %zu bytes were not shown (no run directory logged them)",
+			at->sr.term_dropped);
 	xl_watch_summary(&at->watch, &at->storm, comp, sizeof(comp));
 	xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s%s", at->n, at->total,
 		xl_outcome_name(at->cl.outcome), at->cl.reason, at->sr.wall_s,
@@ -422,7 +479,8 @@ static void record(struct attempt *at)
 	if (xl_record_keep(record, &kept) < 0)
 		xl_warn("cannot keep the record in '%s': %s", kept ? kept : "?", strerror(errno));
 	if (st && calib_record_attempt(st, &rec) == 0) {
-		xl_record_done(record);
+		if (kept)
+			unlink(kept);
 		xl_run_settled(at->id, "recorded");
 	} else {
 		xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",

@@ -6,6 +6,7 @@
  * retry with the next candidate when the outcome asks for one.
  */
 #include "launcher/run/attempt.h"
+#include "launcher/run/record.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -139,10 +140,18 @@ static void open_store(struct xl_launch *l, size_t ncands)
 	if (!getenv("XLAUNCH_STORE_WAIT"))
 		calib_set_wait(10.0);
 	if (calib_open(l->ctx->store_path, o->dry_run ? CALIB_OPEN_READONLY : 0, &l->st, &err) != 0) {
-		if (o->dry_run)
+		if (o->dry_run) {
 			xl_debug("%s; the plan follows the profile's order", err ? err : "store unavailable");
-		else
-			xl_warn("%s; launching anyway, records are kept until the store works", err ? err : "store unavailable");
+		} else if (l->record) {
+			char *keep = xl_keep_dir();
+
+			xl_warn("%s; launching anyway: the record is kept in '%s/pending' until the store works",
+				err ? err : "store unavailable", keep ? keep : "?");
+			free(keep);
+		} else {
+			xl_warn("%s; launching anyway, in the profile's order of candidates",
+				err ? err : "store unavailable");
+		}
 		free(err);
 		l->st = NULL;
 	}
@@ -156,6 +165,28 @@ static void open_store(struct xl_launch *l, size_t ncands)
 			lost, lost == 1 ? "" : "s");
 	if (failed)
 		xl_warn("%s; lost attempts are recorded by a later xlaunch", calib_errmsg(l->st));
+}
+
+/* Where this launch keeps its run directories and record: the state
+ * directory, else a private one under $TMPDIR (rundir.c).  When nothing
+ * can, only a launch that records nothing goes on, without a run
+ * directory.  Returns 0 or 73 after saying why. */
+static int choose_keep(const struct xl_launch *l)
+{
+	char *why = NULL;
+
+	if (xl_keep_choose(&why) != XL_KEEP_NONE)
+		return 0;
+	if (l->o->no_record) {
+		xl_warn("%s: launching without a run directory (--no-record: no logs, manifest or"
+			" record)", why);
+		free(why);
+		return 0;
+	}
+	xl_error("run: nowhere to keep this launch's run directory and record: %s (--no-record"
+		 " launches without them)", why);
+	free(why);
+	return XL_EX_CANTCREAT;
 }
 
 /* `run --dry-run`: the order, as text or JSON. */
@@ -286,6 +317,11 @@ int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
 		return rc;
 	}
 	launch_init(&l, ctx, o, argv, argc);
+	if (!o->dry_run && (rc = choose_keep(&l))) {
+		free(l.job_id);
+		xl_profile_free(p0);
+		return rc;
+	}
 	open_store(&l, p0->ncands);
 	have_pats = xl_patterns_load(NULL, &pats) == 0;
 	if (!have_pats)

@@ -90,29 +90,39 @@ json_t *xl_signature_parts(const struct xl_profile *p, const json_t *job)
 
 /* ---- records waiting for the store -------------------------------------------------- */
 
-static char *pending_dir(void)
+/* Writes record into pending/ of root; *where gets the path. */
+static int keep_in(const char *root, const json_t *record, char **where)
 {
-	char *state = xl_state_dir();
-	char *d = xl_asprintf("%s/pending", state);
+	char *dir = xl_asprintf("%s/pending", root);
+	const char *id = json_string_value(json_object_get(record, "id"));
+	int rc = -1;
 
-	free(state);
-	return d;
+	*where = xl_asprintf("%s/%s.json", dir, id);
+	if (xl_mkdirs(dir, 0700) == 0)
+		rc = xl_write_json_atomic(*where, record, true);
+	free(dir);
+	return rc;
 }
 
 int xl_record_keep(const json_t *record, char **where)
 {
-	char *dir = pending_dir();
-	const char *id = json_string_value(json_object_get(record, "id"));
-	char *path;
-	int rc;
+	char *root = xl_keep_dir(), *path = NULL;
+	int rc = -1;
 
-	if (xl_mkdirs(dir, 0700) < 0) {
-		free(dir);
-		return -1;
+	if (root)
+		rc = keep_in(root, record, &path);
+	if (rc < 0 && xl_keep_where() == XL_KEEP_STATE) {
+		char *failed = xl_asprintf("cannot keep the record in '%s': %s", path, strerror(errno));
+
+		if (xl_keep_fall_back(failed)) {
+			free(root);
+			free(path);
+			root = xl_keep_dir();
+			rc = keep_in(root, record, &path);
+		}
+		free(failed);
 	}
-	path = xl_asprintf("%s/%s.json", dir, id);
-	rc = xl_write_json_atomic(path, record, true);
-	free(dir);
+	free(root);
 	if (where)
 		*where = path;
 	else
@@ -120,28 +130,19 @@ int xl_record_keep(const json_t *record, char **where)
 	return rc;
 }
 
-void xl_record_done(const json_t *record)
+/* Replays the records kept in root/pending; -1 when the store failed. */
+static int replay_dir(struct calib_store *st, const char *root, int *replayed)
 {
-	char *dir = pending_dir();
-	char *path = xl_asprintf("%s/%s.json", dir, json_string_value(json_object_get(record, "id")));
-
-	unlink(path);
-	free(path);
-	free(dir);
-}
-
-int xl_record_replay(struct calib_store *st)
-{
-	char *dir = pending_dir();
+	char *dir = xl_asprintf("%s/pending", root);
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	int replayed = 0;
+	int rc = 0;
 
 	if (!d) {
 		free(dir);
 		return 0;
 	}
-	while ((e = readdir(d))) {
+	while ((e = readdir(d)) && rc == 0) {
 		char *path;
 		json_t *rec;
 		json_error_t jerr;
@@ -153,19 +154,17 @@ int xl_record_replay(struct calib_store *st)
 		if (!rec) {
 			xl_warn("pending record '%s' is unreadable (%s); left in place", path, jerr.text);
 		} else {
-			int rc = calib_record_attempt_json(st, rec);
+			int r = calib_record_attempt_json(st, rec);
 
-			if (rc == 0) {
+			if (r == 0) {
 				unlink(path);
 				xl_run_settled(json_string_value(json_object_get(rec, "id")), "recorded");
-				replayed++;
-			} else if (rc == XL_EX_DATAERR) {
+				(*replayed)++;
+			} else if (r == XL_EX_DATAERR) {
 				xl_warn("pending record '%s' was refused by the store: %s", path,
 					calib_errmsg(st));
 			} else {
-				json_decref(rec);
-				free(path);
-				break; /* the store is failing again: try next time */
+				rc = -1; /* the store is failing again: try next time */
 			}
 		}
 		json_decref(rec);
@@ -173,6 +172,21 @@ int xl_record_replay(struct calib_store *st)
 	}
 	closedir(d);
 	free(dir);
+	return rc;
+}
+
+int xl_record_replay(struct calib_store *st)
+{
+	char *roots[2];
+	size_t n = xl_keep_dirs(roots);
+	int replayed = 0, failed = 0;
+
+	/* the state directory's, and what a launch kept under $TMPDIR */
+	for (size_t i = 0; i < n; i++) {
+		if (!failed)
+			failed = replay_dir(st, roots[i], &replayed);
+		free(roots[i]);
+	}
 	if (replayed)
 		xl_info("replayed %d record%s kept while the store was unavailable", replayed,
 			replayed == 1 ? "" : "s");

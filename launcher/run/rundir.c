@@ -1,23 +1,194 @@
-/* rundir.c - where a launch keeps its files: the run directories under the
- * state directory, their ids, and the mark that says a run directory's
- * record is settled.  Below both the records (record.c) and the sweep of
- * lost attempts (sweep.c), which use it. */
+/* rundir.c - where a launch keeps its files: the state directory, or a
+ * private directory under $TMPDIR when the state directory cannot keep them
+ * (missing and not creatable, read-only, full); the run directories there,
+ * their ids, and the mark that says a run directory's record is settled.
+ * Below both the records (record.c) and the sweep of lost attempts
+ * (sweep.c), which use it. */
 #include "launcher/run/record.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ---- where a launch keeps its files ------------------------------------------------ */
+
+static enum xl_keep keep = XL_KEEP_STATE;
+static bool keep_chosen;
+
+char *xl_keep_fallback_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct passwd *pw = getpwuid(geteuid());
+
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	if (pw && pw->pw_name && xl_valid_env_name(pw->pw_name))
+		return xl_asprintf("%s/xlaunch-%s", tmp, pw->pw_name);
+	return xl_asprintf("%s/xlaunch-%u", tmp, (unsigned)geteuid());
+}
+
+/* Whether dir is this user's own, private directory (the fallback lives in
+ * a directory every user may write to). */
+static bool private_dir(const char *dir, char **why)
+{
+	struct stat sb;
+
+	if (lstat(dir, &sb) < 0) {
+		*why = xl_asprintf("'%s': %s", dir, strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		*why = xl_asprintf("'%s' is not a directory", dir);
+		return false;
+	}
+	if (sb.st_uid != geteuid()) {
+		*why = xl_asprintf("'%s' belongs to another user", dir);
+		return false;
+	}
+	if ((sb.st_mode & 077) && chmod(dir, 0700) < 0) {
+		*why = xl_asprintf("'%s' is open to other users and cannot be closed: %s", dir,
+				   strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Whether dir can keep run directories and records: its runs/ and
+ * pending/ exist or are made, and a file of a manifest's size can be
+ * written there (a full disk says so now, not halfway through). */
+static bool can_keep(const char *dir, char **why)
+{
+	char *runs = xl_asprintf("%s/runs", dir), *pend = xl_asprintf("%s/pending", dir);
+	char *probe = xl_asprintf("%s/.probe.%d", runs, (int)getpid());
+	char block[4096];
+	bool ok = false;
+	int fd = -1;
+
+	memset(block, '\n', sizeof(block));
+	if (xl_mkdirs(runs, 0700) < 0 || xl_mkdirs(pend, 0700) < 0) {
+		*why = xl_asprintf("'%s' cannot keep run directories: %s", dir, strerror(errno));
+		goto out;
+	}
+	/* a file without a name, gone with its descriptor even when xlaunch
+	 * is killed; a named one where the file system has none (a sweep
+	 * removes one its writer left) */
+	fd = open(runs, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+		fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || xl_write_all(fd, block, sizeof(block)) < 0 || fsync(fd) < 0)
+		*why = xl_asprintf("'%s' cannot keep run directories: cannot write in it: %s", dir,
+				   strerror(errno));
+	else
+		ok = true;
+out:
+	if (fd >= 0)
+		close(fd);
+	unlink(probe);
+	free(probe);
+	free(pend);
+	free(runs);
+	return ok;
+}
+
+/* The fallback, made and checked; false with *why when it cannot keep. */
+static bool fallback_ok(char **why)
+{
+	char *dir = xl_keep_fallback_dir();
+	bool ok = (mkdir(dir, 0700) == 0 || errno == EEXIST) && private_dir(dir, why) &&
+		  can_keep(dir, why);
+
+	if (!ok && !*why)
+		*why = xl_asprintf("'%s' cannot keep run directories: %s", dir, strerror(errno));
+	free(dir);
+	return ok;
+}
+
+enum xl_keep xl_keep_choose(char **why)
+{
+	char *state = xl_state_dir(), *swhy = NULL, *twhy = NULL;
+
+	*why = NULL;
+	keep_chosen = true;
+	if (can_keep(state, &swhy)) {
+		keep = XL_KEEP_STATE;
+	} else if (fallback_ok(&twhy)) {
+		char *dir = xl_keep_fallback_dir();
+
+		keep = XL_KEEP_TMP;
+		xl_warn("state directory %s; this launch's run directory and record are kept in '%s'"
+			" instead, and the next run whose state directory works records them", swhy, dir);
+		free(dir);
+	} else {
+		keep = XL_KEEP_NONE;
+		*why = xl_asprintf("state directory %s, and %s", swhy, twhy);
+	}
+	free(swhy);
+	free(twhy);
+	free(state);
+	return keep;
+}
+
+bool xl_keep_fall_back(const char *failed)
+{
+	char *why = NULL, *dir;
+
+	if (keep != XL_KEEP_STATE || !fallback_ok(&why)) {
+		free(why);
+		return false;
+	}
+	keep = XL_KEEP_TMP;
+	keep_chosen = true;
+	dir = xl_keep_fallback_dir();
+	xl_warn("%s; keeping this launch's files in '%s' from now on (the next run whose state"
+		" directory works records them)", failed, dir);
+	free(dir);
+	return true;
+}
+
+enum xl_keep xl_keep_where(void)
+{
+	return keep;
+}
+
+char *xl_keep_dir(void)
+{
+	if (keep == XL_KEEP_NONE)
+		return NULL;
+	return keep == XL_KEEP_TMP ? xl_keep_fallback_dir() : xl_state_dir();
+}
+
+size_t xl_keep_dirs(char *out[2])
+{
+	char *fb = xl_keep_fallback_dir(), *why = NULL;
+	struct stat sb;
+	size_t n = 0;
+
+	out[n++] = xl_state_dir();
+	/* the fallback is read only when it is this user's own */
+	if (stat(fb, &sb) == 0 && private_dir(fb, &why))
+		out[n++] = fb;
+	else
+		free(fb);
+	free(why);
+	return n;
+}
 
 /* ---- run directories ---------------------------------------------------------- */
 
 char *xl_runs_dir(void)
 {
-	char *state = xl_state_dir();
-	char *d = xl_asprintf("%s/runs", state);
+	char *root = xl_keep_dir();
+	char *d;
 
-	free(state);
+	if (!root)
+		return NULL;
+	d = xl_asprintf("%s/runs", root);
+	free(root);
 	return d;
 }
 
@@ -48,18 +219,9 @@ char *xl_new_run_id(int rank, int attempt)
 
 /* ---- settled run directories --------------------------------------------------- */
 
-static char *run_path(const char *id, const char *name)
+void xl_run_settled_dir(const char *dir, const char *why)
 {
-	char *runs = xl_runs_dir();
-	char *p = xl_asprintf("%s/%s/%s", runs, id, name);
-
-	free(runs);
-	return p;
-}
-
-void xl_run_settled(const char *id, const char *why)
-{
-	char *p = run_path(id, "settled");
+	char *p = xl_asprintf("%s/settled", dir);
 	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 
 	if (fd >= 0) {
@@ -69,4 +231,24 @@ void xl_run_settled(const char *id, const char *why)
 		close(fd);
 	}
 	free(p);
+}
+
+void xl_run_settled(const char *id, const char *why)
+{
+	char *roots[2];
+	size_t n = xl_keep_dirs(roots);
+	bool done = false;
+
+	/* in whichever directory keeps it: the state directory or the fallback */
+	for (size_t i = 0; i < n; i++) {
+		char *dir = xl_asprintf("%s/runs/%s", roots[i], id);
+		struct stat sb;
+
+		if (!done && stat(dir, &sb) == 0) {
+			xl_run_settled_dir(dir, why);
+			done = true;
+		}
+		free(dir);
+		free(roots[i]);
+	}
 }

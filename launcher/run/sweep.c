@@ -149,15 +149,14 @@ static bool writer_may_live(const char *path, long pid)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-int xl_sweep_pending_tmp(void)
+/* The temporary files of pending records in root/pending. */
+static int sweep_pending_tmp_in(const char *root)
 {
-	char *state = xl_state_dir();
-	char *dir = xl_asprintf("%s/pending", state);
+	char *dir = xl_asprintf("%s/pending", root);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int fixed = 0;
 
-	free(state);
 	if (!d) {
 		free(dir);
 		return 0;
@@ -188,6 +187,19 @@ int xl_sweep_pending_tmp(void)
 	}
 	closedir(d);
 	free(dir);
+	return fixed;
+}
+
+int xl_sweep_pending_tmp(void)
+{
+	char *roots[2];
+	size_t n = xl_keep_dirs(roots);
+	int fixed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		fixed += sweep_pending_tmp_in(roots[i]);
+		free(roots[i]);
+	}
 	return fixed;
 }
 
@@ -354,11 +366,28 @@ static json_t *lost_record(const json_t *m, const json_t *end, const char *why, 
 
 enum sweep_res { SW_SKIP, SW_RECORDED, SW_SETTLED, SW_STORE_FAILED };
 
+/* Whether the record of attempt id waits in a pending/ of this user's. */
+static bool kept_anywhere(const char *id)
+{
+	char *roots[2];
+	size_t n = xl_keep_dirs(roots);
+	bool kept = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char *pend = xl_asprintf("%s/pending/%s.json", roots[i], id);
+
+		kept = kept || exists(pend);
+		free(pend);
+		free(roots[i]);
+	}
+	return kept;
+}
+
 static enum sweep_res sweep_one(struct calib_store *st, const char *runs, const char *id)
 {
 	char *dir = xl_asprintf("%s/%s", runs, id);
 	char *settled = xl_asprintf("%s/settled", dir);
-	char *claim = NULL, *mpath = NULL, *epath = NULL, *pend = NULL, *err = NULL;
+	char *claim = NULL, *mpath = NULL, *epath = NULL, *err = NULL;
 	const char *store;
 	json_t *m = NULL, *end = NULL, *rec = NULL;
 	enum sweep_res res = SW_SKIP;
@@ -380,7 +409,7 @@ static enum sweep_res sweep_one(struct calib_store *st, const char *runs, const 
 		goto out;
 	if (!json_object_get(m, "owner")) {
 		/* written before owners were kept: nothing can be told of it */
-		xl_run_settled(id, "not swept: written before run directories named their owner");
+		xl_run_settled_dir(dir, "not swept: written before run directories named their owner");
 		res = SW_SETTLED;
 		goto out;
 	}
@@ -390,19 +419,13 @@ static enum sweep_res sweep_one(struct calib_store *st, const char *runs, const 
 	if (owner_state(json_object_get(m, "owner"), why, sizeof(why)) != OWNER_DEAD)
 		goto out;
 	if (!json_is_true(json_object_get(m, "end_record_expected"))) {
-		xl_run_settled(id, "not recorded: this launch records nothing in the store");
+		xl_run_settled_dir(dir, "not recorded: this launch records nothing in the store");
 		remove_stale_tmp(dir);
 		res = SW_SETTLED;
 		goto out;
 	}
 	/* a kept record goes in whole by the replay, which settles it */
-	{
-		char *state = xl_state_dir();
-
-		pend = xl_asprintf("%s/pending/%s.json", state, id);
-		free(state);
-	}
-	if (exists(pend))
+	if (kept_anywhere(id))
 		goto out;
 	epath = xl_asprintf("%s/end.json", dir);
 	end = json_load_file(epath, 0, NULL);
@@ -423,7 +446,7 @@ static enum sweep_res sweep_one(struct calib_store *st, const char *runs, const 
 	rec = lost_record(m, json_is_object(end) ? end : NULL, why, &err);
 	if (!rec) {
 		xl_warn("run directory '%s': %s; not recorded", dir, err);
-		xl_run_settled(id, "not recorded: the manifest could not be read as an attempt");
+		xl_run_settled_dir(dir, "not recorded: the manifest could not be read as an attempt");
 		res = SW_SETTLED;
 		goto out;
 	}
@@ -432,7 +455,7 @@ static enum sweep_res sweep_one(struct calib_store *st, const char *runs, const 
 		{
 			char *w = xl_asprintf("recorded by xlaunch (pid %d), a later one: the supervisor was lost", (int)getpid());
 
-			xl_run_settled(id, w);
+			xl_run_settled_dir(dir, w);
 			free(w);
 		}
 		remove_stale_tmp(dir);
@@ -440,7 +463,7 @@ static enum sweep_res sweep_one(struct calib_store *st, const char *runs, const 
 		break;
 	case XL_EX_DATAERR:
 		xl_warn("run directory '%s': the store refused its record: %s", dir, calib_errmsg(st));
-		xl_run_settled(id, "not recorded: the store refused the record");
+		xl_run_settled_dir(dir, "not recorded: the store refused the record");
 		res = SW_SETTLED;
 		break;
 	default:
@@ -454,7 +477,6 @@ out:
 	json_decref(end);
 	json_decref(rec);
 	free(err);
-	free(pend);
 	free(epath);
 	free(mpath);
 	free(claim);
@@ -463,20 +485,28 @@ out:
 	return res;
 }
 
-int xl_sweep_lost(struct calib_store *st, bool *store_failed)
+/* The run directories of root/runs; -1 when the store failed. */
+static int sweep_runs_in(struct calib_store *st, const char *root, int *recorded)
 {
-	char *runs = xl_runs_dir();
+	char *runs = xl_asprintf("%s/runs", root);
 	DIR *d = opendir(runs);
 	struct dirent *e;
-	int recorded = 0;
+	int rc = 0;
 
-	if (store_failed)
-		*store_failed = false;
 	if (!d) {
 		free(runs);
 		return 0;
 	}
 	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, ".probe.", 7) == 0) {
+			/* ".probe.PID": a check of the directory its writer left */
+			char *p = xl_asprintf("%s/%s", runs, e->d_name);
+
+			if (!writer_may_live(p, strtol(e->d_name + 7, NULL, 10)))
+				unlink(p);
+			free(p);
+			continue;
+		}
 		if (e->d_name[0] == '.') {
 			/* ".ID.part": a run directory its owner never finished */
 			if (xl_endswith(e->d_name, ".part")) {
@@ -501,14 +531,30 @@ int xl_sweep_lost(struct calib_store *st, bool *store_failed)
 		enum sweep_res r = sweep_one(st, runs, e->d_name);
 
 		if (r == SW_RECORDED)
-			recorded++;
+			(*recorded)++;
 		if (r == SW_STORE_FAILED) {
-			if (store_failed)
-				*store_failed = true;
+			rc = -1;
 			break;
 		}
 	}
 	closedir(d);
 	free(runs);
+	return rc;
+}
+
+int xl_sweep_lost(struct calib_store *st, bool *store_failed)
+{
+	char *roots[2];
+	size_t n = xl_keep_dirs(roots);
+	int recorded = 0, rc = 0;
+
+	/* the state directory's, and what launches kept under $TMPDIR */
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = sweep_runs_in(st, roots[i], &recorded);
+		free(roots[i]);
+	}
+	if (store_failed)
+		*store_failed = rc < 0;
 	return recorded;
 }

@@ -51,10 +51,11 @@ tools_for_target() {
 	AR="$ROOT/$D/bin/ar"
 }
 
-# The source package of an installed -dev package: "NAME VERSION".
+# The source package of an installed -dev package: sets sname and sver.
 source_of() {
-	dpkg-query -W -f='${source:Package} ${source:Version}\n' "$1" 2>/dev/null ||
+	_sv=$(dpkg-query -W -f='${source:Package} ${source:Version}' "$1" 2>/dev/null) ||
 		die "'$1' is not installed (make deps installs it)"
+	sname=${_sv% *} sver=${_sv#* }
 }
 
 # deb-src lines for the archives that offer the installed version of each
@@ -78,20 +79,22 @@ fetch_sources() {
 	A="$ROOT/$W/apt"
 	need=""
 	for p in libyaml-dev libjansson-dev libsqlite3-dev; do
-		set -- $(source_of "$p")
-		[ -f "$W/src/$1-$2.stamp" ] || need="$need $p"
+		source_of "$p"
+		[ -f "$W/src/$sname-$sver.stamp" ] || need="$need $p"
 	done
 	[ -z "$need" ] && return 0
 	mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/parts" "$W/src"
 	# shellcheck disable=SC2086
 	src_lines $need >"$A/sources.list"
-	[ -s "$A/sources.list" ] || die "no archive offers the installed version of:$need"
+	[ -s "$A/sources.list" ] ||
+		die "apt-cache policy names no archive for the installed version of:$need (after apt-get update it may)"
 	apt="apt-get -q -o Dir::Etc::SourceList=$A/sources.list -o Dir::Etc::SourceParts=$A/parts
 		-o Dir::State::Lists=$A/lists -o Dir::Cache=$A/cache -o Debug::NoLocking=1"
 	log "fetching Debian's sources of:$need"
 	$apt update >"$A/update.log" 2>&1 || { cat "$A/update.log" >&2; skip "cannot read the Debian archive's source index"; }
 	for p in $need; do
-		set -- $(source_of "$p")
+		source_of "$p"
+		set -- "$sname" "$sver"
 		rm -rf "$W/src/dl" && mkdir -p "$W/src/dl"
 		(cd "$W/src/dl" && $apt source --download-only "$1=$2") >"$A/source.log" 2>&1 ||
 			{ cat "$A/source.log" >&2; skip "cannot download Debian's source package $1=$2"; }
@@ -119,7 +122,8 @@ EOF
 }
 
 build_yaml() {
-	set -- $(source_of libyaml-dev)
+	source_of libyaml-dev
+	set -- "$sname" "$sver"
 	s="$W/src/$1-$2" v=$(upstream "$2") o="$D/obj/yaml"
 	[ -f "$D/deps/lib/libyaml.a" ] && [ "$(cat "$D/deps/yaml.version" 2>/dev/null)" = "$2" ] && return 0
 	log "libyaml $2 for glibc $GLIBC"
@@ -141,7 +145,8 @@ EOF
 }
 
 build_jansson() {
-	set -- $(source_of libjansson-dev)
+	source_of libjansson-dev
+	set -- "$sname" "$sver"
 	s="$W/src/$1-$2" v=$(upstream "$2") o="$D/obj/jansson"
 	[ -f "$D/deps/lib/libjansson.a" ] && [ "$(cat "$D/deps/jansson.version" 2>/dev/null)" = "$2" ] && return 0
 	log "jansson $2 for glibc $GLIBC"
@@ -173,7 +178,8 @@ build_jansson() {
 # options of Debian's build (debian/rules, read here) and of its configure
 # line (FTS4, FTS5, JSON, load-extension, threads)
 build_sqlite() {
-	set -- $(source_of libsqlite3-dev)
+	source_of libsqlite3-dev
+	set -- "$sname" "$sver"
 	s="$ROOT/$W/src/$1-$2" v=$(upstream "$2") o="$D/obj/sqlite"
 	[ -f "$D/deps/lib/libsqlite3.a" ] && [ "$(cat "$D/deps/sqlite.version" 2>/dev/null)" = "$2" ] && return 0
 	command -v tclsh >/dev/null || die "sqlite3's build needs tclsh (the Debian package tcl; make deps installs it)"

@@ -122,6 +122,11 @@ check_venv() {
 		run unshare -rm sh -c 'mount --bind "$1" /usr/lib/x86_64-linux-gnu && shift && exec "$@"' \
 			sh "$T/glibc" "$V/bin/xlaunch" profile list
 		expect_rc 0 "$name: profile list with glibc alone"
+		run unshare -rm sh -c 'mount --bind "$1" /usr/lib/x86_64-linux-gnu && shift && exec "$@"' \
+			sh "$T/glibc" "$V/bin/xlaunch" probe --backend cpu,opencl,cuda --no-record
+		expect_rc 0 "$name: probe with glibc alone (absent backends are no failure)"
+		expect_out "libOpenCL.so.1: cannot open shared object file" "$name: the missing OpenCL loader is named"
+		expect_out "libcuda.so.1: cannot open shared object file" "$name: the missing CUDA driver is named"
 	else
 		echo "note: no user namespaces here (unshare -rm): the glibc-only host is not simulated"
 	fi

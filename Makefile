@@ -78,7 +78,7 @@ endif
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit integration demo demo-torch-xla install clean fuzz fuzz-build fuzz-smoke bench man check-deps
+.PHONY: all help deps test unit integration demo demo-torch-xla install wheel sdist clean fuzz fuzz-build fuzz-smoke bench man check-deps
 all: $(BIN) $(BUILD)/xlaunch.1
 
 $(BIN): $(OBJS)
@@ -93,8 +93,8 @@ $(BUILD)/%.o: %.c
 # common/path.c sees it, and it is rebuilt whenever DATADIR changes (`make`
 # then `make install PREFIX=/opt/x` installs a binary that names /opt/x).
 DATADIR_STAMP = $(BUILD)/datadir.stamp
-$(shell mkdir -p $(BUILD) && { [ "$$(cat $(DATADIR_STAMP) 2>/dev/null)" = '$(DATADIR)' ] || \
-	printf '%s\n' '$(DATADIR)' > $(DATADIR_STAMP); })
+$(shell mkdir -p $(BUILD) && { [ -f $(DATADIR_STAMP) ] && \
+	[ "$$(cat $(DATADIR_STAMP))" = '$(DATADIR)' ] || printf '%s\n' '$(DATADIR)' > $(DATADIR_STAMP); })
 $(BUILD)/common/path.o: $(DATADIR_STAMP)
 $(BUILD)/common/path.o: override CPPFLAGS += -DXL_DATADIR='"$(DATADIR)"'
 
@@ -148,6 +148,21 @@ $(BUILD)/xlaunch.1: $(sort $(wildcard man/*.man))
 
 man: $(BUILD)/xlaunch.1
 
+help:
+	@echo 'make              build ./xlaunch and build/rel/xlaunch.1 (SAN=1: build/san/, ASan+UBSan)'
+	@echo 'make test         install what is missing, build, run every test'
+	@echo 'make demo         probe, then a JAX job on the CPU through the cpu-jax profile'
+	@echo 'make demo-torch-xla  the same for PyTorch/XLA (downloads torch and torch_xla)'
+	@echo 'make install      PREFIX=/usr/local DESTDIR=: binary, man page, share/xlaunch'
+	@echo 'make wheel        dist/xlaunch-VERSION-py3-none-manylinux_2_17_x86_64.whl (and its'
+	@echo '                  manylinux2014 alias): this binary for glibc >= 2.17, for pip install'
+	@echo 'make sdist        dist/xlaunch-VERSION.tar.gz: pip install builds it with make'
+	@echo 'make bench        the benchmarks (tests/bench/RESULTS.md)'
+	@echo 'make fuzz         every fuzz harness for FUZZ_SECONDS (fuzz-smoke: a short run)'
+	@echo 'make check-deps   the module arrows and function lengths'
+	@echo 'make deps         the Debian packages the build and the tests need'
+	@echo 'make clean        remove build/, dist/ and ./xlaunch'
+
 # Install the Debian packages the build and the tests need, when missing.
 deps:
 	@tools/deps.sh
@@ -183,6 +198,19 @@ install: all
 	cp -R profiles etc kernels $(DESTDIR)$(DATADIR)/
 	find $(DESTDIR)$(DATADIR) -type d -exec chmod 0755 {} +
 	find $(DESTDIR)$(DATADIR) -type f -exec chmod 0644 {} +
+
+# The wheel, dist/xlaunch-VERSION-py3-none-manylinux_X_Y_x86_64.whl: this
+# release binary built again by zig cc for an old glibc (no data directory
+# compiled in: it reads ../share/xlaunch beside itself, the wheel's data),
+# the man page, profiles/, etc/ and kernels/; auditwheel names its tag.  The
+# build tools come from PyPI into build/venv-wheel (tools/wheel.sh).
+wheel: deps
+	@tools/wheel.sh wheel
+
+# The source archive, dist/xlaunch-VERSION.tar.gz: `pip install` builds it
+# with this host's compiler and Debian's -dev packages.
+sdist:
+	@tools/wheel.sh sdist
 
 # libFuzzer harnesses: tests/fuzz/fuzz_NAME.c, each linked against every
 # module built with clang, ASan and UBSan.  `make fuzz FUZZ_SECONDS=N` runs
@@ -227,6 +255,6 @@ fuzz-smoke: deps
 	tools/fuzz.sh smoke 0 $(FUZZ_NAMES)
 
 clean:
-	rm -rf build xlaunch
+	rm -rf build dist xlaunch
 
 -include $(OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

@@ -86,6 +86,10 @@ void *xl_calloc(size_t n, size_t size);
 void *xl_realloc(void *p, size_t n);
 char *xl_strdup(const char *s);
 char *xl_strndup(const char *s, size_t n);
+/* The abbreviation of signal sig without "SIG" ("SEGV"), as glibc 2.32's
+ * sigabbrev_np() gives it, for any glibc; NULL for a number without one.
+ * Static storage. */
+const char *xl_signal_abbrev(int sig);
 /* Returns a newly allocated string; caller frees. */
 char *xl_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The installed data directory, PREFIX/share/xlaunch; "" for a binary with
+ * no fixed prefix (the wheel's), which looks only beside itself. */
 #ifndef XL_DATADIR
 #define XL_DATADIR "/usr/local/share/xlaunch"
 #endif
@@ -223,8 +225,19 @@ const char *xl_data_dir(void)
 			*slash = '\0';
 		}
 	}
-	snprintf(data_dir, sizeof(data_dir), "%s", XL_DATADIR);
-	data_dir_how = "compiled in";
+	if (XL_DATADIR[0]) {
+		snprintf(data_dir, sizeof(data_dir), "%s", XL_DATADIR);
+		data_dir_how = "compiled in";
+	} else {
+		/* nothing compiled in: name the place the data should be, so
+		 * every missing file is reported where it was looked for */
+		if (!exe_dir(exe, sizeof(exe)))
+			snprintf(exe, sizeof(exe), "/proc/self/exe: unreadable");
+		snprintf(data_dir, sizeof(data_dir), "%.*s/../share/xlaunch",
+			 (int)(sizeof(data_dir) - 20), exe);
+		data_dir_how = "not found: ../share/xlaunch beside the binary holds no "
+			       "etc/outcomes.yaml, and no data directory is compiled in";
+	}
 	return data_dir;
 }
 

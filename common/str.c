@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,30 @@ bool xl_streq(const char *a, const char *b)
 	if (!a || !b)
 		return a == b;
 	return strcmp(a, b) == 0;
+}
+
+const char *xl_signal_abbrev(int sig)
+{
+	static const char *const names[] = {
+		[SIGHUP] = "HUP", [SIGINT] = "INT", [SIGQUIT] = "QUIT", [SIGILL] = "ILL",
+		[SIGTRAP] = "TRAP", [SIGABRT] = "ABRT", [SIGBUS] = "BUS", [SIGFPE] = "FPE",
+		[SIGKILL] = "KILL", [SIGUSR1] = "USR1", [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",
+		[SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM", [SIGCHLD] = "CHLD",
+		[SIGCONT] = "CONT", [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP", [SIGTTIN] = "TTIN",
+		[SIGTTOU] = "TTOU", [SIGURG] = "URG", [SIGXCPU] = "XCPU", [SIGXFSZ] = "XFSZ",
+		[SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF", [SIGWINCH] = "WINCH", [SIGIO] = "POLL",
+		[SIGSYS] = "SYS",
+#ifdef SIGSTKFLT
+		[SIGSTKFLT] = "STKFLT",
+#endif
+#ifdef SIGPWR
+		[SIGPWR] = "PWR",
+#endif
+	};
+
+	if (sig <= 0 || (size_t)sig >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	return names[sig];
 }
 
 bool xl_startswith(const char *s, const char *prefix)

@@ -270,7 +270,7 @@ int xl_pjrt_plugin_api_version(const char *path, int *major, int *minor, char **
 		*err = xl_asprintf("%s: loading the plugin did not finish within 10s", path);
 	else if (WIFSIGNALED(status))
 		*err = xl_asprintf("%s: loading the plugin crashed (SIG%s)", path,
-				   sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+				   xl_signal_abbrev(WTERMSIG(status)) ? xl_signal_abbrev(WTERMSIG(status)) : "?");
 	else
 		*err = xl_asprintf("%s: loading the plugin failed", path);
 	return -1;

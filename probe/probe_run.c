@@ -216,7 +216,7 @@ static void copy_output(FILE *f, const char *name)
 
 static const char *signame(int sig)
 {
-	const char *s = sigabbrev_np(sig);
+	const char *s = xl_signal_abbrev(sig);
 	static char buf[32];
 
 	if (!s) {

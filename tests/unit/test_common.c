@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -352,6 +353,28 @@ static void test_vocabulary(void **state)
 	assert_string_equal(xl_severity_name(XL_SEV_ERROR), "error");
 }
 
+/* The table the wheel's binary uses (built for a glibc older than
+ * sigabbrev_np) says what this glibc's sigabbrev_np says, number by number. */
+static void test_signal_abbrev(void **state)
+{
+	(void)state;
+	assert_string_equal(xl_signal_abbrev(SIGSEGV), "SEGV");
+	assert_string_equal(xl_signal_abbrev(SIGKILL), "KILL");
+	assert_null(xl_signal_abbrev(0));
+	assert_null(xl_signal_abbrev(-1));
+	assert_null(xl_signal_abbrev(SIGRTMIN));
+	for (int sig = 1; sig < SIGRTMIN; sig++) {
+		const char *glibc = sigabbrev_np(sig);
+
+		if (!glibc) {
+			assert_null(xl_signal_abbrev(sig));
+			continue;
+		}
+		assert_non_null(xl_signal_abbrev(sig));
+		assert_string_equal(xl_signal_abbrev(sig), glibc);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +388,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_vocabulary),
+		cmocka_unit_test(test_signal_abbrev),
 	};
 
 	return XL_TEST_RUN(tests, xl_test_dir_setup, xl_test_dir_teardown);

@@ -162,7 +162,7 @@ static bool opt_since(const char *value, void *field)
 	return parse_since(value, field);
 }
 
-#define OUTCOMES "ok, oom, compile-storm, crash, error, timeout, interrupted"
+#define OUTCOMES "ok, oom, compile-storm, crash, error, timeout, interrupted, peer-failed"
 
 static const struct xl_opt history_options[] = {
 	XL_OPTION_STRING(0, "profile", "P", struct history_opts, profile,

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 struct xl_observe;
+struct xl_peers;
 
 /* ---- patterns and the streaming scanner ------------------------------------ */
 
@@ -92,6 +93,8 @@ struct xl_sup_opts {
 	const char *end_path;         /* where the guardian writes the attempt's end
 				       * when xlaunch dies (JSON), or NULL */
 	const char *guardian_path;    /* where the guardian's pid is written, or NULL */
+	struct xl_peers *peers;       /* the other ranks of the job, watched from the
+				       * spawn on, or NULL (launcher/run/peers.h) */
 };
 
 struct xl_sup_result {
@@ -105,6 +108,7 @@ struct xl_sup_result {
 	double wall_s;
 	long long peak_rss_bytes;
 	size_t term_dropped;  /* bytes a stuck terminal did not get (the logs have them) */
+	bool peer_ended;      /* ended because another rank of the job was gone */
 };
 
 /* Spawns argv in its own process group and supervises it to the end.

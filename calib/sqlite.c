@@ -428,20 +428,29 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 		}
 	}
 	free(dir);
-	fd = open(path, O_RDWR | O_CLOEXEC | ((flags & CALIB_OPEN_NOCREATE) ? 0 : O_CREAT), 0600);
-	if (fd < 0) {
-		st->absent = errno == ENOENT;
-		return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
-	}
+	/* a file that is there is never opened and closed here: closing any
+	 * descriptor of a file drops every POSIX lock this process holds on it,
+	 * those of another connection to the same store included (SQLite's
+	 * "posix advisory locks canceled by a separate close()"); only a file
+	 * that is not there yet is created (0600) and closed */
 	{
 		struct stat sb;
 
-		if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		if (stat(path, &sb) == 0) {
+			if (!S_ISREG(sb.st_mode))
+				return calib_fail(st, XL_EX_CANTCREAT, "not a regular file");
+			if (access(path, R_OK | W_OK) < 0)
+				return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
+		} else if (errno != ENOENT || (flags & CALIB_OPEN_NOCREATE)) {
+			st->absent = errno == ENOENT;
+			return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
+		} else {
+			fd = open(path, O_RDWR | O_CLOEXEC | O_CREAT, 0600);
+			if (fd < 0)
+				return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
 			close(fd);
-			return calib_fail(st, XL_EX_CANTCREAT, "not a regular file");
 		}
 	}
-	close(fd);
 	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		return q->db ? sqlfail(st, "cannot open") : calib_fail(st, XL_EX_CANTCREAT, "cannot open");
 	/* SQLite's own wait never outlasts the wait asked for */

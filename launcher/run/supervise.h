@@ -145,8 +145,10 @@ int xl_rank(const char **from);
  * PMI_SIZE; 1 when none is set.  *from names the variable (or NULL). */
 int xl_world_size(const char **from);
 /* The job launch this process belongs to: the id from XLAUNCH_JOB_ID,
- * SLURM_JOB_ID, TORCHELASTIC_RUN_ID or JOBSET_NAME (the first set; *from
- * names it), followed by "#N" for the engine's Nth restart of it
+ * SLURM_JOB_ID (with ".STEP" when SLURM_STEP_ID is set: each srun of an
+ * allocation is a launch of its own), TORCHELASTIC_RUN_ID or JOBSET_NAME
+ * (the first set; *from names it), followed by "#N" for the engine's Nth
+ * restart of it
  * (XLAUNCH_JOB_ATTEMPT, TORCHELASTIC_RESTART_COUNT, SLURM_RESTART_COUNT;
  * nothing for 0).  NULL when no id is set.  Caller frees. */
 char *xl_job_launch_id(const char **from);

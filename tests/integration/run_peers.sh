@@ -168,7 +168,47 @@ expect_eq "$(q "SELECT count(*) FROM attempts WHERE job_id = 'k5'")" 16 "each of
 ok "16 ranks end within the bound"
 WORLD=2
 
-# 6. a real JAX job: rank 0 waits at a coordination barrier, rank 1 is killed
+# 6. under torchrun, whose agent ends the local workers itself and restarts
+# the job: no fight, every rank of each launch recorded once, and the
+# restarted launch (its own job id: the restart count) is not ended for the
+# first one's ends
+tvenv=$(tools/venv.sh torch 2>"$T/venv.err") || tvenv=""
+if [ -n "$tvenv" ] && [ -x "$SRC/$tvenv/bin/torchrun" ]; then
+	cat >"$T/flaky.sh" <<'S'
+#!/bin/sh
+# the first launch: rank 1 fails, rank 0 waits on it; the restart: both end well
+if [ "$TORCHELASTIC_RESTART_COUNT" = 0 ]; then
+	[ "$RANK" = 1 ] && { sleep 1; exit 3; }
+	trap 'exit 143' TERM
+	while :; do sleep 0.1; done
+fi
+sleep 1
+S
+	chmod +x "$T/flaky.sh"
+	t0=$(now)
+	set +e
+	env -u RANK -u WORLD_SIZE -u XLAUNCH_JOB_ID "$SRC/$tvenv/bin/torchrun" --standalone \
+		--nproc-per-node=2 --max-restarts=1 --monitor-interval=0.5 --no-python \
+		"$XL" run w -- "$T/flaky.sh" >"$T/trun" 2>&1
+	trc=$?
+	set -e
+	el=$(secs "$t0" "$(now)")
+	[ "$trc" = 0 ] || { cat "$T/trun"; fail "torchrun: the restarted job ended well"; }
+	tj=$(q "SELECT job_id FROM attempts WHERE profile = 'w' AND outcome = 'error' AND rank = 1 ORDER BY time DESC LIMIT 1")
+	[ -n "$tj" ] || { cat "$T/trun"; fail "torchrun: rank 1's failure recorded under torchrun's job id"; }
+	expect_eq "$(q "SELECT count(*) || ':' || count(DISTINCT id) FROM attempts WHERE job_id = '$tj' OR job_id = '$tj#1'")" \
+		"4:4" "torchrun: two launches of two ranks, each rank recorded once"
+	r0=$(q "SELECT outcome FROM attempts WHERE job_id = '$tj' AND rank = 0")
+	case $r0 in peer-failed|interrupted) ok "torchrun: rank 0 of the failed launch ended ($r0)" ;;
+	*) cat "$T/trun"; fail "torchrun: rank 0 of the failed launch: $r0" ;; esac
+	expect_eq "$(q "SELECT outcome FROM attempts WHERE job_id = '$tj#1' ORDER BY rank" | paste -sd,)" "ok,ok" \
+		"torchrun: the restart (job id $tj#1) was not ended for the first launch's failure"
+	echo "torchrun: a failed launch and its restart took $el s"
+else
+	echo "note: torch's venv (tools/venv.sh torch) is not available: the torchrun half is left out"
+fi
+
+# 7. a real JAX job: rank 0 waits at a coordination barrier, rank 1 is killed
 venv=$(tools/venv.sh demo 2>"$T/venv.err") || venv=""
 if [ -n "$venv" ]; then
 	PY="$SRC/$venv/bin/python"

@@ -218,12 +218,14 @@ static int run_script(struct calib_store *st, const char *what, const char *sql)
  * (SQLSTATE 53300, which libpq gives a connection only as its message:
  * "sorry, too many clients already", "remaining connection slots are
  * reserved ..."; a server with localized messages is not recognized and
- * fails at once, as before). */
+ * fails at once, as before), or its Unix socket's queue of connections
+ * not yet accepted was full (EAGAIN: "Resource temporarily unavailable"). */
 static bool server_full(PGconn *conn)
 {
 	const char *m = pq.PQerrorMessage(conn);
 
-	return m && (strstr(m, "too many clients") || strstr(m, "remaining connection slots"));
+	return m && (strstr(m, "too many clients") || strstr(m, "remaining connection slots") ||
+		     strstr(m, strerror(EAGAIN)));
 }
 
 /* Sleeps before connecting again to a full server: a little longer each
@@ -1783,8 +1785,9 @@ static const char q_rank_poll[] =
 	" (SELECT 0, rank, outcome, ended, host, (SELECT t FROM n) FROM job_ranks"
 	" WHERE job_id = $1 AND outcome <> 'ok' AND ended >= $4 AND rank <> $2"
 	" ORDER BY ended LIMIT 1)"
-	" UNION ALL (SELECT 1, rank, NULL, expires, host, n.t FROM job_ranks, n"
-	" WHERE job_id = $1 AND ended IS NULL AND expires >= $4 AND expires < n.t AND rank <> $2"
+	" UNION ALL (SELECT 1, rank, NULL, expires, host, (SELECT t FROM n) FROM job_ranks"
+	" WHERE job_id = $1 AND ended IS NULL AND expires >= $4 AND expires < (SELECT t FROM n)"
+	" AND rank <> $2"
 	" AND $5 ORDER BY expires LIMIT 1)"
 	" UNION ALL (SELECT 2, NULL, NULL, NULL, NULL, t FROM n)";
 

@@ -20,8 +20,9 @@ struct xl_peers;
 struct xl_classified;
 
 /* A job's ranks make at most about this many polls per second in all: the
- * poll period of a rank is at least world / XL_PEERS_JOB_RATE seconds. */
-#define XL_PEERS_JOB_RATE 200.0
+ * poll period of a rank is at least world / XL_PEERS_JOB_RATE seconds (a
+ * poll of a PostgreSQL store is a connection: tests/bench/RESULTS.md). */
+#define XL_PEERS_JOB_RATE 100.0
 
 /* The watch of rank `rank` of `world` in job launch job_id, for the attempt
  * run_id, with the profile's ranks section; NULL when it does not watch

@@ -247,7 +247,7 @@ static int supervise(struct attempt *at, char **envp)
 	at->guard_path = xl_asprintf("%s/guardian", at->dir);
 	so.guardian_path = at->guard_path;
 	if (l->st && !l->o->no_record)
-		at->peers = xl_peers_begin(l->ctx->store_path, l->job_id, l->rank, l->world, at->id,
+		at->peers = xl_peers_begin(l->st, l->job_id, l->rank, l->world, at->id,
 					   &at->it->profile->ranks);
 	so.peers = at->peers;
 	/* a server store's connection is not held while the child runs */

@@ -10,7 +10,10 @@
  *
  * A server store is not held open: each poll connects, runs its one
  * statement and gives the connection back (calib_idle), so that a job of
- * hundreds of ranks does not take a connection per rank.
+ * hundreds of ranks does not take a connection per rank.  The thread uses
+ * the launch's own handle while the supervisor does not (from the spawn to
+ * the child's end); the rank's end then goes in on the connection its
+ * record takes next.
  */
 #include "launcher/run/peers.h"
 #include "launcher/run/supervise.h"
@@ -25,7 +28,9 @@
 #include <unistd.h>
 
 struct xl_peers {
-	struct calib_store *st;        /* its own handle: the thread's while it runs */
+	struct calib_store *st;        /* the launch's handle (borrowed): the thread's
+				       * while it runs, the supervisor's before and
+				       * after (never both at once) */
 	char *job_id;
 	int rank, world;
 	double poll_s, lease_s, grace_s;
@@ -55,7 +60,6 @@ static void peers_free(struct xl_peers *w)
 {
 	close_pair(w->wake);
 	close_pair(w->stop);
-	calib_close(w->st);
 	pthread_mutex_destroy(&w->mu);
 	free(w->job_id);
 	free(w);
@@ -77,11 +81,10 @@ static void periods(struct xl_peers *w, const struct xl_ranks_cfg *cfg)
 	w->grace_s = cfg->grace_s;
 }
 
-struct xl_peers *xl_peers_begin(const char *location, const char *job_id, int rank, int world,
+struct xl_peers *xl_peers_begin(struct calib_store *st, const char *job_id, int rank, int world,
 				const char *run_id, const struct xl_ranks_cfg *cfg)
 {
 	struct xl_peers *w;
-	char *err = NULL;
 
 	if (world <= 1 || !job_id || !cfg->watch) {
 		if (world > 1)
@@ -97,12 +100,10 @@ struct xl_peers *xl_peers_begin(const char *location, const char *job_id, int ra
 	w->world = world;
 	w->seed = (unsigned)getpid() ^ (unsigned)(xl_now() * 1000);
 	periods(w, cfg);
-	if (calib_open(location, CALIB_OPEN_NOCREATE, &w->st, &err) ||
-	    calib_rank_begin(w->st, job_id, rank, world, run_id, w->lease_s, &w->started)) {
+	w->st = st;
+	if (calib_rank_begin(st, job_id, rank, world, run_id, w->lease_s, &w->started)) {
 		xl_warn("%s; rank %d does not watch the other ranks of job '%s', and they cannot"
-			" see it", w->st ? calib_errmsg(w->st) : err ? err : "store unavailable", rank,
-			job_id);
-		free(err);
+			" see it", calib_errmsg(st), rank, job_id);
 		peers_free(w);
 		return NULL;
 	}

@@ -22,14 +22,15 @@ struct xl_classified;
 /* A job's ranks make at most about this many polls per second in all: the
  * poll period of a rank is at least world / XL_PEERS_JOB_RATE seconds (a
  * poll of a PostgreSQL store is a connection: tests/bench/RESULTS.md). */
-#define XL_PEERS_JOB_RATE 100.0
+#define XL_PEERS_JOB_RATE 200.0
 
 /* The watch of rank `rank` of `world` in job launch job_id, for the attempt
  * run_id, with the profile's ranks section; NULL when it does not watch
  * (said at -v): one rank, no job id, ranks.watch false, no store, or the
- * store would not take the rank's row (said).  Opens a handle of its own on
- * the store at location.  Free with xl_peers_end(). */
-struct xl_peers *xl_peers_begin(const char *location, const char *job_id, int rank, int world,
+ * store would not take the rank's row (said).  Borrows st, the launch's
+ * handle: the caller does not use it between xl_peers_start() and
+ * xl_peers_stop().  Free with xl_peers_end(). */
+struct xl_peers *xl_peers_begin(struct calib_store *st, const char *job_id, int rank, int world,
 				const char *run_id, const struct xl_ranks_cfg *cfg);
 /* Starts polling in a thread of its own: after the child is spawned, so
  * that no fork happens while the thread runs.  Returns the descriptor that

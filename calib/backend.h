@@ -111,6 +111,17 @@ struct calib_backend {
 	 * (*chosen and *chosen_sig, caller frees; NULL for a NULL column) */
 	int (*job_choose)(struct calib_store *st, const char *job_id, const char *candidate,
 			  const char *signature, int64_t rank, char **chosen, char **chosen_sig);
+	/* ranks watching each other (calib.h): the same contracts */
+	int (*rank_begin)(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
+			  const char *run_id, double lease_s, double *started);
+	int (*rank_poll)(struct calib_store *st, const char *job_id, int64_t rank, double lease_s,
+			 double since, bool judge_leases, struct calib_peer_end *out);
+	int (*rank_end)(struct calib_store *st, const char *job_id, int64_t rank,
+			const char *outcome, int64_t exit_status, int64_t peer_rank,
+			const char *peer_outcome);
+	int (*job_ranks)(struct calib_store *st, const char *job, calib_job_rank_fn *fn, void *arg);
+	/* gives the connection back (NULL: nothing to give) */
+	void (*idle)(struct calib_store *st);
 	/* `calib report` (calib.h: report queries); the same contracts */
 	int (*report_profiles)(struct calib_store *st, const struct calib_report_filter *f,
 			       long long limit, calib_report_profile_fn *fn, void *arg);
@@ -226,6 +237,10 @@ size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out)
 void calib_hardware_add(struct calib_hardware **all, size_t *n, const char *kind,
 			const char *backend, const char *type, const char *memory_source,
 			int64_t count, int64_t memory_bytes);
+
+/* A rank row's outcome or peer_outcome text as calib_job_rank has it:
+ * the outcome, XL_OUT_COUNT for a lapsed lease, -1 for NULL or unknown. */
+int calib_peer_outcome_parse(const char *s);
 
 /* The median of v[0..n) (sorted in place); NAN when n is 0. */
 double calib_median(double *v, size_t n);

@@ -42,7 +42,7 @@
 
 /* The schema version this build writes; older stores are migrated forward
  * one step at a time on open, newer ones are refused (73). */
-#define CALIB_SCHEMA_VERSION 5
+#define CALIB_SCHEMA_VERSION 6
 
 /* The signature scheme this build writes.  2: a launch is identified by the
  * job's own files (the script or module in argv and its repository), its
@@ -524,6 +524,68 @@ json_t *calib_rank_json(const struct calib_rank *r, const char *name);
  * frees; NULL when the publisher's was).  Returns 0 or 73. */
 int calib_job_choose(struct calib_store *st, const char *job_id, const char *candidate,
 		     const char *signature, int64_t rank, char **chosen, char **chosen_sig);
+
+/* ---- ranks watching each other ------------------------------------------------
+ *
+ * One row per rank of a job launch (job_id as calib_job_choose's): its
+ * lease, renewed by its supervisor while it lives, and its end.  Times are
+ * the store's clock (the server's for PostgreSQL, so hosts with skewed
+ * clocks agree), epoch seconds. */
+
+/* Starts rank's row of job_id (replacing one an earlier launch with the
+ * same id left): started and renewed now, its lease running lease_s, no
+ * end.  *started (may be NULL) gets the store's time.  Returns 0, 65 or
+ * 73. */
+int calib_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
+		     const char *run_id, double lease_s, double *started);
+
+/* Another rank of the job that is gone: ended badly, or its lease lapsed. */
+struct calib_peer_end {
+	bool found;
+	bool lapsed;               /* its lease lapsed without an end */
+	int64_t rank;
+	enum xl_outcome outcome;   /* how it ended (not lapsed) */
+	double when;               /* its end, or when its lease ran out */
+	double now;                /* the store's time of the poll */
+	char host[256];            /* where it ran ("" unknown) */
+};
+
+/* One poll of a rank of a job: renews its lease (lease_s from now) and
+ * reads, in one indexed probe each, the first other rank that ended with
+ * any outcome but ok at or after since, and (when judge_leases) the other
+ * rank whose lease ran out first, at or after since, without an end.  The
+ * end wins over a lapse.  Returns 0 or 73. */
+int calib_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, double lease_s,
+		    double since, bool judge_leases, struct calib_peer_end *out);
+
+/* Ends rank's row: outcome and exit status, and for peer-failed the rank it
+ * was ended for and that rank's outcome (peer_rank < 0: none; a lapsed
+ * lease is peer_outcome XL_OUT_COUNT).  Returns 0 or 73. */
+int calib_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
+		   enum xl_outcome outcome, int64_t exit_status, int64_t peer_rank,
+		   enum xl_outcome peer_outcome);
+
+/* A rank's row, for `calib history --job`.  Strings are borrowed. */
+struct calib_job_rank {
+	const char *job_id, *host, *run_id;
+	int64_t rank, world;
+	double started, renewed, expires;
+	double ended;              /* NAN: no end written */
+	int outcome;               /* an enum xl_outcome, -1 when no end */
+	int64_t exit_status;       /* CALIB_UNSET unknown */
+	int64_t peer_rank;         /* CALIB_UNSET: none */
+	int peer_outcome;          /* enum xl_outcome, XL_OUT_COUNT: a lapsed lease,
+				    * -1 none */
+};
+typedef int calib_job_rank_fn(const struct calib_job_rank *r, void *arg);
+/* The rows of job (ID, and ID#N of its restarts), by job launch, then by
+ * end (ended ranks first, earliest first), then rank. */
+int calib_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *fn, void *arg);
+
+/* Gives a server store's connection back while the handle waits unused (a
+ * job's ranks must not hold one each); the next operation connects again.
+ * Nothing for SQLite. */
+void calib_idle(struct calib_store *st);
 
 /* ---- report queries ------------------------------------------------------------
  *

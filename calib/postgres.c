@@ -34,6 +34,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- libpq, loaded when first needed ---------------------------------------- */
 
@@ -212,8 +214,56 @@ static double connect_limit(PGconn *conn)
 
 static int run_script(struct calib_store *st, const char *what, const char *sql);
 
-/* Connects (again) to the server.  Returns 0 or 73 ("unreachable: why"). */
+/* Whether the server refused the connection for want of a free slot
+ * (SQLSTATE 53300, which libpq gives a connection only as its message:
+ * "sorry, too many clients already", "remaining connection slots are
+ * reserved ..."; a server with localized messages is not recognized and
+ * fails at once, as before), or its Unix socket's queue of connections
+ * not yet accepted was full (EAGAIN: "Resource temporarily unavailable"). */
+static bool server_full(PGconn *conn)
+{
+	const char *m = pq.PQerrorMessage(conn);
+
+	return m && (strstr(m, "too many clients") || strstr(m, "remaining connection slots") ||
+		     strstr(m, strerror(EAGAIN)));
+}
+
+/* Sleeps before connecting again to a full server: a little longer each
+ * time, with jitter, so that many waiting clients (a job's ranks starting
+ * together) do not come back together. */
+static void full_backoff(unsigned tries, double deadline)
+{
+	double s = (tries < 5 ? 0.05 * (1u << tries) : 1.0) * (0.5 + (double)(rand() % 1000) / 1000.0);
+	struct timespec ts;
+
+	if (xl_mono() + s > deadline)
+		s = deadline - xl_mono();
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
+static int pg_connect_once(struct calib_store *st, double *deadline_io);
+
+/* Connects (again) to the server; a server without a free connection slot
+ * is asked again until the connect limit.  Returns 0 or 73 ("unreachable:
+ * why"). */
 static int pg_connect(struct calib_store *st)
+{
+	double deadline = NAN;
+	unsigned tries = 0;
+	int rc;
+
+	while ((rc = pg_connect_once(st, &deadline)) == -1)
+		full_backoff(tries++, deadline);
+	return rc;
+}
+
+/* One try; -1 when the server was full and there is time to try again
+ * (*deadline_io is set on the first try). */
+static int pg_connect_once(struct calib_store *st, double *deadline_io)
 {
 	struct pg *g = st->impl;
 	/* the URI is expanded in place of dbname; client_encoding after it
@@ -228,7 +278,9 @@ static int pg_connect(struct calib_store *st)
 	if (!g->conn)
 		xl_oom();
 	limit = connect_limit(g->conn);
-	deadline = xl_mono() + limit;
+	if (isnan(*deadline_io))
+		*deadline_io = xl_mono() + limit;
+	deadline = *deadline_io;
 	while (pq.PQstatus(g->conn) != CONNECTION_BAD && ps != PGRES_POLLING_OK &&
 	       ps != PGRES_POLLING_FAILED) {
 		if (ps == PGRES_POLLING_READING || ps == PGRES_POLLING_WRITING) {
@@ -243,6 +295,11 @@ static int pg_connect(struct calib_store *st)
 			}
 		}
 		ps = pq.PQconnectPoll(g->conn);
+	}
+	if (pq.PQstatus(g->conn) != CONNECTION_OK && server_full(g->conn) &&
+	    xl_mono() + 0.05 < deadline) {
+		drop(g);
+		return -1;
 	}
 	if (pq.PQstatus(g->conn) != CONNECTION_OK) {
 		char *msg = one_line(pq.PQerrorMessage(g->conn));
@@ -633,6 +690,29 @@ static const char schema_v5[] =
 	" time double precision NOT NULL);"
 	"CREATE INDEX attempts_job_signature ON attempts(job_id, signature, seq);";
 
+/* v5 -> v6, as SQLite's v6: the ranks of a job launch watching each other,
+ * one row per rank (its lease and its end), probed through two partial
+ * indexes. */
+static const char schema_v6[] =
+	"CREATE TABLE job_ranks ("
+	" job_id text COLLATE \"C\" NOT NULL,"
+	" rank bigint NOT NULL,"
+	" world bigint,"
+	" host text,"
+	" pid bigint,"
+	" run_id text,"
+	" started double precision NOT NULL,"
+	" renewed double precision NOT NULL,"
+	" expires double precision NOT NULL,"
+	" ended double precision,"
+	" outcome text,"
+	" exit_status bigint,"
+	" peer_rank bigint,"
+	" peer_outcome text,"
+	" PRIMARY KEY (job_id, rank));"
+	"CREATE INDEX job_ranks_bad ON job_ranks(job_id, ended) WHERE outcome <> 'ok';"
+	"CREATE INDEX job_ranks_live ON job_ranks(job_id, expires) WHERE ended IS NULL;";
+
 /* The steps from an older store to this build's, oldest first: each runs
  * in the one migration transaction when the store is below its version, its
  * DDL first, then its fill (data the new schema derives from the old, as
@@ -646,6 +726,7 @@ static const struct {
 	{ 3, schema_v3, NULL },
 	{ 4, schema_v4, migrate_v4_fill },
 	{ 5, schema_v5, NULL },
+	{ 6, schema_v6, NULL },
 };
 
 static const char q_schema_version[] = "SELECT coalesce(max(version), 0) FROM calib_schema";
@@ -1658,6 +1739,168 @@ fail:
 	return rc;
 }
 
+/* ---- ranks watching each other ------------------------------------------------------------ */
+
+/* The server's clock: hosts of one job may disagree on the time. */
+#define SERVER_NOW "extract(epoch FROM clock_timestamp())::double precision"
+
+static const char q_rank_begin[] =
+	"INSERT INTO job_ranks (job_id, rank, world, host, pid, run_id, started, renewed, expires)"
+	" SELECT $1, $2, $3, $4, $5, $6, t, t, t + $7 FROM (SELECT " SERVER_NOW " AS t) n"
+	" ON CONFLICT (job_id, rank) DO UPDATE SET world = excluded.world, host = excluded.host,"
+	" pid = excluded.pid, run_id = excluded.run_id, started = excluded.started,"
+	" renewed = excluded.renewed, expires = excluded.expires, ended = NULL, outcome = NULL,"
+	" exit_status = NULL, peer_rank = NULL, peer_outcome = NULL"
+	" RETURNING started";
+
+static int real_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	*(double *)arg = col_real(r, row, 0);
+	return 0;
+}
+
+static int pg_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
+			 const char *run_id, double lease_s, double *started)
+{
+	struct params p = { .n = 0 };
+
+	p_text(&p, job_id);
+	p_int(&p, rank);
+	p_int(&p, world);
+	p_text(&p, xl_hostname());
+	p_int(&p, (int64_t)getpid());
+	p_text(&p, run_id);
+	p_real(&p, lease_s);
+	*started = NAN;
+	return run(st, "cannot start the rank's lease", q_rank_begin, &p, real_row, started, NULL);
+}
+
+/* One round trip: the renewal, then a probe of job_ranks_bad (the first bad
+ * end of another rank since $4) and one of job_ranks_live (the first lease
+ * of another rank without an end that ran out, since $4, when $5). */
+static const char q_rank_poll[] =
+	"WITH n AS (SELECT " SERVER_NOW " AS t),"
+	" renew AS (UPDATE job_ranks SET renewed = n.t, expires = n.t + $3 FROM n"
+	" WHERE job_id = $1 AND rank = $2 AND ended IS NULL)"
+	" (SELECT 0, rank, outcome, ended, host, (SELECT t FROM n) FROM job_ranks"
+	" WHERE job_id = $1 AND outcome <> 'ok' AND ended >= $4 AND rank <> $2"
+	" ORDER BY ended LIMIT 1)"
+	" UNION ALL (SELECT 1, rank, NULL, expires, host, (SELECT t FROM n) FROM job_ranks"
+	" WHERE job_id = $1 AND ended IS NULL AND expires >= $4 AND expires < (SELECT t FROM n)"
+	" AND rank <> $2"
+	" AND $5 ORDER BY expires LIMIT 1)"
+	" UNION ALL (SELECT 2, NULL, NULL, NULL, NULL, t FROM n)";
+
+static int peer_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct calib_peer_end *out = arg;
+	int kind = atoi(pq.PQgetvalue(r, row, 0));
+	const char *host = col(r, row, 4);
+
+	out->now = col_real(r, row, 5);
+	/* an end wins over a lapse */
+	if (kind == 2 || (out->found && (!out->lapsed || kind == 1)))
+		return 0;
+	out->found = true;
+	out->lapsed = kind == 1;
+	out->rank = col_int(r, row, 1);
+	if (!out->lapsed) {
+		int o = calib_peer_outcome_parse(col(r, row, 2));
+
+		out->outcome = o >= 0 && o < XL_OUT_COUNT ? (enum xl_outcome)o : XL_OUT_ERROR;
+	}
+	out->when = col_real(r, row, 3);
+	snprintf(out->host, sizeof(out->host), "%s", host ? host : "");
+	return 0;
+}
+
+static int pg_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, double lease_s,
+			double since, bool judge_leases, struct calib_peer_end *out)
+{
+	struct params p = { .n = 0 };
+
+	p_text(&p, job_id);
+	p_int(&p, rank);
+	p_real(&p, lease_s);
+	p_real(&p, since);
+	p_text(&p, judge_leases ? "true" : "false");
+	return run(st, "cannot read the job's ranks", q_rank_poll, &p, peer_row, out, NULL);
+}
+
+static const char q_rank_end[] =
+	"UPDATE job_ranks SET ended = " SERVER_NOW ", outcome = $3, exit_status = $4,"
+	" peer_rank = $5, peer_outcome = $6 WHERE job_id = $1 AND rank = $2";
+
+static int pg_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
+		       const char *outcome, int64_t exit_status, int64_t peer_rank,
+		       const char *peer_outcome)
+{
+	struct params p = { .n = 0 };
+
+	p_text(&p, job_id);
+	p_int(&p, rank);
+	p_text(&p, outcome);
+	p_int(&p, exit_status);
+	p_int(&p, peer_rank);
+	p_text(&p, peer_outcome);
+	return run(st, "cannot write the rank's end", q_rank_end, &p, NULL, NULL, NULL);
+}
+
+static const char q_job_ranks[] =
+	"SELECT job_id, rank, world, host, run_id, started, renewed, expires, ended, outcome,"
+	" exit_status, peer_rank, peer_outcome FROM job_ranks"
+	" WHERE job_id = $1 OR (job_id >= $1 || '#' AND job_id < $1 || '$')"
+	" ORDER BY job_id, ended IS NULL, ended, rank";
+
+struct job_rank_call {
+	calib_job_rank_fn *fn;
+	void *arg;
+};
+
+static int job_rank_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	struct job_rank_call *c = arg;
+	struct calib_job_rank jr;
+	const char *ended = col(r, row, 8);
+
+	jr.job_id = col(r, row, 0);
+	jr.rank = col_int(r, row, 1);
+	jr.world = col_int(r, row, 2);
+	jr.host = col(r, row, 3);
+	jr.run_id = col(r, row, 4);
+	jr.started = col_real(r, row, 5);
+	jr.renewed = col_real(r, row, 6);
+	jr.expires = col_real(r, row, 7);
+	jr.ended = ended ? col_real(r, row, 8) : NAN;
+	jr.outcome = calib_peer_outcome_parse(col(r, row, 9));
+	if (jr.outcome == XL_OUT_COUNT)
+		jr.outcome = -1;
+	jr.exit_status = col_int(r, row, 10);
+	jr.peer_rank = col_int(r, row, 11);
+	jr.peer_outcome = calib_peer_outcome_parse(col(r, row, 12));
+	return c->fn(&jr, c->arg);
+}
+
+static int pg_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *fn, void *arg)
+{
+	struct params p = { .n = 0 };
+	struct job_rank_call c = { fn, arg };
+
+	p_text(&p, job);
+	return run(st, "cannot read the job's ranks", q_job_ranks, &p, job_rank_row, &c, NULL);
+}
+
+/* The connection goes back to the server while the handle waits unused;
+ * the next statement connects again (run: a lost connection outside a
+ * transaction). */
+static void pg_idle(struct calib_store *st)
+{
+	struct pg *g = st->impl;
+
+	if (g && g->tx_depth == 0)
+		drop(g);
+}
+
 /* ---- report queries ---------------------------------------------------------------------- */
 
 /* The parameter numbers of a report filter ($N; 0: not given). */
@@ -2007,6 +2250,11 @@ const struct calib_backend calib_pg_backend = {
 	.family_other_stacks = pg_family_other_stacks,
 	.last_parts = pg_last_parts,
 	.job_choose = pg_job_choose,
+	.rank_begin = pg_rank_begin,
+	.rank_poll = pg_rank_poll,
+	.rank_end = pg_rank_end,
+	.job_ranks = pg_job_ranks,
+	.idle = pg_idle,
 	.report_profiles = pg_report_profiles,
 	.report_timeline = pg_report_timeline,
 	.report_stacks = pg_report_stacks,

@@ -253,6 +253,30 @@ static const char schema_v5[] =
 	" time REAL NOT NULL);"
 	"CREATE INDEX attempts_job_signature ON attempts(job_id, signature);";
 
+/* v5 -> v6: the ranks of a job launch watching each other: one row per
+ * rank, its lease (renewed by its supervisor while it lives) and its end.
+ * A poll is two probes of partial indexes: the first bad end of the job,
+ * the first lease to run out among the ranks without an end. */
+static const char schema_v6[] =
+	"CREATE TABLE job_ranks ("
+	" job_id TEXT NOT NULL,"
+	" rank INTEGER NOT NULL,"
+	" world INTEGER,"
+	" host TEXT,"
+	" pid INTEGER,"
+	" run_id TEXT,"
+	" started REAL NOT NULL,"
+	" renewed REAL NOT NULL,"
+	" expires REAL NOT NULL,"
+	" ended REAL,"
+	" outcome TEXT,"
+	" exit_status INTEGER,"
+	" peer_rank INTEGER,"
+	" peer_outcome TEXT,"
+	" PRIMARY KEY (job_id, rank));"
+	"CREATE INDEX job_ranks_bad ON job_ranks(job_id, ended) WHERE outcome <> 'ok';"
+	"CREATE INDEX job_ranks_live ON job_ranks(job_id, expires) WHERE ended IS NULL;";
+
 
 static int migrate_v2_backfill(struct calib_store *st)
 {
@@ -341,7 +365,7 @@ static int migrate(struct calib_store *st)
 		goto out;
 	while (v < CALIB_SCHEMA_VERSION) {
 		static const char *const steps[] = { schema_v1, schema_v2, schema_v3, schema_v4,
-						     schema_v5 };
+						     schema_v5, schema_v6 };
 		const char *sql = steps[v];
 		char pragma[64];
 
@@ -404,20 +428,29 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 		}
 	}
 	free(dir);
-	fd = open(path, O_RDWR | O_CLOEXEC | ((flags & CALIB_OPEN_NOCREATE) ? 0 : O_CREAT), 0600);
-	if (fd < 0) {
-		st->absent = errno == ENOENT;
-		return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
-	}
+	/* a file that is there is never opened and closed here: closing any
+	 * descriptor of a file drops every POSIX lock this process holds on it,
+	 * those of another connection to the same store included (SQLite's
+	 * "posix advisory locks canceled by a separate close()"); only a file
+	 * that is not there yet is created (0600) and closed */
 	{
 		struct stat sb;
 
-		if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		if (stat(path, &sb) == 0) {
+			if (!S_ISREG(sb.st_mode))
+				return calib_fail(st, XL_EX_CANTCREAT, "not a regular file");
+			if (access(path, R_OK | W_OK) < 0)
+				return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
+		} else if (errno != ENOENT || (flags & CALIB_OPEN_NOCREATE)) {
+			st->absent = errno == ENOENT;
+			return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
+		} else {
+			fd = open(path, O_RDWR | O_CLOEXEC | O_CREAT, 0600);
+			if (fd < 0)
+				return calib_fail(st, XL_EX_CANTCREAT, "%s", strerror(errno));
 			close(fd);
-			return calib_fail(st, XL_EX_CANTCREAT, "not a regular file");
 		}
 	}
-	close(fd);
 	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		return q->db ? sqlfail(st, "cannot open") : calib_fail(st, XL_EX_CANTCREAT, "cannot open");
 	/* SQLite's own wait never outlasts the wait asked for */
@@ -1257,6 +1290,162 @@ out:
 	return rc;
 }
 
+/* ---- ranks watching each other ------------------------------------------------------------ */
+
+static int sq_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
+			 const char *run_id, double lease_s, double *started)
+{
+	sqlite3_stmt *s = prepare(st, "INSERT OR REPLACE INTO job_ranks (job_id, rank, world, host,"
+				      " pid, run_id, started, renewed, expires)"
+				      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?7 + ?8)");
+	double now = xl_now();
+	int rc;
+
+	if (!s)
+		return XL_EX_CANTCREAT;
+	bind_str(s, 1, job_id);
+	sqlite3_bind_int64(s, 2, rank);
+	sqlite3_bind_int64(s, 3, world);
+	bind_str(s, 4, xl_hostname());
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)getpid());
+	bind_str(s, 6, run_id);
+	sqlite3_bind_double(s, 7, now);
+	sqlite3_bind_double(s, 8, lease_s);
+	rc = step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return sqlfail(st, "cannot start the rank's lease");
+	*started = now;
+	return 0;
+}
+
+/* The first bad end of another rank since ?4, then (?5) the first lease of
+ * another rank without an end that ran out before ?3 and at or after ?4:
+ * a probe of job_ranks_bad and one of job_ranks_live. */
+#define PEER_QUERY \
+	"SELECT * FROM (SELECT 0, rank, outcome, ended, host FROM job_ranks" \
+	" WHERE job_id = ?1 AND outcome <> 'ok' AND ended >= ?4 AND rank <> ?2" \
+	" ORDER BY ended LIMIT 1)" \
+	" UNION ALL SELECT * FROM (SELECT 1, rank, NULL, expires, host FROM job_ranks" \
+	" WHERE job_id = ?1 AND ended IS NULL AND expires >= ?4 AND expires < ?3 AND rank <> ?2" \
+	" AND ?5 ORDER BY expires LIMIT 1)"
+
+static void read_peer(sqlite3_stmt *s, struct calib_peer_end *out)
+{
+	const char *host = (const char *)sqlite3_column_text(s, 4);
+
+	out->found = true;
+	out->lapsed = sqlite3_column_int(s, 0) != 0;
+	out->rank = sqlite3_column_int64(s, 1);
+	if (!out->lapsed) {
+		int o = calib_peer_outcome_parse((const char *)sqlite3_column_text(s, 2));
+
+		out->outcome = o >= 0 && o < XL_OUT_COUNT ? (enum xl_outcome)o : XL_OUT_ERROR;
+	}
+	out->when = sqlite3_column_double(s, 3);
+	snprintf(out->host, sizeof(out->host), "%s", host ? host : "");
+}
+
+static int sq_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, double lease_s,
+			double since, bool judge_leases, struct calib_peer_end *out)
+{
+	sqlite3_stmt *upd, *sel;
+	double now = xl_now();
+	int rc = 0, r;
+
+	upd = prepare(st, "UPDATE job_ranks SET renewed = ?3, expires = ?3 + ?4"
+			  " WHERE job_id = ?1 AND rank = ?2 AND ended IS NULL");
+	sel = upd ? prepare(st, PEER_QUERY) : NULL;
+	if (!upd || !sel) {
+		sqlite3_finalize(upd);
+		return XL_EX_CANTCREAT;
+	}
+	bind_str(upd, 1, job_id);
+	sqlite3_bind_int64(upd, 2, rank);
+	sqlite3_bind_double(upd, 3, now);
+	sqlite3_bind_double(upd, 4, lease_s);
+	bind_str(sel, 1, job_id);
+	sqlite3_bind_int64(sel, 2, rank);
+	sqlite3_bind_double(sel, 3, now);
+	sqlite3_bind_double(sel, 4, since);
+	sqlite3_bind_int(sel, 5, judge_leases);
+	out->now = now;
+	if (step(upd) != SQLITE_DONE) {
+		rc = sqlfail(st, "cannot renew the rank's lease");
+		goto out;
+	}
+	/* the end row comes first: an end wins over a lapse */
+	if ((r = step(sel)) == SQLITE_ROW)
+		read_peer(sel, out);
+	else if (r != SQLITE_DONE)
+		rc = sqlfail(st, "cannot read the job's ranks");
+out:
+	sqlite3_finalize(upd);
+	sqlite3_finalize(sel);
+	return rc;
+}
+
+static int sq_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
+		       const char *outcome, int64_t exit_status, int64_t peer_rank,
+		       const char *peer_outcome)
+{
+	sqlite3_stmt *s = prepare(st, "UPDATE job_ranks SET ended = ?3, outcome = ?4,"
+				      " exit_status = ?5, peer_rank = ?6, peer_outcome = ?7"
+				      " WHERE job_id = ?1 AND rank = ?2");
+	int rc;
+
+	if (!s)
+		return XL_EX_CANTCREAT;
+	bind_str(s, 1, job_id);
+	sqlite3_bind_int64(s, 2, rank);
+	sqlite3_bind_double(s, 3, xl_now());
+	bind_str(s, 4, outcome);
+	bind_int(s, 5, exit_status);
+	bind_int(s, 6, peer_rank);
+	bind_str(s, 7, peer_outcome);
+	rc = step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : sqlfail(st, "cannot write the rank's end");
+}
+
+static int sq_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *fn, void *arg)
+{
+	sqlite3_stmt *s = prepare(st, "SELECT job_id, rank, world, host, run_id, started, renewed,"
+				      " expires, ended, outcome, exit_status, peer_rank, peer_outcome"
+				      " FROM job_ranks WHERE job_id = ?1"
+				      " OR substr(job_id, 1, length(?1) + 1) = ?1 || '#'"
+				      " ORDER BY job_id, ended IS NULL, ended, rank");
+	int rc, r = 0;
+
+	if (!s)
+		return XL_EX_CANTCREAT;
+	bind_str(s, 1, job);
+	while (r == 0 && (rc = step(s)) == SQLITE_ROW) {
+		struct calib_job_rank jr;
+
+		jr.job_id = (const char *)sqlite3_column_text(s, 0);
+		jr.rank = sqlite3_column_int64(s, 1);
+		jr.world = col_int(s, 2);
+		jr.host = (const char *)sqlite3_column_text(s, 3);
+		jr.run_id = (const char *)sqlite3_column_text(s, 4);
+		jr.started = sqlite3_column_double(s, 5);
+		jr.renewed = sqlite3_column_double(s, 6);
+		jr.expires = sqlite3_column_double(s, 7);
+		jr.ended = sqlite3_column_type(s, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 8);
+		jr.outcome = calib_peer_outcome_parse((const char *)sqlite3_column_text(s, 9));
+		if (jr.outcome == XL_OUT_COUNT)
+			jr.outcome = -1;
+		jr.exit_status = col_int(s, 10);
+		jr.peer_rank = col_int(s, 11);
+		jr.peer_outcome = calib_peer_outcome_parse((const char *)sqlite3_column_text(s, 12));
+		r = fn(&jr, arg);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = sqlfail(st, "cannot read the job's ranks");
+	sqlite3_finalize(s);
+	return r;
+}
+
 /* ---- report queries ---------------------------------------------------------------------- */
 
 /* The attempt filter of the report queries: ?1 the profile (NULL: attempts
@@ -1605,6 +1794,10 @@ const struct calib_backend calib_sqlite_backend = {
 	.family_other_stacks = sq_family_other_stacks,
 	.last_parts = sq_last_parts,
 	.job_choose = sq_job_choose,
+	.rank_begin = sq_rank_begin,
+	.rank_poll = sq_rank_poll,
+	.rank_end = sq_rank_end,
+	.job_ranks = sq_job_ranks,
 	.report_profiles = sq_report_profiles,
 	.report_timeline = sq_report_timeline,
 	.report_stacks = sq_report_stacks,

@@ -1301,6 +1301,90 @@ int calib_job_choose(struct calib_store *st, const char *job_id, const char *can
 	return st->be->job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
 }
 
+/* ---- ranks watching each other ------------------------------------------------------- */
+
+/* A lapsed lease, as peer_outcome says it in a rank's row. */
+#define LEASE_LAPSED "lease-lapsed"
+
+static int check_rank(struct calib_store *st, const char *job_id, int64_t rank)
+{
+	if (!job_id || !*job_id)
+		return calib_fail(st, XL_EX_DATAERR, "a rank's lease needs a job id");
+	if (rank < 0)
+		return calib_fail(st, XL_EX_DATAERR, "job '%s': rank %lld is not a rank", job_id,
+				  (long long)rank);
+	return 0;
+}
+
+int calib_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
+		     const char *run_id, double lease_s, double *started)
+{
+	double t;
+	int rc;
+
+	if ((rc = check_rank(st, job_id, rank)))
+		return rc;
+	if (!(lease_s > 0))
+		return calib_fail(st, XL_EX_DATAERR, "job '%s': a lease of %g s", job_id, lease_s);
+	rc = st->be->rank_begin(st, job_id, rank, world, run_id, lease_s, &t);
+	if (rc == 0 && started)
+		*started = t;
+	return rc;
+}
+
+int calib_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, double lease_s,
+		    double since, bool judge_leases, struct calib_peer_end *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->when = out->now = NAN;
+	if ((rc = check_rank(st, job_id, rank)))
+		return rc;
+	return st->be->rank_poll(st, job_id, rank, lease_s, since, judge_leases, out);
+}
+
+int calib_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
+		   enum xl_outcome outcome, int64_t exit_status, int64_t peer_rank,
+		   enum xl_outcome peer_outcome)
+{
+	int rc;
+
+	if ((rc = check_rank(st, job_id, rank)))
+		return rc;
+	if ((unsigned)outcome >= XL_OUT_COUNT)
+		return calib_fail(st, XL_EX_DATAERR, "job '%s': rank %lld: unknown outcome", job_id,
+				  (long long)rank);
+	return st->be->rank_end(st, job_id, rank, xl_outcome_name(outcome), exit_status,
+				peer_rank < 0 ? CALIB_UNSET : peer_rank,
+				peer_rank < 0 ? NULL : (unsigned)peer_outcome < XL_OUT_COUNT
+				? xl_outcome_name(peer_outcome) : LEASE_LAPSED);
+}
+
+int calib_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *fn, void *arg)
+{
+	if (!job || !*job)
+		return calib_fail(st, XL_EX_DATAERR, "no job id");
+	return st->be->job_ranks(st, job, fn, arg);
+}
+
+int calib_peer_outcome_parse(const char *s)
+{
+	enum xl_outcome o;
+
+	if (!s)
+		return -1;
+	if (strcmp(s, LEASE_LAPSED) == 0)
+		return XL_OUT_COUNT;
+	return xl_outcome_parse(s, &o) ? (int)o : -1;
+}
+
+void calib_idle(struct calib_store *st)
+{
+	if (st && st->be->idle)
+		st->be->idle(st);
+}
+
 /* ---- report queries ------------------------------------------------------------------- */
 
 int calib_report_profiles(struct calib_store *st, const struct calib_report_filter *f,

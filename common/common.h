@@ -35,20 +35,23 @@ enum xl_exit {
 };
 
 /* How a launch ended.  One enum for run, the store and the report, ordered
- * worst first: the outcome of a job is the worst of its ranks'.  A launch
- * fits (known-good) when it ended ok or compile-storm; interrupted is
- * evidence of nothing. */
+ * worst first.  A launch fits (known-good) when it ended ok or
+ * compile-storm; interrupted is evidence of nothing, and so is peer-failed:
+ * a rank its xlaunch ended because another rank of its job launch ended
+ * badly first (the job's outcome is that rank's). */
 enum xl_outcome {
 	XL_OUT_OOM,
 	XL_OUT_CRASH,
 	XL_OUT_TIMEOUT,
 	XL_OUT_ERROR,
 	XL_OUT_INTERRUPTED,
+	XL_OUT_PEER_FAILED,
 	XL_OUT_COMPILE_STORM,
 	XL_OUT_OK,
 	XL_OUT_COUNT
 };
-/* "oom", "crash", "timeout", "error", "interrupted", "compile-storm", "ok";
+/* "oom", "crash", "timeout", "error", "interrupted", "peer-failed",
+ * "compile-storm", "ok";
  * "?" for anything else. */
 const char *xl_outcome_name(enum xl_outcome o);
 /* False when s names no outcome. */

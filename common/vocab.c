@@ -9,6 +9,7 @@ static const char *const outcome_names[XL_OUT_COUNT] = {
 	[XL_OUT_TIMEOUT] = "timeout",
 	[XL_OUT_ERROR] = "error",
 	[XL_OUT_INTERRUPTED] = "interrupted",
+	[XL_OUT_PEER_FAILED] = "peer-failed",
 	[XL_OUT_COMPILE_STORM] = "compile-storm",
 	[XL_OUT_OK] = "ok",
 };

@@ -162,7 +162,7 @@ static bool opt_since(const char *value, void *field)
 	return parse_since(value, field);
 }
 
-#define OUTCOMES "ok, oom, compile-storm, crash, error, timeout, interrupted"
+#define OUTCOMES "ok, oom, compile-storm, crash, error, timeout, interrupted, peer-failed"
 
 static const struct xl_opt history_options[] = {
 	XL_OPTION_STRING(0, "profile", "P", struct history_opts, profile,
@@ -202,6 +202,12 @@ static const char *outcome_cell(const struct calib_attempt *a, char *buf, size_t
 
 	if (how)
 		snprintf(buf, n, "%s (%s)", xl_outcome_name(a->outcome), how);
+	else if (a->outcome == XL_OUT_PEER_FAILED && json_is_object(json_object_get(d, "peer")))
+		snprintf(buf, n, "peer-failed (rank %lld: %s)",
+			 (long long)json_integer_value(json_object_get(json_object_get(d, "peer"), "rank")),
+			 json_string_value(json_object_get(json_object_get(d, "peer"), "outcome"))
+			 ? json_string_value(json_object_get(json_object_get(d, "peer"), "outcome"))
+			 : "lease lapsed");
 	else
 		snprintf(buf, n, "%s", xl_outcome_name(a->outcome));
 	json_decref(d);
@@ -250,6 +256,123 @@ static int history_row(const struct calib_attempt *a, void *arg)
 	return 0;
 }
 
+/* ---- a job's story (history --job) ------------------------------------------------------ */
+
+/* One rank's row as kept for the story. */
+struct story_rank {
+	char *job_id, *host;
+	int64_t rank, peer_rank;
+	double ended, expires;
+	int outcome, peer_outcome;
+};
+
+struct story {
+	struct story_rank *v;
+	size_t n, cap;
+};
+
+static int story_row(const struct calib_job_rank *r, void *arg)
+{
+	struct story *s = arg;
+	struct story_rank *x;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->v = xl_realloc(s->v, s->cap * sizeof(*s->v));
+	}
+	x = &s->v[s->n++];
+	x->job_id = xl_strdup(r->job_id);
+	x->host = xl_strdup(r->host ? r->host : "?");
+	x->rank = r->rank;
+	x->peer_rank = r->peer_rank;
+	x->ended = r->ended;
+	x->expires = r->expires;
+	x->outcome = r->outcome;
+	x->peer_outcome = r->peer_outcome;
+	return 0;
+}
+
+/* The rank of one job launch (rows [from, to)) that was gone first: the
+ * earliest bad end that is not peer-failed, else the rank whose lapsed
+ * lease the others were ended for; NULL when none. */
+static const struct story_rank *first_gone(const struct story *s, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (!isnan(s->v[i].ended) && s->v[i].outcome != XL_OUT_OK &&
+		    s->v[i].outcome != XL_OUT_PEER_FAILED)
+			return &s->v[i];
+	for (size_t i = from; i < to; i++)
+		if (s->v[i].outcome == XL_OUT_PEER_FAILED && s->v[i].peer_outcome == XL_OUT_COUNT)
+			for (size_t j = from; j < to; j++)
+				if (s->v[j].rank == s->v[i].peer_rank)
+					return &s->v[j];
+	return NULL;
+}
+
+/* One job launch: which rank was gone first and when, then when each
+ * other rank ended. */
+static void story_print(const struct story *s, size_t from, size_t to)
+{
+	const struct story_rank *g = first_gone(s, from, to);
+	double t0 = NAN;
+	char tb[40];
+
+	printf("\njob %s: %zu rank%s", s->v[from].job_id, to - from, to - from == 1 ? "" : "s");
+	if (g && isnan(g->ended)) {
+		t0 = g->expires;
+		printf("; rank %lld on %s was gone first: its lease ran out at %s\n",
+		       (long long)g->rank, g->host, xl_iso_time_ms(t0, tb, sizeof(tb)));
+	} else if (g) {
+		t0 = g->ended;
+		printf("; rank %lld on %s died first: %s at %s\n", (long long)g->rank, g->host,
+		       xl_outcome_name((enum xl_outcome)g->outcome), xl_iso_time_ms(t0, tb, sizeof(tb)));
+	} else {
+		printf("; no rank ended badly\n");
+	}
+	for (size_t i = from; i < to; i++) {
+		const struct story_rank *r = &s->v[i];
+
+		if (r == g)
+			continue;
+		printf("  rank %lld on %s: ", (long long)r->rank, r->host);
+		if (isnan(r->ended)) {
+			printf("no end recorded; its lease %s %s\n",
+			       r->expires < xl_now() ? "ran out at" : "runs to",
+			       xl_iso_time_ms(r->expires, tb, sizeof(tb)));
+			continue;
+		}
+		printf("%s at %s", r->outcome >= 0 ? xl_outcome_name((enum xl_outcome)r->outcome) : "?",
+		       xl_iso_time_ms(r->ended, tb, sizeof(tb)));
+		if (!isnan(t0))
+			printf(" (%+.1f s)", r->ended - t0);
+		if (r->outcome == XL_OUT_PEER_FAILED && r->peer_rank != CALIB_UNSET)
+			printf(", ended for rank %lld (%s)", (long long)r->peer_rank,
+			       r->peer_outcome == XL_OUT_COUNT ? "its lease lapsed"
+			       : r->peer_outcome >= 0 ? xl_outcome_name((enum xl_outcome)r->peer_outcome) : "?");
+		printf("\n");
+	}
+}
+
+/* After `history --job` as a table: the story of each launch of the job,
+ * from the ranks' rows.  Returns 0 or the store's error. */
+static int job_story(struct calib_store *st, const char *job)
+{
+	struct story s = { NULL, 0, 0 };
+	int rc = calib_job_ranks(st, job, story_row, &s);
+
+	for (size_t from = 0, to; rc == 0 && from < s.n; from = to) {
+		for (to = from + 1; to < s.n && strcmp(s.v[to].job_id, s.v[from].job_id) == 0; to++)
+			;
+		story_print(&s, from, to);
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		free(s.v[i].job_id);
+		free(s.v[i].host);
+	}
+	free(s.v);
+	return rc;
+}
+
 static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct history_opts *o = call->opts;
@@ -285,6 +408,8 @@ static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
 		json_decref(h.arr);
 	} else if (h.n) {
 		table_print(&h.tab);
+		if (o->job && (rc = job_story(st, o->job)))
+			return store_error(st, rc);
 	} else {
 		xl_strv_release(&h.tab.cells);
 		if (xl_verbosity >= 0)

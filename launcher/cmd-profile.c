@@ -216,6 +216,29 @@ static void show_compile(const struct xl_profile *p, bool explain)
 		printf("  quiet_gaps          # %s\n", prov_str(c->quiet_gaps_src, where, sizeof(where)));
 }
 
+/* The ranks section, when the profile sets any of it (else the defaults
+ * apply: `xlaunch help run`); with explain, where each setting was set. */
+static void show_ranks(const struct xl_profile *p, bool explain)
+{
+	const struct xl_ranks_cfg *c = &p->ranks;
+	char where[1024];
+
+	if (!c->watch_src.file && !c->grace_src.file && !c->poll_src.file && !c->lease_src.file)
+		return;
+	printf("ranks:       watch=%s grace=%gs poll=%gs lease=%gs\n", c->watch ? "true" : "false",
+	       c->grace_s, c->poll_s, c->lease_s);
+	if (!explain)
+		return;
+#define RANKS_SRC(f) \
+	printf("  %-18s  # %s\n", #f, c->f##_src.file ? prov_str(c->f##_src, where, sizeof(where)) \
+							   : "default")
+	RANKS_SRC(watch);
+	RANKS_SRC(grace);
+	RANKS_SRC(poll);
+	RANKS_SRC(lease);
+#undef RANKS_SRC
+}
+
 /* What the runtime adds on its own at start (--explain). */
 static void show_runtime_defaults(const struct xl_profile *p)
 {
@@ -274,6 +297,7 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 	show_env(p, o->explain);
 	show_policy_limits(p);
 	show_compile(p, o->explain);
+	show_ranks(p, o->explain);
 	if (json_object_size(p->signature)) {
 		char *s = json_dumps(p->signature, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
@@ -585,6 +609,7 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 	diff_object(changes, "policy", NULL, NULL, json_object_get(ja, "policy"), json_object_get(jb, "policy"));
 	diff_object(changes, "limits", NULL, NULL, json_object_get(ja, "limits"), json_object_get(jb, "limits"));
 	diff_object(changes, "compile", NULL, NULL, json_object_get(ja, "compile"), json_object_get(jb, "compile"));
+	diff_object(changes, "ranks", NULL, NULL, json_object_get(ja, "ranks"), json_object_get(jb, "ranks"));
 	diff_object(changes, "signature", NULL, NULL, pa->signature, pb->signature);
 	json_decref(ja);
 	json_decref(jb);
@@ -739,7 +764,7 @@ static const struct xl_cmd profile_show_cmd = {
 	.summary = "the resolved profile",
 	.operands = "PROFILE",
 	.json = "the resolved profile: {profile, file, chain, env, unset, sources, flags,\n"
-		"policy, limits, compile, signature, candidate, candidates, notes}",
+		"policy, limits, compile, ranks, signature, candidate, candidates, notes}",
 	.help = "A PROFILE with a '/' or ending in .yaml is read as a file.\n",
 	.options = show_options,
 	XL_CMD_OPTS(struct show_opts, NULL),
@@ -752,7 +777,7 @@ static const struct xl_cmd profile_diff_cmd = {
 	.operands = "A B",
 	.json = "{a, b, changes: [{section, change, candidate, variable, flag, key, a, b,\n"
 		"invalidates}]}",
-	.help = "Variable by variable and flag by flag, then policy, limits, compile,\n"
+	.help = "Variable by variable and flag by flag, then policy, limits, compile, ranks,\n"
 		"signature and candidates (each candidate as it launches).  A difference\n"
 		"that changes the key of a persistent compile cache (etc/cachekeys.yaml)\n"
 		"says which: that cache is cold for the other profile.\n",

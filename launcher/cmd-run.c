@@ -4,9 +4,16 @@
 
 #include <stdlib.h>
 
+/* --retry: peer-failed only happens to a rank of a job, and a rank never
+ * retries alone */
 static bool parse_retry(const char *value, void *field)
 {
-	return xl_outcome_set_parse(value ? value : "oom", field);
+	unsigned set;
+
+	if (!xl_outcome_set_parse(value ? value : "oom", &set) || (set & (1u << XL_OUT_PEER_FAILED)))
+		return false;
+	*(unsigned *)field = set;
+	return true;
 }
 
 /* --fail-on: outcomes a child that exited 0 can still have; ok is never a failure */
@@ -27,7 +34,8 @@ static const struct xl_opt run_options[] = {
 	{ .name = "retry", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
 	  .offset = XL_FIELD(struct xl_run_opts, retry, unsigned), .flags = XL_OPTF_OPTIONAL,
 	  .parse = parse_retry,
-	  .what = "a list of outcomes (oom, crash, timeout, error, compile-storm) or none",
+	  .what = "a list of outcomes (oom, crash, timeout, error, compile-storm) or none"
+		  " (peer-failed is never retried: a rank never retries alone)",
 	  .help = "outcomes that move on to the next candidate\n"
 		  "(comma-separated; default oom; none disables)" },
 	{ .name = "fail-on", .kind = XL_OPT_CALLBACK, .arg = "CLASSES",
@@ -75,12 +83,17 @@ const struct xl_cmd xl_cmd_run = {
 	.help =
 		"Supervises COMMAND under PROFILE: its own process group, signals forwarded,\n"
 		"output to the terminal and to $XDG_STATE_HOME/xlaunch/runs/ID/, the outcome\n"
-		"named (ok, oom, compile-storm, crash, error, timeout, interrupted) and\n"
-		"recorded, and the next candidate tried when the outcome is in --retry.\n"
-		"Candidates predicted not to fit are skipped unless --try-infeasible.\n",
+		"named (ok, oom, compile-storm, crash, error, timeout, interrupted,\n"
+		"peer-failed) and recorded, and the next candidate tried when the outcome\n"
+		"is in --retry.  Candidates predicted not to fit are skipped unless\n"
+		"--try-infeasible.  In a job of several ranks (WORLD_SIZE and a job id)\n"
+		"the ranks watch each other through the store: when another rank of the\n"
+		"launch ends badly or its lease lapses, this rank's child gets SIGTERM,\n"
+		"SIGKILL after the profile's ranks.grace, and the attempt is peer-failed.\n",
 	.epilog =
 		"The exit status is the last attempt's child's: its code, or 128+N for\n"
-		"signal N; 79 when it exited 0 with an outcome listed in --fail-on; 77\n"
+		"signal N (143 for a rank ended for another rank whose child then exited\n"
+		"0); 79 when it exited 0 with an outcome listed in --fail-on; 77\n"
 		"when every candidate is predicted infeasible and nothing is launched.\n"
 		"The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file\n"
 		"to append JSON report lines to).  XLAUNCH_SAMPLE_MS sets how often the\n"

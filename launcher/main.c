@@ -79,7 +79,7 @@ static const struct {
 	{ 79, "fail-on", "run --fail-on: the child exited 0, but the outcome is one --fail-on lists (compile-storm)" },
 	{ -1, "1-255", "run and exec: the child's own exit code" },
 	{ -3, "126, 127", "run and exec: COMMAND was found but could not be run (126), or not found (127)" },
-	{ -2, "128+N", "run and exec: the child was killed by signal N" },
+	{ -2, "128+N", "run and exec: the child was killed by signal N; run: 143 when a rank ended its child because another rank of its job died (peer-failed) and the child then exited 0" },
 };
 
 static void print_exit_codes(FILE *f)

@@ -15,7 +15,8 @@ struct layer {
 	char *path;
 	struct xl_ynode *root;
 	const char *description;
-	struct xl_ynode *extends, *env, *unset, *flags, *policy, *limits, *compile, *signature, *candidates;
+	struct xl_ynode *extends, *env, *unset, *flags, *policy, *limits, *compile, *ranks, *signature,
+		*candidates;
 	char *open_to_all;   /* why anyone may change this file, or NULL */
 };
 

@@ -17,8 +17,9 @@
 
 static const char *const top_keys[] = {
 	"description", "extends", "env", "unset", "flags", "policy", "limits",
-	"compile", "signature", "candidates", NULL,
+	"compile", "ranks", "signature", "candidates", NULL,
 };
+static const char *const ranks_keys[] = { "watch", "grace", "poll", "lease", NULL };
 static const char *const compile_keys[] = {
 	"step_pattern", "warmup_steps", "max_after_warmup", "quiet_gaps", NULL,
 };
@@ -366,6 +367,46 @@ static bool check_compile(const struct layer *l, const struct xl_ynode *m)
 	return true;
 }
 
+/* ranks: {watch: bool, grace: DUR, poll: DUR, lease: DUR}; a lease shorter
+ * than two polls would lapse between renewals. */
+static bool check_ranks(const struct layer *l, const struct xl_ynode *m)
+{
+	const struct xl_ynode *poll, *lease;
+	double p, ls;
+
+	if (!want_kind(l, m, XL_Y_MAP, "ranks") || !check_keys(l, m, "ranks", ranks_keys))
+		return false;
+	for (size_t i = 0; i + 1 < m->n; i += 2) {
+		const char *k = m->items[i]->str;
+		const struct xl_ynode *v = m->items[i + 1];
+		double d;
+		bool b;
+
+		if (!want_kind(l, v, XL_Y_SCALAR, k))
+			return false;
+		if (strcmp(k, "watch") == 0) {
+			if (!xl_yscalar_bool(v, &b)) {
+				perr(l, v, "ranks.watch: '%s' is not true or false", v->str);
+				return false;
+			}
+		} else if (!xl_parse_duration(v->str, &d) || d > 86400 ||
+			   (strcmp(k, "grace") == 0 ? d < 0 : d < 0.1)) {
+			perr(l, v, "ranks.%s: '%s' is not a duration such as %s (at most 1d)", k, v->str,
+			     strcmp(k, "grace") == 0 ? "5s" : "2s, 0.1s or more");
+			return false;
+		}
+	}
+	poll = xl_ymap_get(m, "poll");
+	lease = xl_ymap_get(m, "lease");
+	if (poll && lease && xl_parse_duration(poll->str, &p) && xl_parse_duration(lease->str, &ls) &&
+	    ls < 2 * p) {
+		perr(l, lease, "ranks.lease (%s) must be at least twice ranks.poll (%s): a lease"
+		     " renewed every poll would lapse between renewals", lease->str, poll->str);
+		return false;
+	}
+	return true;
+}
+
 static bool check_signature(const struct layer *l, const struct xl_ynode *s)
 {
 	static const struct { const char *name; const char *const *keys; } secs[] = {
@@ -504,6 +545,7 @@ static bool validate(struct layer *l)
 	SECTION("policy", policy, check_policy(l, v));
 	SECTION("limits", limits, check_limits(l, v));
 	SECTION("compile", compile, check_compile(l, v));
+	SECTION("ranks", ranks, check_ranks(l, v));
 	SECTION("signature", signature, check_signature(l, v));
 	SECTION("candidates", candidates, check_candidates(l, v));
 #undef SECTION

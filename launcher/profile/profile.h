@@ -78,6 +78,20 @@ struct xl_compile_cfg {
 	struct xl_prov step_pattern_src, warmup_steps_src, max_after_warmup_src, quiet_gaps_src;
 };
 
+/* The profile's ranks section: how the ranks of one job launch watch each
+ * other through the store (launcher/run/peers.c).  Unset keys keep the
+ * defaults below; a setting's src.file is NULL while it is the default. */
+struct xl_ranks_cfg {
+	bool watch;              /* end this rank's child when another rank ends badly */
+	double grace_s;          /* between SIGTERM and SIGKILL when it does */
+	double poll_s;           /* how often the lease is renewed and the job read */
+	double lease_s;          /* a rank not renewed for this long counts as dead */
+	struct xl_prov watch_src, grace_src, poll_src, lease_src;
+};
+#define XL_RANKS_GRACE_S 5.0
+#define XL_RANKS_POLL_S 2.0
+#define XL_RANKS_LEASE_S 30.0
+
 struct xl_profile {
 	char *name;
 	char *file;              /* the file the name resolved to */
@@ -89,6 +103,7 @@ struct xl_profile {
 	struct xl_policy policy;
 	struct xl_limits limits;
 	struct xl_compile_cfg compile;
+	struct xl_ranks_cfg ranks;
 	json_t *signature;       /* merged `signature` mapping, candidate applied */
 	struct xl_candidate *cands;
 	size_t ncands;
@@ -142,13 +157,18 @@ char *xl_profile_search_path_str(const struct xl_ctx *ctx);
 bool xl_valid_profile_name(const char *name);
 
 /* The resolved profile as JSON: {"profile","file","chain","env","unset",
- * "sources","flags","policy","limits","compile","signature","candidate"}.
+ * "sources","flags","policy","limits","compile","ranks","signature",
+ * "candidate"}.
  * New reference. */
 json_t *xl_profile_to_json(const struct xl_profile *p);
 
 /* The set keys of a compile section: {step_pattern, warmup_steps,
  * max_after_warmup, quiet_gaps}.  New reference. */
 json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c);
+
+/* The ranks section with every setting, defaults included: {watch,
+ * grace_s, poll_s, lease_s}.  New reference. */
+json_t *xl_ranks_cfg_json(const struct xl_ranks_cfg *c);
 
 /* Checks done on every resolved profile before it is used (types, unknown
  * XLA flags, policy).  Prints what it refuses; returns 0, 65 or 77. */

@@ -711,6 +711,26 @@ static void apply_compile(struct xl_profile *p, const struct layer *l, const str
 	}
 }
 
+static void apply_ranks(struct xl_profile *p, const struct layer *l, const struct xl_ynode *m)
+{
+	struct xl_ranks_cfg *c = &p->ranks;
+	const struct xl_ynode *v;
+	bool b;
+
+	if (!m)
+		return;
+	if ((v = xl_ymap_get(m, "watch")) && xl_yscalar_bool(v, &b)) {
+		c->watch = b;
+		c->watch_src = prov_of(l, v);
+	}
+	if ((v = xl_ymap_get(m, "grace")) && xl_parse_duration(v->str, &c->grace_s))
+		c->grace_src = prov_of(l, v);
+	if ((v = xl_ymap_get(m, "poll")) && xl_parse_duration(v->str, &c->poll_s))
+		c->poll_src = prov_of(l, v);
+	if ((v = xl_ymap_get(m, "lease")) && xl_parse_duration(v->str, &c->lease_s))
+		c->lease_src = prov_of(l, v);
+}
+
 /* YAML scalar to JSON: plain numbers and booleans keep their type. */
 static json_t *scalar_json(const struct xl_ynode *n)
 {
@@ -803,6 +823,7 @@ static int apply_layer(struct xl_profile *p, const struct layer *l, const struct
 	if (!m) {
 		apply_policy(p, l, l->policy);
 		apply_compile(p, l, l->compile);
+		apply_ranks(p, l, l->ranks);
 	}
 	apply_limits(p, section(root, "limits"));
 	apply_signature(p, section(root, "signature"));
@@ -1103,6 +1124,10 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 	p->limits.address_space = p->limits.open_files = p->limits.core = p->limits.cpu_time = -1;
 	p->compile.warmup_steps = p->compile.max_after_warmup = -1;
 	p->compile.quiet_gaps = -1;
+	p->ranks.watch = true;
+	p->ranks.grace_s = XL_RANKS_GRACE_S;
+	p->ranks.poll_s = XL_RANKS_POLL_S;
+	p->ranks.lease_s = XL_RANKS_LEASE_S;
 	p->signature = json_object();
 	*out = NULL;
 	memset(&z, 0, sizeof(z));
@@ -1314,6 +1339,12 @@ json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c)
 	return o;
 }
 
+json_t *xl_ranks_cfg_json(const struct xl_ranks_cfg *c)
+{
+	return json_pack("{s:b, s:f, s:f, s:f}", "watch", c->watch, "grace_s", c->grace_s,
+			 "poll_s", c->poll_s, "lease_s", c->lease_s);
+}
+
 static json_t *prov_json(struct xl_prov s)
 {
 	if (s.file == AMBIENT_FILE)
@@ -1389,6 +1420,7 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 #undef LIM
 	json_object_set_new(j, "limits", lim);
 	json_object_set_new(j, "compile", xl_compile_cfg_json(&p->compile));
+	json_object_set_new(j, "ranks", xl_ranks_cfg_json(&p->ranks));
 	json_object_set(j, "signature", p->signature);
 	for (size_t i = 0; i < p->ncands; i++)
 		json_array_append_new(cands, json_string(p->cands[i].name));

@@ -111,7 +111,7 @@ static void outcome_legend(struct xl_chart *c, const bool seen[XL_MARK_COUNT])
 {
 	static const char *const labels[XL_MARK_COUNT] = {
 		"ok", "oom", "predicted infeasible", "compile-storm",
-		"error, crash, timeout, interrupted",
+		"error, crash, timeout, interrupted, peer-failed",
 	};
 
 	for (int m = 0; m < XL_MARK_COUNT; m++)

@@ -27,7 +27,7 @@ enum xl_mark {
 	XL_MARK_OOM,         /* cross */
 	XL_MARK_INFEASIBLE,  /* hollow triangle */
 	XL_MARK_STORM,       /* filled square */
-	XL_MARK_FAIL,        /* hollow diamond: error, crash, timeout, interrupted */
+	XL_MARK_FAIL,        /* hollow diamond: error, crash, timeout, interrupted, peer-failed */
 	XL_MARK_COUNT
 };
 /* The CSS class of a mark ("m-ok", ...). */

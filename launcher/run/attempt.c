@@ -4,11 +4,13 @@
  * manifest's end, and the record kept until the store has it. */
 #include "launcher/run/attempt.h"
 #include "launcher/run/observe.h"
+#include "launcher/run/peers.h"
 #include "launcher/run/record.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +42,8 @@ struct attempt {
 	struct calib_attempt figs;
 	json_t *xla_mods, *prev_mods;
 	char *prev_run;
+	struct xl_peers *peers;       /* the other ranks of the job, or NULL */
+	json_t *peer;                 /* the rank this one was ended for, or NULL */
 };
 
 static int open_log(const char *dir, const char *name)
@@ -295,6 +299,12 @@ static int supervise(struct attempt *at, char **envp)
 	so.end_path = at->end_path;
 	at->guard_path = at->dir ? xl_asprintf("%s/guardian", at->dir) : NULL;
 	so.guardian_path = at->guard_path;
+	if (l->st && !l->o->no_record)
+		at->peers = xl_peers_begin(l->st, l->job_id, l->rank, l->world, at->id,
+					   &at->it->profile->ranks);
+	so.peers = at->peers;
+	/* a server store's connection is not held while the child runs */
+	calib_idle(l->st);
 	rc = xl_supervise(&so, &at->sr);
 	if (so.out_log >= 0)
 		close(so.out_log);
@@ -311,6 +321,11 @@ static void classify(struct attempt *at)
 		xl_report_read(at->report, &at->rep);
 	xl_watch_verdict(&at->watch, &at->storm);
 	xl_classify(&at->sr, &at->so, &at->se, &at->rep, &at->storm, &at->cl);
+	/* the other ranks learn this one's end first of all */
+	xl_peers_classify(at->peers, &at->cl);
+	at->peer = xl_peers_json(at->peers);
+	xl_peers_end(at->peers, at->cl.outcome, at->sr.exit_code);
+	at->peers = NULL;
 }
 
 /* What was used, each figure of its kind: the process group, NVML, the
@@ -387,6 +402,8 @@ static void end_manifest(struct attempt *at)
 							 "unknown", (json_int_t)at->rep.unknown));
 	if (at->sr.term_dropped)
 		json_object_set_new(m, "terminal_dropped_bytes", json_integer((json_int_t)at->sr.term_dropped));
+	if (at->peer)
+		json_object_set(m, "peer", at->peer);
 	if (at->mpath && xl_write_json_atomic(at->mpath, m, false) < 0)
 		xl_warn("cannot write '%s': %s", at->mpath, strerror(errno));
 }
@@ -447,6 +464,8 @@ static void fill_record(struct attempt *at, struct calib_attempt *rec)
 		json_object_set(d, "compile", c);
 	if (json_object_size(at->xla_mods))
 		json_object_set(d, "xla_modules", at->xla_mods);
+	if (at->peer)
+		json_object_set(d, "peer", at->peer);
 	if (json_object_size(d))
 		rec->details = json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(d);
@@ -493,6 +512,9 @@ static void record(struct attempt *at)
 
 static void attempt_release(struct attempt *at)
 {
+	/* a child that could not be started ends the rank badly */
+	xl_peers_end(at->peers, XL_OUT_ERROR, XL_EX_SOFTWARE);
+	json_decref(at->peer);
 	if (at->watching) {
 		xl_scan_release(&at->so);
 		xl_scan_release(&at->se);
@@ -555,6 +577,9 @@ int xl_attempt(const struct xl_launch *l, const struct xl_plan_item *it, int n, 
 	say_outcome(&at);
 	record(&at);
 	rc = at.sr.exit_code;
+	/* ended for another rank: never a success, whatever the child said */
+	if (at.sr.peer_ended && rc == 0)
+		rc = 128 + SIGTERM;
 out:
 	attempt_release(&at);
 	return rc;

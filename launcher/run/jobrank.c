@@ -48,8 +48,8 @@ char *xl_job_launch_id(const char **from)
 	static const char *const restarts[] = {
 		"XLAUNCH_JOB_ATTEMPT", "TORCHELASTIC_RESTART_COUNT", "SLURM_RESTART_COUNT", NULL,
 	};
-	const char *id = NULL;
-	long n = 0;
+	const char *id = NULL, *used = "";
+	long n = 0, step;
 
 	if (from)
 		*from = NULL;
@@ -58,12 +58,15 @@ char *xl_job_launch_id(const char **from)
 
 		if (v && *v && strlen(v) <= 200 && !strchr(v, '#')) {
 			id = v;
+			used = ids[i];
 			if (from)
 				*from = ids[i];
 		}
 	}
 	if (!id)
 		return NULL;
+	/* each srun in one allocation is a launch of its own: its step */
+	step = strcmp(used, "SLURM_JOB_ID") == 0 ? env_count("SLURM_STEP_ID", 1L << 40) : -1;
 	for (size_t i = 0; restarts[i]; i++) {
 		long r = env_count(restarts[i], 1000000);
 
@@ -72,5 +75,7 @@ char *xl_job_launch_id(const char **from)
 			break;
 		}
 	}
+	if (step >= 0)
+		return n > 0 ? xl_asprintf("%s.%ld#%ld", id, step, n) : xl_asprintf("%s.%ld", id, step);
 	return n > 0 ? xl_asprintf("%s#%ld", id, n) : xl_strdup(id);
 }

@@ -12,6 +12,7 @@
  */
 #include "launcher/run/supervise.h"
 #include "launcher/run/observe.h"
+#include "launcher/run/peers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -410,6 +411,7 @@ struct sup {
 	long oom_before;
 	bool child_done, out_open, err_open, log_failed;
 	int status;
+	int peer_fd;          /* readable when another rank is gone, or -1 */
 	struct rusage ru;
 	char buf[65536];
 };
@@ -646,13 +648,28 @@ static bool check_child(struct sup *s, double now)
 	return false;
 }
 
+/* Another rank of the job is gone: the child is ended as at a timeout,
+ * with the profile's ranks.grace before SIGKILL. */
+static void peer_gone(struct sup *s, double now)
+{
+	double grace = xl_peers_fire(s->o->peers);
+
+	s->peer_fd = -1;
+	if (s->child_done || s->term_at)
+		return;
+	s->r->peer_ended = true;
+	kill(-s->child, SIGTERM);
+	s->term_at = now;
+	s->kill_at = now + grace;
+}
+
 /* Until the child has ended and its output is read. */
 static void watch_loop(struct sup *s)
 {
 	const struct xl_sup_opts *o = s->o;
 
 	while (s->out_open || s->err_open || !s->child_done) {
-		struct pollfd pf[3];
+		struct pollfd pf[4];
 		int nfds = 0, timeout;
 		double now = xl_mono();
 
@@ -661,6 +678,9 @@ static void watch_loop(struct sup *s)
 			pf[nfds++] = (struct pollfd){ s->outp[0], POLLIN, 0 };
 		if (s->err_open)
 			pf[nfds++] = (struct pollfd){ s->errp[0], POLLIN, 0 };
+		/* last, so that copy_output reads only the child's pipes */
+		if (s->peer_fd >= 0 && !s->child_done)
+			pf[nfds++] = (struct pollfd){ s->peer_fd, POLLIN, 0 };
 		if ((timeout = poll_timeout(s, now)) == -2)
 			break;
 		if (poll(pf, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
@@ -670,6 +690,10 @@ static void watch_loop(struct sup *s)
 		if (o->watch)
 			xl_watch_poll_report(o->watch, now);
 		observe_tick(s, now);
+		if (pf[nfds - 1].fd == s->peer_fd && s->peer_fd >= 0) {
+			if (pf[--nfds].revents & POLLIN)
+				peer_gone(s, now);
+		}
 		copy_output(s, pf, nfds);
 		if (pf[0].revents & POLLIN)
 			forward_signals(s);
@@ -697,6 +721,7 @@ static void finish(struct sup *s)
 	xl_scan_finish(o->scan_err);
 	if (o->watch)
 		xl_watch_finish(o->watch, s->child_done ? s->child_done_at : xl_mono());
+	xl_peers_stop(o->peers);
 	r->term_dropped = termq_close(&s->tq_out, 5.0) + termq_close(&s->tq_err, 5.0);
 	if (s->gw >= 0) {
 		guard_send(s->gw, 'x', 0);
@@ -742,6 +767,7 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 		xl_observe_begin(o->observe, s.child);
 	termq_init(&s.tq_out, 1);
 	termq_init(&s.tq_err, 2);
+	s.peer_fd = xl_peers_start(o->peers);
 	watch_loop(&s);
 	finish(&s);
 	return 0;

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 struct xl_observe;
+struct xl_peers;
 
 /* ---- patterns and the streaming scanner ------------------------------------ */
 
@@ -92,6 +93,8 @@ struct xl_sup_opts {
 	const char *end_path;         /* where the guardian writes the attempt's end
 				       * when xlaunch dies (JSON), or NULL */
 	const char *guardian_path;    /* where the guardian's pid is written, or NULL */
+	struct xl_peers *peers;       /* the other ranks of the job, watched from the
+				       * spawn on, or NULL (launcher/run/peers.h) */
 };
 
 struct xl_sup_result {
@@ -105,6 +108,7 @@ struct xl_sup_result {
 	double wall_s;
 	long long peak_rss_bytes;
 	size_t term_dropped;  /* bytes a stuck terminal did not get (the logs have them) */
+	bool peer_ended;      /* ended because another rank of the job was gone */
 };
 
 /* Spawns argv in its own process group and supervises it to the end.
@@ -141,8 +145,10 @@ int xl_rank(const char **from);
  * PMI_SIZE; 1 when none is set.  *from names the variable (or NULL). */
 int xl_world_size(const char **from);
 /* The job launch this process belongs to: the id from XLAUNCH_JOB_ID,
- * SLURM_JOB_ID, TORCHELASTIC_RUN_ID or JOBSET_NAME (the first set; *from
- * names it), followed by "#N" for the engine's Nth restart of it
+ * SLURM_JOB_ID (with ".STEP" when SLURM_STEP_ID is set: each srun of an
+ * allocation is a launch of its own), TORCHELASTIC_RUN_ID or JOBSET_NAME
+ * (the first set; *from names it), followed by "#N" for the engine's Nth
+ * restart of it
  * (XLAUNCH_JOB_ATTEMPT, TORCHELASTIC_RESTART_COUNT, SLURM_RESTART_COUNT;
  * nothing for 0).  NULL when no id is set.  Caller frees. */
 char *xl_job_launch_id(const char **from);

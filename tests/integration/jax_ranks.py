@@ -4,11 +4,14 @@ jax.distributed (coordinator XL_COORD), for tests/integration/run_ranks.sh.
 The candidate's ALLOC_MB is what each rank allocates after the ranks have
 exchanged data.  FAIL_RANK names a rank that runs with an address-space cap
 of CAP_MB (a host with less memory) or, with FAIL_EXIT, exits with that
-status.
+status.  HANG_RANK names a rank that sleeps instead of reaching a
+coordination barrier at which the others then wait (run_peers.sh: a rank
+lost in the middle of a job).
 """
 import os
 import resource
 import sys
+import time
 
 rank = int(os.environ["RANK"])
 world = int(os.environ["WORLD_SIZE"])
@@ -29,6 +32,17 @@ try:
     got = multihost_utils.process_allgather(x)
     assert got.shape == (world, 4), got.shape
     print(f"rank {rank}/{world}: gathered {float(got.sum())}", flush=True)
+    hang_rank = int(os.environ.get("HANG_RANK", "-1"))
+    if hang_rank >= 0:
+        if rank == hang_rank:
+            print(f"rank {rank}: sleeping instead of the barrier", flush=True)
+            time.sleep(3600)
+        print(f"rank {rank}: at the barrier", flush=True)
+        # the coordination service's barrier (not a collective): a peer
+        # that is gone is seen only when its heartbeats stop
+        from jax._src import distributed
+        distributed.global_state.client.wait_at_barrier("xlaunch-barrier", 600_000)
+        print(f"rank {rank}: past the barrier", flush=True)
     if rank == fail_rank and os.environ.get("FAIL_EXIT"):
         os._exit(int(os.environ["FAIL_EXIT"]))
     if rank == fail_rank and os.environ.get("CAP_MB"):

@@ -452,7 +452,8 @@ static void test_migration_v5(void **state)
 	assert_int_equal(record(st, "v4-1", "{\"model\": {\"params\": 5}}", "ok", 0, 1000), 0);
 	calib_close(st);
 	db = raw(path);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE job_choices; DROP INDEX attempts_job_signature;"
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE job_ranks;"
+				      " DROP TABLE job_choices; DROP INDEX attempts_job_signature;"
 				      " PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = open_ok(path);
@@ -468,9 +469,45 @@ static void test_migration_v5(void **state)
 	free(sg);
 	calib_close(st);
 	db = raw(path);
-	assert_int_equal(scalar(db, "PRAGMA user_version"), 5);
+	assert_int_equal(scalar(db, "PRAGMA user_version"), CALIB_SCHEMA_VERSION);
 	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE id = 'v4-1'"), 1);
 	assert_int_equal(scalar(db, "SELECT count(*) FROM job_choices"), 1);
+	sqlite3_close(db);
+	free(path);
+}
+
+/* v5 -> v6: a schema 5 store (a current one less what 6 adds) gets the
+ * ranks' leases and keeps its attempts and job choices. */
+static void test_migration_v6(void **state)
+{
+	char *path = path_of("v5.db");
+	struct calib_store *st;
+	struct calib_peer_end e;
+	char *c = NULL, *sg = NULL;
+	sqlite3 *db;
+
+	(void)state;
+	st = open_ok(path);
+	assert_int_equal(record(st, "v5-1", "{\"model\": {\"params\": 5}}", "oom", 0, 1000), 0);
+	assert_int_equal(calib_job_choose(st, "j1", "big", "s1", 0, &c, &sg), 0);
+	free(c);
+	free(sg);
+	calib_close(st);
+	db = raw(path);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE job_ranks; PRAGMA user_version = 5", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = open_ok(path);
+	assert_int_equal(calib_rank_begin(st, "j1", 0, 2, "r0", 30, NULL), 0);
+	assert_int_equal(calib_rank_begin(st, "j1", 1, 2, "r1", 30, NULL), 0);
+	assert_int_equal(calib_rank_end(st, "j1", 1, XL_OUT_OOM, 1, -1, XL_OUT_COUNT), 0);
+	assert_int_equal(calib_rank_poll(st, "j1", 0, 30, 0, true, &e), 0);
+	assert_true(e.found && !e.lapsed && e.rank == 1 && e.outcome == XL_OUT_OOM);
+	calib_close(st);
+	db = raw(path);
+	assert_int_equal(scalar(db, "PRAGMA user_version"), 6);
+	assert_int_equal(scalar(db, "SELECT count(*) FROM attempts WHERE id = 'v5-1' AND outcome = 'oom'"), 1);
+	assert_int_equal(scalar(db, "SELECT count(*) FROM job_choices WHERE candidate = 'big'"), 1);
 	sqlite3_close(db);
 	free(path);
 }
@@ -1373,8 +1410,8 @@ static void test_pg_schema(void **state)
 	assert_int_equal(record(st, "s-1", "{\"model\": {\"params\": 5}}", "ok", 10, 100), 0);
 	calib_close(st);
 	assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), CALIB_SCHEMA_VERSION);
-	/* a new store is made by the steps an old one takes: 3, 4, 5 */
-	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 3);
+	/* a new store is made by the steps an old one takes: 3, 4, 5, 6 */
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 4);
 	/* the indexes of SQLite's schema, here too */
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM pg_indexes WHERE schemaname ="
 				  " current_schema() AND indexname LIKE 'attempts\\_%'"
@@ -1382,13 +1419,14 @@ static void test_pg_schema(void **state)
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM pg_indexes WHERE schemaname ="
 				  " current_schema() AND indexname IN ('signatures_shape',"
 				  " 'signatures_kind_stack', 'signatures_family', 'probes_host_time',"
-				  " 'probes_uid', 'probe_backends_probe')"), 6);
+				  " 'probes_uid', 'probe_backends_probe', 'job_ranks_bad',"
+				  " 'job_ranks_live')"), 8);
 	/* opening again is a no-op; postgres:// is the same store */
 	alias = xl_asprintf("postgres://%s", loc + strlen("postgresql://"));
 	st = open_ok(alias);
 	calib_close(st);
 	free(alias);
-	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 3);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM calib_schema"), 4);
 	assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts"), 1);
 	/* NOCREATE: a database (schema) without a store is not given one */
 	none = pg_location("schema_none");
@@ -1487,6 +1525,114 @@ static void test_pg_migrations(void **state)
 		pg_check(loc);
 		free(loc);
 	}
+}
+
+/* v5 -> v6 on the server: a schema 5 store (a current one less what 6
+ * adds) gets the ranks' leases and keeps its attempts and job choices. */
+static void test_pg_migration_v6(void **state)
+{
+	char *loc, *c = NULL, *sg = NULL;
+	struct calib_store *st;
+	struct calib_peer_end e;
+
+	backend_of(state);
+	loc = pg_location("v5");
+	st = open_ok(loc);
+	assert_int_equal(record(st, "v5-1", "{\"model\": {\"params\": 5}}", "oom", 0, 1000), 0);
+	assert_int_equal(calib_job_choose(st, "j1", "big", "s1", 0, &c, &sg), 0);
+	free(c);
+	free(sg);
+	calib_close(st);
+	pg_exec(loc, "DROP TABLE job_ranks; DELETE FROM calib_schema WHERE version = 6");
+	assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), 5);
+	st = open_ok(loc);
+	assert_int_equal(calib_rank_begin(st, "j1", 0, 2, "r0", 30, NULL), 0);
+	assert_int_equal(calib_rank_begin(st, "j1", 1, 2, "r1", 30, NULL), 0);
+	assert_int_equal(calib_rank_end(st, "j1", 1, XL_OUT_CRASH, 137, -1, XL_OUT_COUNT), 0);
+	assert_int_equal(calib_rank_poll(st, "j1", 0, 30, 0, true, &e), 0);
+	assert_true(e.found && !e.lapsed && e.rank == 1 && e.outcome == XL_OUT_CRASH);
+	calib_close(st);
+	assert_int_equal(pg_count(loc, "SELECT max(version) FROM calib_schema"), 6);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM attempts WHERE id = 'v5-1' AND outcome = 'oom'"), 1);
+	assert_int_equal(pg_count(loc, "SELECT count(*) FROM job_choices WHERE candidate = 'big'"), 1);
+	pg_check(loc);
+	free(loc);
+}
+
+static int rank_rows(const struct calib_job_rank *r, void *arg)
+{
+	struct xl_buf *b = arg;
+
+	xl_buf_addf(b, "%s:%lld:%s:%lld;", r->job_id, (long long)r->rank,
+		    r->outcome < 0 ? "-" : xl_outcome_name((enum xl_outcome)r->outcome),
+		    r->peer_rank == CALIB_UNSET ? -1LL : (long long)r->peer_rank);
+	return 0;
+}
+
+/* The ranks of a job launch watching each other: a bad end is seen by the
+ * others, an ok end is not, a lapsed lease is seen only when asked to judge
+ * leases, an end wins over a lapse, and what an earlier launch with the
+ * same id left (before since) is passed over. */
+static void test_rank_watch(void **state)
+{
+	const struct backend *be = backend_of(state);
+	char *path = be->location("ranks");
+	struct calib_store *st = open_ok(path);
+	struct calib_peer_end e;
+	struct xl_buf b = XL_BUF_INIT;
+	double t0;
+
+	assert_int_equal(calib_rank_begin(st, "j", 0, 3, "r0", 30, &t0), 0);
+	assert_true(fabs(t0 - xl_now()) < 60);
+	assert_int_equal(calib_rank_begin(st, "j", 1, 3, "r1", 30, NULL), 0);
+	assert_int_equal(calib_rank_begin(st, "j", 2, 3, "r2", 0.2, NULL), 0);
+	/* nothing is gone */
+	assert_int_equal(calib_rank_poll(st, "j", 0, 30, t0 - 30, true, &e), 0);
+	assert_false(e.found);
+	assert_true(fabs(e.now - xl_now()) < 60);
+	/* rank 1 ends well: nothing is gone */
+	assert_int_equal(calib_rank_end(st, "j", 1, XL_OUT_OK, 0, -1, XL_OUT_COUNT), 0);
+	assert_int_equal(calib_rank_poll(st, "j", 0, 30, t0 - 30, false, &e), 0);
+	assert_false(e.found);
+	/* rank 2's short lease runs out: seen only when judging leases */
+	usleep(400000);
+	assert_int_equal(calib_rank_poll(st, "j", 0, 30, t0 - 30, false, &e), 0);
+	assert_false(e.found);
+	assert_int_equal(calib_rank_poll(st, "j", 0, 30, t0 - 30, true, &e), 0);
+	assert_true(e.found && e.lapsed && e.rank == 2 && e.when < e.now);
+	/* a rank does not see its own row */
+	assert_int_equal(calib_rank_poll(st, "j", 2, 30, t0 - 30, true, &e), 0);
+	assert_false(e.found);
+	/* rank 2 renewed its lease by that poll; now it ends badly: an end */
+	assert_int_equal(calib_rank_end(st, "j", 2, XL_OUT_OOM, 1, -1, XL_OUT_COUNT), 0);
+	assert_int_equal(calib_rank_poll(st, "j", 0, 30, t0 - 30, true, &e), 0);
+	assert_true(e.found && !e.lapsed && e.rank == 2 && e.outcome == XL_OUT_OOM);
+	assert_string_equal(e.host, xl_hostname());
+	/* ends from before since belong to an earlier launch */
+	assert_int_equal(calib_rank_poll(st, "j", 0, 30, xl_now() + 100, true, &e), 0);
+	assert_false(e.found);
+	/* rank 0 is ended for rank 2; a restart of the job is a launch of its own */
+	assert_int_equal(calib_rank_end(st, "j", 0, XL_OUT_PEER_FAILED, 143, 2, XL_OUT_OOM), 0);
+	assert_int_equal(calib_rank_begin(st, "j#1", 0, 3, "r0b", 30, NULL), 0);
+	assert_int_equal(calib_rank_poll(st, "j#1", 0, 30, 0, true, &e), 0);
+	assert_false(e.found);
+	/* the story: by launch, ended ranks first, earliest first */
+	assert_int_equal(calib_job_ranks(st, "j", rank_rows, &b), 0);
+	assert_string_equal(xl_buf_str(&b), "j:1:ok:-1;j:2:oom:-1;j:0:peer-failed:2;j#1:0:-:-1;");
+	assert_int_equal(be->count(path, "SELECT count(*) FROM job_ranks WHERE job_id = 'j' AND"
+				   " peer_outcome = 'oom' AND exit_status = 143"), 1);
+	/* bad calls */
+	assert_int_equal(calib_rank_begin(st, "", 0, 2, "r", 30, NULL), XL_EX_DATAERR);
+	assert_int_equal(calib_rank_begin(st, "j", -1, 2, "r", 30, NULL), XL_EX_DATAERR);
+	assert_int_equal(calib_rank_begin(st, "j", 0, 2, "r", 0, NULL), XL_EX_DATAERR);
+	assert_non_null(strstr(calib_errmsg(st), "a lease of 0 s"));
+	/* a lapsed lease as the peer's outcome */
+	assert_int_equal(calib_rank_end(st, "j#1", 0, XL_OUT_PEER_FAILED, 143, 5, XL_OUT_COUNT), 0);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM job_ranks WHERE job_id = 'j#1' AND"
+				   " peer_outcome = 'lease-lapsed'"), 1);
+	xl_buf_release(&b);
+	calib_close(st);
+	free(path);
 }
 
 /* A listening socket that never answers: a server that hangs. */
@@ -1853,6 +1999,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_open_failures),
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_migration_v5),
+		cmocka_unit_test(test_migration_v6),
 		BOTH(test_record_attempt),
 		BOTH(test_record_probe),
 		BOTH(test_correction),
@@ -1862,8 +2009,10 @@ int main(int argc, char **argv)
 		BOTH(test_family_scale),
 		BOTH(test_many_writers),
 		BOTH(test_killed_writer),
+		BOTH(test_rank_watch),
 		PG(test_pg_schema),
 		PG(test_pg_migrations),
+		PG(test_pg_migration_v6),
 		cmocka_unit_test(test_pg_unreachable),
 		cmocka_unit_test(test_pg_password_never_shown),
 		cmocka_unit_test(test_location_display),

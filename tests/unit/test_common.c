@@ -334,7 +334,9 @@ static void test_vocabulary(void **state)
 	assert_string_equal(xl_outcome_name(XL_OUT_OOM), "oom");
 	assert_true(XL_OUT_OOM < XL_OUT_CRASH && XL_OUT_CRASH < XL_OUT_TIMEOUT &&
 		    XL_OUT_TIMEOUT < XL_OUT_ERROR && XL_OUT_ERROR < XL_OUT_INTERRUPTED &&
-		    XL_OUT_INTERRUPTED < XL_OUT_COMPILE_STORM && XL_OUT_COMPILE_STORM < XL_OUT_OK);
+		    XL_OUT_INTERRUPTED < XL_OUT_PEER_FAILED &&
+		    XL_OUT_PEER_FAILED < XL_OUT_COMPILE_STORM && XL_OUT_COMPILE_STORM < XL_OUT_OK);
+	assert_string_equal(xl_outcome_name(XL_OUT_PEER_FAILED), "peer-failed");
 	for (int k = 0; k < XL_OUT_COUNT; k++) {
 		assert_true(xl_outcome_parse(xl_outcome_name((enum xl_outcome)k), &o));
 		assert_int_equal(o, k);

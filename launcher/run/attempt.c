@@ -3,6 +3,7 @@
  * XLA's dump), the supervised child, its outcome, what it used, the
  * manifest's end, and the record kept until the store has it. */
 #include "launcher/run/attempt.h"
+#include "launcher/run/dump.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/record.h"
 
@@ -30,6 +31,7 @@ struct attempt {
 	double t0;
 	struct xl_observe obs;
 	struct xl_xla_dump dump;
+	struct xl_dump reader;       /* the dump, read as the job runs (dump.dir set) */
 	struct xl_scan so, se;
 	struct xl_watch watch;
 	bool watching;
@@ -192,8 +194,8 @@ static void announce(const struct attempt *at)
 }
 
 /* The child's environment: the profile's, xlaunch's own variables, and
- * the dump flags that ask XLA for its memory reports (no cache key sees
- * them).  Says before the start when a compile cache will be cold.
+ * the dump flags that have XLA write each compiled module (no cache key
+ * sees them; the reader turns them into compilations and memory reports).  Says before the start when a compile cache will be cold.
  * Caller frees with xl_env_free. */
 static char **child_env(struct attempt *at)
 {
@@ -208,8 +210,8 @@ static char **child_env(struct attempt *at)
 	free(helper);
 	xl_ck_before_launch(envp, at->l->argv, p->name, at->id);
 	xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
-	if (at->dump.ours)
-		at->obs.prune_dir = xl_strdup(at->dump.dir);
+	if (at->dump.dir)
+		xl_dump_init(&at->reader, at->dump.dir, at->dump.ours, 0, (double)(time_t)at->t0);
 	return envp;
 }
 
@@ -223,7 +225,8 @@ static int supervise(struct attempt *at, char **envp)
 
 	xl_scan_init(&at->so, l->pats);
 	xl_scan_init(&at->se, l->pats);
-	xl_run_watch_init(&at->watch, l->pats, at->it->profile, at->report, xl_mono());
+	xl_run_watch_init(&at->watch, l->pats, at->it->profile, at->report,
+			  at->dump.dir ? &at->reader : NULL, xl_mono());
 	at->watching = true;
 	xl_scan_watch(&at->so, &at->watch);
 	xl_scan_watch(&at->se, &at->watch);
@@ -271,7 +274,7 @@ static void observe_figures(struct attempt *at)
 
 	xl_observe_figures(f, &at->obs, at->sr.peak_rss_bytes, at->report,
 			   at->cl.outcome == XL_OUT_OOM && oom ? oom->oom_line : NULL);
-	at->xla_mods = xl_xla_dump_collect(&at->dump, (double)(time_t)at->t0);
+	at->xla_mods = at->dump.dir ? xl_dump_reports(&at->reader) : json_object();
 	if (at->l->st)
 		at->prev_mods = last_xla_modules(at->l->st, at->sig.hash, &at->prev_run);
 	xb = xl_xla_modules_figure(at->xla_mods, at->prev_mods, at->prev_run, src, sizeof(src));
@@ -323,11 +326,11 @@ static void end_manifest(struct attempt *at)
 	json_object_set(m, "figures", json_object_get(fj, "figures"));
 	json_decref(fj);
 	json_object_set_new(m, "observation", xl_observe_json(&at->obs));
-	json_object_set_new(m, "xla_dump", json_pack("{s:o, s:b, s:o, s:o, s:O}",
+	json_object_set_new(m, "xla_dump", json_pack("{s:o, s:b, s:o, s:o, s:O, s:o}",
 		"dir", at->dump.dir ? json_string(at->dump.dir) : json_null(), "added_by_xlaunch",
 		at->dump.ours, "tokens", at->dump.tokens ? json_string(at->dump.tokens) : json_null(),
 		"why_not", at->dump.dir ? json_null() : json_string(at->dump.why), "modules",
-		at->xla_mods));
+		at->xla_mods, "read", at->dump.dir ? xl_dump_json(&at->reader) : json_null()));
 	json_object_set_new(m, "report_lines", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)at->rep.lines,
 							 "malformed", (json_int_t)at->rep.malformed,
 							 "unknown", (json_int_t)at->rep.unknown));
@@ -442,6 +445,8 @@ static void attempt_release(struct attempt *at)
 	}
 	calib_attempt_release(&at->figs);
 	xl_observe_release(&at->obs);
+	if (at->dump.dir)
+		xl_dump_release(&at->reader);
 	xl_xla_dump_release(&at->dump);
 	json_decref(at->xla_mods);
 	json_decref(at->prev_mods);

@@ -668,7 +668,7 @@ static void watch_loop(struct sup *s)
 		now = xl_mono();
 		/* report lines written before the output just woken for come first */
 		if (o->watch)
-			xl_watch_poll_report(o->watch, now);
+			xl_watch_poll(o->watch, now);
 		observe_tick(s, now);
 		copy_output(s, pf, nfds);
 		if (pf[0].revents & POLLIN)

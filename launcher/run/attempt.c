@@ -32,6 +32,8 @@ struct attempt {
 	struct xl_observe obs;
 	struct xl_xla_dump dump;
 	struct xl_dump reader;       /* the dump, read as the job runs (dump.dir set) */
+	struct xl_inductor inductor; /* Inductor's cache, counted as the job runs */
+	bool torch;                  /* the job may run torch.compile */
 	struct xl_scan so, se;
 	struct xl_watch watch;
 	bool watching;
@@ -193,6 +195,20 @@ static void announce(const struct attempt *at)
 	xl_buf_release(&why);
 }
 
+/* Whether the job may run torch.compile: its bundle has torch, or the
+ * profile sets torch.compile's variables. */
+static bool torch_job(const struct xl_profile *p, const json_t *parts)
+{
+	if (json_object_get(json_object_get(json_object_get(parts, "bundle"), "packages"), "torch"))
+		return true;
+	for (size_t i = 0; i < p->nvars; i++)
+		if (xl_startswith(p->vars[i].name, "TORCHINDUCTOR_") ||
+		    xl_startswith(p->vars[i].name, "TORCH_COMPILE") ||
+		    xl_startswith(p->vars[i].name, "TORCHDYNAMO_"))
+			return true;
+	return false;
+}
+
 /* The child's environment: the profile's, xlaunch's own variables, and
  * the dump flags that have XLA write each compiled module (no cache key
  * sees them; the reader turns them into compilations and memory reports).  Says before the start when a compile cache will be cold.
@@ -212,6 +228,8 @@ static char **child_env(struct attempt *at)
 	xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
 	if (at->dump.dir)
 		xl_dump_init(&at->reader, at->dump.dir, at->dump.ours, 0, (double)(time_t)at->t0);
+	at->torch = torch_job(p, at->it->parts);
+	xl_inductor_setup(&at->inductor, envp, at->torch, at->t0);
 	return envp;
 }
 
@@ -226,7 +244,8 @@ static int supervise(struct attempt *at, char **envp)
 	xl_scan_init(&at->so, l->pats);
 	xl_scan_init(&at->se, l->pats);
 	xl_run_watch_init(&at->watch, l->pats, at->it->profile, at->report,
-			  at->dump.dir ? &at->reader : NULL, xl_mono());
+			  at->dump.dir ? &at->reader : NULL, at->torch ? &at->inductor : NULL,
+			  xl_mono());
 	at->watching = true;
 	xl_scan_watch(&at->so, &at->watch);
 	xl_scan_watch(&at->se, &at->watch);
@@ -447,6 +466,7 @@ static void attempt_release(struct attempt *at)
 	xl_observe_release(&at->obs);
 	if (at->dump.dir)
 		xl_dump_release(&at->reader);
+	xl_inductor_release(&at->inductor);
 	xl_xla_dump_release(&at->dump);
 	json_decref(at->xla_mods);
 	json_decref(at->prev_mods);

@@ -367,7 +367,7 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 
 void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
 		       const struct xl_profile *p, const char *report_path, struct xl_dump *dump,
-		       double start)
+		       struct xl_inductor *inductor, double start)
 {
 	struct xl_watch_cfg cfg;
 
@@ -386,6 +386,7 @@ void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
 	cfg.step_pattern = p->compile.step_pattern;
 	cfg.report_path = report_path;
 	cfg.dump = dump;
+	cfg.inductor = inductor;
 	cfg.start = start;
 	xl_watch_init(w, &cfg);
 }

@@ -328,6 +328,8 @@ void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg)
 	/* the dump's file times are the wall clock's: its time 0 is the start */
 	if (cfg->dump)
 		cfg->dump->origin = xl_now() - (xl_mono() - cfg->start);
+	if (cfg->inductor)
+		cfg->inductor->origin = xl_now() - (xl_mono() - cfg->start);
 }
 
 static void cfn_release(struct xl_cfn *f)
@@ -1209,6 +1211,8 @@ void xl_watch_poll(struct xl_watch *w, double t)
 	xl_watch_poll_report(w, t);
 	if (w->cfg.dump && xl_dump_poll(w->cfg.dump, t, false))
 		xl_watch_take_dump(w);
+	if (w->cfg.inductor)
+		xl_inductor_poll(w->cfg.inductor, t, false);
 }
 
 /* ---- the end: what the verdict reads -------------------------------------------------- */
@@ -1363,6 +1367,8 @@ void xl_watch_finish(struct xl_watch *w, double t)
 		xl_watch_take_dump(w);
 		xl_dump_close_all(w->cfg.dump);
 	}
+	if (w->cfg.inductor)
+		xl_inductor_poll(w->cfg.inductor, t, true);
 	settle(w);
 	w->finished = true;
 }

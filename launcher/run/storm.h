@@ -16,6 +16,7 @@
 
 #include "launcher/run/run.h"
 #include "launcher/run/dump.h"
+#include "launcher/run/inductor.h"
 
 #include <regex.h>
 #include <sys/types.h>
@@ -180,6 +181,8 @@ struct xl_watch_cfg {
 	double start;                     /* monotonic start of the run */
 	struct xl_dump *dump;             /* XLA's dump, read as the run goes, or NULL
 					   * (borrowed; its origin is set to the start) */
+	struct xl_inductor *inductor;     /* Inductor's cache, counted as the run goes,
+					   * or NULL (borrowed, the same) */
 };
 
 struct xl_watch {

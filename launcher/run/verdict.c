@@ -321,6 +321,10 @@ void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
 	s->top = -1;
 	s->share = -1;
 	s->compiles = w->compiles > w->rep_count ? w->compiles : w->rep_count;
+	/* Inductor's graphs, when nothing else counted more (no function
+	 * names: no storm is judged from them) */
+	if (w->cfg.inductor && w->cfg.inductor->graphs > s->compiles)
+		s->compiles = w->cfg.inductor->graphs;
 	s->cache_hits = w->loads > w->rep_hits ? w->loads : w->rep_hits;
 	if (w->dump_loads > s->cache_hits)
 		s->cache_hits = w->dump_loads;
@@ -448,6 +452,7 @@ json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
 	json_object_set_new(o, "from_output", json_integer(w->from_log));
 	json_object_set_new(o, "from_dump", w->cfg.dump ? json_integer(w->from_dump) : json_null());
 	json_object_set_new(o, "reported", w->rep_count >= 0 ? json_integer(w->rep_count) : json_null());
+	json_object_set_new(o, "inductor", w->cfg.inductor ? xl_inductor_json(w->cfg.inductor) : json_null());
 	json_object_set_new(o, "recompilations", json_integer(s->recompiles));
 	json_object_set_new(o, "compile_s", w->durations ? jsecs(w->compile_s) : json_null());
 	json_object_set_new(o, "storm", json_boolean(s->storm));

@@ -50,8 +50,9 @@ int xl_dump_name_parse(const char *name, bool dir, struct xl_dump_name *out);
  * "torch_xla" for SyncTensorsGraph, else "xla". */
 const char *xl_dump_runtime(const char *module);
 /* The program as the runtime's own lines name it: "jit_train_step" ->
- * "jit(train_step)", "pmap_f" -> "pmap(f)"; others as they are.  Caller
- * frees. */
+ * "jit(train_step)", "pmap_f" -> "pmap(f)", "SyncTensorsGraph.93" ->
+ * "SyncTensorsGraph" (torch_xla's graph ids move between graphs of one
+ * step); others as they are.  Caller frees. */
 char *xl_dump_function(const char *module);
 
 /* ---- the entry computation ---------------------------------------------------------- */

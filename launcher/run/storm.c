@@ -429,7 +429,8 @@ static struct xl_mkey *mkey(struct xl_watch *w, int fi)
 	return strcmp(w->fns[fi].runtime, "torch_xla") == 0 ? &w->xla_mk : &w->fns[fi].mk;
 }
 
-/* What the function a line named knows goes to the program the dump named. */
+/* What the function a line named knows (torch_xla: the frame that built
+ * the graph, the compile cause) goes to the program the dump named. */
 static void carry_over(struct xl_cfn *to, const struct xl_cfn *from)
 {
 	if (to == from)
@@ -487,8 +488,11 @@ static int add_compile(struct xl_watch *w, int fi, double t, double dur, long st
 		at = k->cursor;
 		k->cursor = m->knext;
 		m->src |= (unsigned char)src;
+		/* whichever came first, the compilation is the dump's
+		 * program's (torch_xla: its graph, with the frame that built
+		 * it as its place), so that its inputs are compared in one
+		 * place; the files' times bracket it: they win */
 		if (src == XL_SRC_DUMP) {
-			/* the files' times bracket the compilation: they win */
 			m->t = t;
 			m->dur = dur;
 			m->step = step;

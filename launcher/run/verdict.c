@@ -71,8 +71,11 @@ static void dump_cause(const struct xl_cfn *f, struct xl_buf *out)
 				top = i;
 		for (size_t i = 0; i < f->npchg; i++)
 			others += i != top && f->pchg[i] > 0;
-		if (top < f->e_last.n && top < f->e_first.n && top < f->e_second.n &&
-		    f->pchg[top] == recompiles) {
+		if (recompiles == 1 && top < f->e_last.n && top < f->e_prev.n) {
+			xl_buf_addf(out, "input %zu (%s) changed: %s -> %s", top, f->e_last.v[top].name,
+				    f->e_prev.v[top].type, f->e_last.v[top].type);
+		} else if (top < f->e_last.n && top < f->e_first.n && top < f->e_second.n &&
+			   f->pchg[top] == recompiles) {
 			xl_buf_addf(out, "input %zu (%s) changed on each of its %ld recompilation%s: %s -> %s",
 				    top, f->e_last.v[top].name, recompiles, recompiles == 1 ? "" : "s",
 				    f->e_first.v[top].type, f->e_second.v[top].type);
@@ -116,8 +119,6 @@ static void cause_text(const struct xl_cfn *f, struct xl_buf *out)
 		xl_buf_adds(out, f->cause);
 	} else if (dump) {
 		dump_cause(f, out);
-		if (strcmp(f->runtime, "torch_xla") == 0 && f->place)
-			xl_buf_addf(out, " (graph built at %s)", base(f->place));
 	} else if (strcmp(f->runtime, "torch_xla") == 0) {
 		xl_buf_addf(out, "%zu different graph%s (torch_xla does not say what changed; compile cause: %s)",
 			    f->graphs.n, f->graphs.n == 1 ? "" : "s", f->cause ? f->cause : "?");
@@ -141,9 +142,7 @@ static void cause_text(const struct xl_cfn *f, struct xl_buf *out)
 static void fn_label(const struct xl_cfn *f, struct xl_buf *out)
 {
 	xl_buf_adds(out, f->name);
-	if (f->place && strcmp(f->runtime, "torch_xla") != 0)
-		xl_buf_addf(out, " (%s)", base(f->place));
-	else if (f->place && f->entries < 2)
+	if (f->place)
 		xl_buf_addf(out, " (%s)", base(f->place));
 }
 

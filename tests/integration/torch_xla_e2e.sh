@@ -26,7 +26,7 @@ expect_out "persistent cache: $T/cache/torch_xla" "the profile's cache path reac
 expect_out "compiles: 2, persistent cache hits: 0, misses: 2, failed loads: 0" "torch_xla's metrics: two compilations"
 expect_out "ok (exited 0)" "one late recompilation is no storm"
 expect_out ", 2 compiles (1 recompilation)" "xlaunch counted two, one per compilation"
-expect_out "recompiled: main (train_torch_xla.py:99) compiled 2 times, the last after step 6" "the recompilation caught and named"
+expect_out "recompiled: SyncTensorsGraph (train_torch_xla.py:99) compiled 2 times, the last after step 6: input 0 (p0.1) changed: f32[32,4] -> f32[33,4]" "the recompilation caught and named: the graph, the frame that built it, the input that changed"
 expect_no_out "will be cold" "nothing to say before the first launch"
 
 section 3
@@ -36,7 +36,7 @@ expect_out "written but cannot be read back here (2 failed loads: \"UNIMPLEMENTE
 expect_out ", 2 failed cache loads" "in the summary line"
 
 section 4
-expect_out "compile-storm (main (train_torch_xla.py:99) compiled 20 times" "a compilation every step is a storm, named"
+expect_out "compile-storm (SyncTensorsGraph (train_torch_xla.py:99) compiled 20 times" "a compilation every step is a storm, named"
 expect_out "compiles: 20," "torch_xla counted twenty"
 expect_out "20 compiles (19 recompilations)" "xlaunch counted twenty"
 expect_out "exit status with --fail-on=compile-storm: 79" "--fail-on"

@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DUMP_INTERVAL_S 0.5      /* between polls, at least */
+#define DUMP_MAX_INTERVAL_S 5.0  /* between polls of a dump that is pruned, at most */
 #define DUMP_SETTLE_S 5.0        /* a module with no new file for this long is done */
 #define DUMP_GIVE_UP_S 2.0       /* a text that does not parse after this long never will */
 #define DUMP_MAX_DONE (1L << 22) /* module ids remembered */
@@ -935,6 +937,10 @@ static void scan(struct xl_dump *r, double now)
 	struct dent *v;
 	size_t n = read_names(r, &v), i = 0;
 
+	if (!n) {
+		free(v);
+		return;
+	}
 	qsort(v, n, sizeof(*v), dent_cmp);
 	while (i < n) {
 		size_t j = i + 1;
@@ -960,9 +966,19 @@ void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, 
 	r->reports = json_object();
 }
 
+/* This thread's CPU time, seconds. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 size_t xl_dump_poll(struct xl_dump *r, double now, bool force)
 {
-	double t0 = xl_mono(), real = xl_now(), cost;
+	double c0 = cpu_now(), real = xl_now(), cost;
 	size_t changed = 0;
 
 	if (!r->dir || (!force && now < r->next_at))
@@ -970,12 +986,14 @@ size_t xl_dump_poll(struct xl_dump *r, double now, bool force)
 	close_settled(r, real, false);
 	scan(r, real);
 	r->polls++;
-	cost = xl_mono() - t0;
+	cost = cpu_now() - c0;
 	r->poll_cpu_s += cost;
-	/* a poll costs at most about 1% of the time between two */
+	/* a poll costs at most about 1% of a processor between two; a dump
+	 * that is pruned is read at least every DUMP_MAX_INTERVAL_S, so that
+	 * what it holds stays bounded */
 	r->interval = cost * 100 > DUMP_INTERVAL_S ? cost * 100 : DUMP_INTERVAL_S;
-	if (r->interval > 30)
-		r->interval = 30;
+	if (r->interval > (r->ours ? DUMP_MAX_INTERVAL_S : 30))
+		r->interval = r->ours ? DUMP_MAX_INTERVAL_S : 30;
 	r->next_at = now + r->interval;
 	for (size_t i = 0; i < r->nopen; i++)
 		changed += r->open[i]->changed;

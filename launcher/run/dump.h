@@ -147,7 +147,7 @@ struct xl_dump {
 	int64_t bytes_deleted, bytes_kept;
 	long files_kept;
 	long unreadable;         /* before_optimizations texts that did not parse */
-	double poll_cpu_s;       /* time spent polling (wall, in xlaunch) */
+	double poll_cpu_s;       /* CPU time spent polling (xlaunch's thread) */
 	char err[240];           /* the first failure to read the directory, or "" */
 };
 

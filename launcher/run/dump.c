@@ -841,7 +841,9 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 				read_report(r, m, p, &sb[i], now);
 			if (m->report_read)
 				keep_or_delete(r, m, p, (int64_t)sb[i].st_size, true);
-		} else if (r->ours) {
+		} else if (r->ours && !S_ISDIR(sb[i].st_mode)) {
+			/* a module's directory goes once the module is done: XLA
+			 * may still be writing into it */
 			delete_path(r, p);
 		}
 		free(p);
@@ -908,7 +910,11 @@ static size_t read_names(struct xl_dump *r, struct dent **out)
 		}
 		xl_dump_name_parse(e->d_name, dir, &dn);
 		if (dn.kind == XL_DF_OTHER || done_has(r, dn.id)) {
-			if (r->ours && !(dn.kind != XL_DF_OTHER && done_kept(r, dn.id))) {
+			/* of a module done with, only its kept text and report stay */
+			bool kept = (dn.kind == XL_DF_BEFORE || dn.kind == XL_DF_REPORT) && !dir &&
+				    done_kept(r, dn.id);
+
+			if (r->ours && !kept) {
 				char *p = xl_asprintf("%s/%s", r->dir, e->d_name);
 
 				delete_path(r, p);
@@ -1011,6 +1017,9 @@ void xl_dump_finish(struct xl_dump *r)
 void xl_dump_close_all(struct xl_dump *r)
 {
 	close_settled(r, xl_now(), true);
+	/* what the last modules left besides what is kept goes now */
+	if (r->ours && r->dir)
+		scan(r, xl_now());
 }
 
 struct xl_dump_mod *xl_dump_next_changed(struct xl_dump *r)

@@ -63,12 +63,12 @@ static void dump_cause(const struct xl_cfn *f, struct xl_buf *out)
 {
 	long recompiles = f->entries - 1;
 
-	if (f->entry_changed > 0 && f->npchg && f->e_prev.n == f->e_last.n) {
-		size_t top = 0, others = 0;
+	size_t top = 0, others = 0;
 
-		for (size_t i = 1; i < f->npchg; i++)
-			if (f->pchg[i] > f->pchg[top])
-				top = i;
+	for (size_t i = 1; i < f->npchg; i++)
+		if (f->pchg[i] > f->pchg[top])
+			top = i;
+	if (f->entry_changed > 0 && f->npchg && f->pchg[top] > 0 && f->e_prev.n == f->e_last.n) {
 		for (size_t i = 0; i < f->npchg; i++)
 			others += i != top && f->pchg[i] > 0;
 		if (recompiles == 1 && top < f->e_last.n && top < f->e_prev.n) {

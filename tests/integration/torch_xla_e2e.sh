@@ -50,8 +50,10 @@ m = json.load(open(sys.argv[1]))
 c = m["compile"]
 assert m["outcome"] == "compile-storm" and m["compile_count"] == 20, m["outcome"]
 assert m["env"]["XLA_PERSISTENT_CACHE_PATH"] == sys.argv[2], m["env"]
-f = [f for f in c["functions"] if f["name"] == "main"][0]
+# the dump's program, with the frame and the graphs its lines named
+f = [f for f in c["functions"] if f["name"] == "SyncTensorsGraph"][0]
 assert f["runtime"] == "torch_xla" and f["graphs"] == 20 and f["place"].endswith("examples/train_torch_xla.py:99"), f
+assert f["from_output"] == 20 and f["from_dump"] == 20 and f["inputs"]["changes"][0]["changes"] == 19, f
 assert c["cache"]["failed_loads"] == 2 and c["cache"]["failed_load_reason"].startswith("UNIMPLEMENTED"), c["cache"]
 assert c["storm_by"] == "steps" and c["steps"]["source"] == "report", c["steps"]
 assert m["first_step_s"] > 0

@@ -192,7 +192,7 @@ static void show_compile(const struct xl_profile *p, bool explain)
 	const struct xl_compile_cfg *c = &p->compile;
 	char where[1024];
 
-	if (!c->step_pattern && c->warmup_steps < 0 && c->max_after_warmup < 0 && c->quiet_gaps <= 0)
+	if (!c->step_pattern && c->warmup_steps < 0 && c->max_after_warmup < 0 && c->max_compile_share <= 0)
 		return;
 	printf("compile:    ");
 	if (c->step_pattern)
@@ -201,8 +201,8 @@ static void show_compile(const struct xl_profile *p, bool explain)
 		printf(" warmup_steps=%ld", c->warmup_steps);
 	if (c->max_after_warmup >= 0)
 		printf(" max_after_warmup=%ld", c->max_after_warmup);
-	if (c->quiet_gaps > 0)
-		printf(" quiet_gaps=%g", c->quiet_gaps);
+	if (c->max_compile_share > 0)
+		printf(" max_compile_share=%g", c->max_compile_share);
 	printf("\n");
 	if (!explain)
 		return;
@@ -212,8 +212,8 @@ static void show_compile(const struct xl_profile *p, bool explain)
 		printf("  warmup_steps        # %s\n", prov_str(c->warmup_steps_src, where, sizeof(where)));
 	if (c->max_after_warmup >= 0)
 		printf("  max_after_warmup    # %s\n", prov_str(c->max_after_warmup_src, where, sizeof(where)));
-	if (c->quiet_gaps > 0)
-		printf("  quiet_gaps          # %s\n", prov_str(c->quiet_gaps_src, where, sizeof(where)));
+	if (c->max_compile_share > 0)
+		printf("  max_compile_share   # %s\n", prov_str(c->max_compile_share_src, where, sizeof(where)));
 }
 
 /* The ranks section, when the profile sets any of it (else the defaults

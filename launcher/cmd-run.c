@@ -56,7 +56,7 @@ static const struct xl_opt run_options[] = {
 	XL_OPTION_FLAG(0, "try-infeasible", struct xl_run_opts, try_infeasible,
 		       "launch candidates predicted not to fit too (default: skipped)"),
 	XL_OPTION_FLAG(0, "no-xla-dump", struct xl_run_opts, no_xla_dump,
-		       "do not ask XLA for its memory-usage reports"),
+		       "do not add XLA's dump (its compilations and memory reports read from outside)"),
 	XL_OPTION_END,
 };
 

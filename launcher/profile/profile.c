@@ -21,7 +21,7 @@ static const char *const top_keys[] = {
 };
 static const char *const ranks_keys[] = { "watch", "grace", "poll", "lease", NULL };
 static const char *const compile_keys[] = {
-	"step_pattern", "warmup_steps", "max_after_warmup", "quiet_gaps", NULL,
+	"step_pattern", "warmup_steps", "max_after_warmup", "max_compile_share", NULL,
 };
 static const char *const policy_keys[] = { "timing", "cache", "ambient", "bundle", "strict", NULL };
 static const char *const limit_keys[] = { "address_space", "open_files", "core", "cpu_time", NULL };
@@ -328,7 +328,18 @@ static bool check_limits(const struct layer *l, const struct xl_ynode *m)
 
 static bool check_compile(const struct layer *l, const struct xl_ynode *m)
 {
-	if (!want_kind(l, m, XL_Y_MAP, "compile") || !check_keys(l, m, "compile", compile_keys))
+	const struct xl_ynode *old;
+
+	if (!want_kind(l, m, XL_Y_MAP, "compile"))
+		return false;
+	/* the rule it served judged by the quiet time before the exit */
+	if ((old = xl_ymap_get(m, "quiet_gaps"))) {
+		perr(l, old, "compile.quiet_gaps is no longer read: a storm is judged by recompilations"
+		     " still arriving past the middle of the run and by their share of its time"
+		     " (compile.max_compile_share)");
+		return false;
+	}
+	if (!check_keys(l, m, "compile", compile_keys))
 		return false;
 	for (size_t i = 0; i + 1 < m->n; i += 2) {
 		const char *k = m->items[i]->str;
@@ -354,9 +365,10 @@ static bool check_compile(const struct layer *l, const struct xl_ynode *m)
 				perr(l, v, "compile.step_pattern must not be empty");
 				return false;
 			}
-		} else if (strcmp(k, "quiet_gaps") == 0) {
-			if (!xl_yscalar_double(v, &d) || !(d > 0) || d > 1e6) {
-				perr(l, v, "compile.quiet_gaps: '%s' is not a number above 0", v->str);
+		} else if (strcmp(k, "max_compile_share") == 0) {
+			if (!xl_yscalar_double(v, &d) || !(d > 0) || d > 1) {
+				perr(l, v, "compile.max_compile_share: '%s' is not a share above 0 and at most 1",
+				     v->str);
 				return false;
 			}
 		} else if (!xl_yscalar_double(v, &d) || d < 0 || d > 1e9 || d != (double)(long)d) {

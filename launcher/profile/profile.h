@@ -74,8 +74,8 @@ struct xl_candidate {
 struct xl_compile_cfg {
 	char *step_pattern;      /* a POSIX extended regex for a step line, or NULL */
 	long warmup_steps, max_after_warmup;
-	double quiet_gaps;
-	struct xl_prov step_pattern_src, warmup_steps_src, max_after_warmup_src, quiet_gaps_src;
+	double max_compile_share;   /* 0 < share <= 1, or -1 */
+	struct xl_prov step_pattern_src, warmup_steps_src, max_after_warmup_src, max_compile_share_src;
 };
 
 /* The profile's ranks section: how the ranks of one job launch watch each
@@ -163,7 +163,7 @@ bool xl_valid_profile_name(const char *name);
 json_t *xl_profile_to_json(const struct xl_profile *p);
 
 /* The set keys of a compile section: {step_pattern, warmup_steps,
- * max_after_warmup, quiet_gaps}.  New reference. */
+ * max_after_warmup, max_compile_share}.  New reference. */
 json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c);
 
 /* The ranks section with every setting, defaults included: {watch,

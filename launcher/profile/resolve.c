@@ -705,9 +705,9 @@ static void apply_compile(struct xl_profile *p, const struct layer *l, const str
 		c->max_after_warmup = (long)d;
 		c->max_after_warmup_src = prov_of(l, v);
 	}
-	if ((v = xl_ymap_get(m, "quiet_gaps")) && xl_yscalar_double(v, &d)) {
-		c->quiet_gaps = d;
-		c->quiet_gaps_src = prov_of(l, v);
+	if ((v = xl_ymap_get(m, "max_compile_share")) && xl_yscalar_double(v, &d)) {
+		c->max_compile_share = d;
+		c->max_compile_share_src = prov_of(l, v);
 	}
 }
 
@@ -1123,7 +1123,7 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 	p->cand = -1;
 	p->limits.address_space = p->limits.open_files = p->limits.core = p->limits.cpu_time = -1;
 	p->compile.warmup_steps = p->compile.max_after_warmup = -1;
-	p->compile.quiet_gaps = -1;
+	p->compile.max_compile_share = -1;
 	p->ranks.watch = true;
 	p->ranks.grace_s = XL_RANKS_GRACE_S;
 	p->ranks.poll_s = XL_RANKS_POLL_S;
@@ -1334,8 +1334,8 @@ json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c)
 		json_object_set_new(o, "warmup_steps", json_integer(c->warmup_steps));
 	if (c->max_after_warmup >= 0)
 		json_object_set_new(o, "max_after_warmup", json_integer(c->max_after_warmup));
-	if (c->quiet_gaps > 0)
-		json_object_set_new(o, "quiet_gaps", json_real(c->quiet_gaps));
+	if (c->max_compile_share > 0)
+		json_object_set_new(o, "max_compile_share", json_real(c->max_compile_share));
 	return o;
 }
 

@@ -3,6 +3,7 @@
  * XLA's dump), the supervised child, its outcome, what it used, the
  * manifest's end, and the record kept until the store has it. */
 #include "launcher/run/attempt.h"
+#include "launcher/run/dump.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/peers.h"
 #include "launcher/run/record.h"
@@ -32,6 +33,9 @@ struct attempt {
 	double t0;
 	struct xl_observe obs;
 	struct xl_xla_dump dump;
+	struct xl_dump reader;       /* the dump, read as the job runs (dump.dir set) */
+	struct xl_inductor inductor; /* Inductor's cache, counted as the job runs */
+	bool torch;                  /* the job may run torch.compile */
 	struct xl_scan so, se;
 	struct xl_watch watch;
 	bool watching;
@@ -243,9 +247,23 @@ static void announce(const struct attempt *at)
 	xl_buf_release(&why);
 }
 
+/* Whether the job may run torch.compile: its bundle has torch, or the
+ * profile sets torch.compile's variables. */
+static bool torch_job(const struct xl_profile *p, const json_t *parts)
+{
+	if (json_object_get(json_object_get(json_object_get(parts, "bundle"), "packages"), "torch"))
+		return true;
+	for (size_t i = 0; i < p->nvars; i++)
+		if (xl_startswith(p->vars[i].name, "TORCHINDUCTOR_") ||
+		    xl_startswith(p->vars[i].name, "TORCH_COMPILE") ||
+		    xl_startswith(p->vars[i].name, "TORCHDYNAMO_"))
+			return true;
+	return false;
+}
+
 /* The child's environment: the profile's, xlaunch's own variables, and
- * the dump flags that ask XLA for its memory reports (no cache key sees
- * them).  Says before the start when a compile cache will be cold.
+ * the dump flags that have XLA write each compiled module (no cache key
+ * sees them; the reader turns them into compilations and memory reports).  Says before the start when a compile cache will be cold.
  * Caller frees with xl_env_free. */
 static char **child_env(struct attempt *at)
 {
@@ -265,8 +283,10 @@ static char **child_env(struct attempt *at)
 		xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
 	else
 		snprintf(at->dump.why, sizeof(at->dump.why), "not asked: no run directory");
-	if (at->dump.ours)
-		at->obs.prune_dir = xl_strdup(at->dump.dir);
+	if (at->dump.dir)
+		xl_dump_init(&at->reader, at->dump.dir, at->dump.ours, 0, (double)(time_t)at->t0);
+	at->torch = torch_job(p, at->it->parts);
+	xl_inductor_setup(&at->inductor, envp, at->torch, at->t0);
 	return envp;
 }
 
@@ -280,7 +300,9 @@ static int supervise(struct attempt *at, char **envp)
 
 	xl_scan_init(&at->so, l->pats);
 	xl_scan_init(&at->se, l->pats);
-	xl_run_watch_init(&at->watch, l->pats, at->it->profile, at->report, xl_mono());
+	xl_run_watch_init(&at->watch, l->pats, at->it->profile, at->report,
+			  at->dump.dir ? &at->reader : NULL, at->torch ? &at->inductor : NULL,
+			  xl_mono());
 	at->watching = true;
 	xl_scan_watch(&at->so, &at->watch);
 	xl_scan_watch(&at->se, &at->watch);
@@ -340,7 +362,7 @@ static void observe_figures(struct attempt *at)
 
 	xl_observe_figures(f, &at->obs, at->sr.peak_rss_bytes, at->report,
 			   at->cl.outcome == XL_OUT_OOM && oom ? oom->oom_line : NULL);
-	at->xla_mods = xl_xla_dump_collect(&at->dump, (double)(time_t)at->t0);
+	at->xla_mods = at->dump.dir ? xl_dump_reports(&at->reader) : json_object();
 	if (at->l->st)
 		at->prev_mods = last_xla_modules(at->l->st, at->sig.hash, &at->prev_run);
 	xb = xl_xla_modules_figure(at->xla_mods, at->prev_mods, at->prev_run, src, sizeof(src));
@@ -392,11 +414,11 @@ static void end_manifest(struct attempt *at)
 	json_object_set(m, "figures", json_object_get(fj, "figures"));
 	json_decref(fj);
 	json_object_set_new(m, "observation", xl_observe_json(&at->obs));
-	json_object_set_new(m, "xla_dump", json_pack("{s:o, s:b, s:o, s:o, s:O}",
+	json_object_set_new(m, "xla_dump", json_pack("{s:o, s:b, s:o, s:o, s:O, s:o}",
 		"dir", at->dump.dir ? json_string(at->dump.dir) : json_null(), "added_by_xlaunch",
 		at->dump.ours, "tokens", at->dump.tokens ? json_string(at->dump.tokens) : json_null(),
 		"why_not", at->dump.dir ? json_null() : json_string(at->dump.why), "modules",
-		at->xla_mods));
+		at->xla_mods, "read", at->dump.dir ? xl_dump_json(&at->reader) : json_null()));
 	json_object_set_new(m, "report_lines", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)at->rep.lines,
 							 "malformed", (json_int_t)at->rep.malformed,
 							 "unknown", (json_int_t)at->rep.unknown));
@@ -522,6 +544,9 @@ static void attempt_release(struct attempt *at)
 	}
 	calib_attempt_release(&at->figs);
 	xl_observe_release(&at->obs);
+	if (at->dump.dir)
+		xl_dump_release(&at->reader);
+	xl_inductor_release(&at->inductor);
 	xl_xla_dump_release(&at->dump);
 	json_decref(at->xla_mods);
 	json_decref(at->prev_mods);

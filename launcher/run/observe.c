@@ -296,7 +296,6 @@ void xl_observe_begin(struct xl_observe *o, pid_t child)
 	o->start = xl_mono();
 	o->next_at = o->next_scan_at = o->start;
 	o->nvml_next_at = o->start + 0.5;
-	o->prune_next_at = o->start + 2;
 	if (o->interval_s <= 0) {
 		snprintf(o->nvml_state, sizeof(o->nvml_state), "not asked (sampling off)");
 		return;
@@ -348,20 +347,14 @@ void xl_observe_tick(struct xl_observe *o, double now)
 			o->device_peak = d;
 		o->nvml_next_at = now + fmax(o->interval_s * 5, 0.5);
 	}
-	if (o->prune_dir && now >= o->prune_next_at) {
-		xl_xla_dump_prune(o->prune_dir);
-		o->prune_next_at = now + 2;
-	}
 }
 
 void xl_observe_release(struct xl_observe *o)
 {
 	nvml_unload(o->nvml);
 	free(o->pids);
-	free(o->prune_dir);
 	o->nvml = NULL;
 	o->pids = NULL;
-	o->prune_dir = NULL;
 }
 
 const char *xl_observe_tpu_state(void)
@@ -390,15 +383,14 @@ json_t *xl_observe_json(const struct xl_observe *o)
 
 /* ---- XLA's memory-usage reports --------------------------------------------------------- */
 
-#define DUMP_MAX_MODULES 256
-#define REPORT_SUFFIX "-memory-usage-report.txt"
-
 char *xl_xla_dump_tokens(const char *dir)
 {
 	/* the report comes with any dump; text is the smallest, without
-	 * metadata smaller still, and the module count is bounded */
-	return xl_asprintf("--xla_dump_to=%s --xla_dump_hlo_as_text --xla_dump_disable_metadata"
-			   " --xla_dump_max_hlo_modules=%d", dir, DUMP_MAX_MODULES);
+	 * metadata smaller still.  No --xla_dump_max_hlo_modules: XLA counts
+	 * the modules a process dumped, deleted or not, and past its cap
+	 * writes an error line per file it skips; the reader keeps the dump
+	 * small instead (dump.c) */
+	return xl_asprintf("--xla_dump_to=%s --xla_dump_hlo_as_text --xla_dump_disable_metadata", dir);
 }
 
 /* Whether every runtime of etc/cachekeys.yaml leaves flag NAME ("--xla_x")
@@ -469,8 +461,7 @@ static ssize_t env_index(char **envp, const char *name)
 bool xl_xla_dump_keyless(const char *file, char *why, size_t size)
 {
 	static const char *const names[] = {
-		"--xla_dump_to", "--xla_dump_hlo_as_text", "--xla_dump_disable_metadata",
-		"--xla_dump_max_hlo_modules", NULL,
+		"--xla_dump_to", "--xla_dump_hlo_as_text", "--xla_dump_disable_metadata", NULL,
 	};
 	size_t len;
 	char *err = NULL, *data = xl_read_file(file, &len, 1 << 20);
@@ -520,11 +511,19 @@ void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const ch
 				/* the user's own dump: read, never pruned */
 				free(d->dir);
 				d->dir = xl_strdup(toks.v[i].value);
+				d->user = true;
 			}
 		xl_tokens_release(&toks);
 	}
 	free(err);
-	if (d->dir)
+	if (d->dir && (strcmp(d->dir, "-") == 0 || strcmp(d->dir, "sponge") == 0)) {
+		/* XLA writes to its stdout, or to a test runner's directory */
+		snprintf(d->why, sizeof(d->why), "not read: --xla_dump_to=%s is not a directory",
+			 d->dir);
+		free(d->dir);
+		d->dir = NULL;
+	}
+	if (d->dir || d->user)
 		return;
 	file = xl_data_path("etc/cachekeys.yaml");
 	ok = xl_xla_dump_keyless(file, d->why, sizeof(d->why));
@@ -565,109 +564,6 @@ int64_t xl_xla_report_total(const char *text)
 		return -1;
 	v = strtoll(t + strlen("Total bytes:"), &end, 10);
 	return end == t + strlen("Total bytes:") || v < 0 ? -1 : (int64_t)v;
-}
-
-/* "module_0016.jit_train_step.cpu_after_optimizations-memory-usage-report.txt"
- * -> "jit_train_step" (the module's number and the pipeline stage dropped,
- * so that one program has one name from launch to launch). */
-static char *module_name(const char *file)
-{
-	char *s = xl_strndup(file, strlen(file) - strlen(REPORT_SUFFIX)), *start = s, *dot;
-	char *out;
-
-	if (xl_startswith(s, "module_")) {
-		char *d = strchr(s, '.');
-
-		if (d)
-			start = d + 1;
-	}
-	dot = strrchr(start, '.');
-	if (dot && dot != start)
-		*dot = '\0';
-	out = xl_strdup(start);
-	free(s);
-	return out;
-}
-
-static bool is_report(const char *name)
-{
-	return xl_endswith(name, REPORT_SUFFIX);
-}
-
-/* Removes dir's files that are not reports, and its subdirectories' (one
- * level: XLA writes module subdirectories on some backends). */
-static void prune_dir(const char *dir, int depth)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char *path;
-		struct stat sb;
-
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || is_report(e->d_name))
-			continue;
-		path = xl_asprintf("%s/%s", dir, e->d_name);
-		if (lstat(path, &sb) == 0) {
-			if (S_ISDIR(sb.st_mode) && depth == 0) {
-				prune_dir(path, 1);
-				rmdir(path);
-			} else if (!S_ISDIR(sb.st_mode)) {
-				unlink(path);
-			}
-		}
-		free(path);
-	}
-	closedir(d);
-}
-
-void xl_xla_dump_prune(const char *dir)
-{
-	prune_dir(dir, 0);
-}
-
-json_t *xl_xla_dump_collect(struct xl_xla_dump *d, double since)
-{
-	json_t *mods = json_object();
-	DIR *dir;
-	struct dirent *e;
-
-	if (!d->dir)
-		return mods;
-	if (d->ours)
-		xl_xla_dump_prune(d->dir);
-	if (!(dir = opendir(d->dir)))
-		return mods;
-	while ((e = readdir(dir))) {
-		char *path, *text, *name;
-		struct stat sb;
-		int64_t total;
-
-		if (!is_report(e->d_name))
-			continue;
-		path = xl_asprintf("%s/%s", d->dir, e->d_name);
-		/* a user's dump directory holds earlier runs' reports too */
-		if (stat(path, &sb) < 0 || (!d->ours && (double)sb.st_mtime + 1 < since)) {
-			free(path);
-			continue;
-		}
-		text = xl_read_file(path, NULL, 1 << 16);
-		total = text ? xl_xla_report_total(text) : -1;
-		name = module_name(e->d_name);
-		if (total >= 0) {
-			json_t *prev = json_object_get(mods, name);
-
-			if (!prev || json_integer_value(prev) < total)
-				json_object_set_new(mods, name, json_integer((json_int_t)total));
-		}
-		free(name);
-		free(text);
-		free(path);
-	}
-	closedir(dir);
-	return mods;
 }
 
 void xl_xla_dump_release(struct xl_xla_dump *d)

@@ -17,7 +17,7 @@ struct xl_nvml;
 struct xl_observe {
 	double interval_s;        /* between samples; 0: no sampling */
 	pid_t root;               /* the child; its pid is the group's id */
-	double start, next_at, next_scan_at, nvml_next_at, prune_next_at;
+	double start, next_at, next_scan_at, nvml_next_at;
 	pid_t *pids;              /* members found by the last scan */
 	size_t npids, cap;
 	unsigned samples, scans;
@@ -30,8 +30,6 @@ struct xl_observe {
 	char nvml_state[240];     /* "absent: ...", "loaded", "failed: ..." */
 	int64_t device_peak;      /* the largest per-device sum over the group; -1 none */
 	unsigned nvml_samples;
-	/* a directory XLA dumps into, pruned as the job runs (may be NULL) */
-	char *prune_dir;
 };
 
 /* Sampling every interval_s seconds (XLAUNCH_SAMPLE_MS overrides; 0 turns
@@ -56,18 +54,20 @@ const char *xl_observe_tpu_state(void);
 struct xl_xla_dump {
 	char *dir;                /* where XLA writes (ours or the user's), or NULL */
 	bool ours;                /* xlaunch added the flags (and prunes the dump) */
+	bool user;                /* XLA_FLAGS has the user's own --xla_dump_to */
 	char *tokens;             /* what xlaunch added to XLA_FLAGS, or NULL */
 	char why[240];            /* why nothing is asked for, when dir is NULL */
 };
 
-/* Asks XLA for its memory-usage report of each compiled module by adding
- * dump flags to XLA_FLAGS in *envp, into RUN_DIR/xla-dump: only for an XLA
+/* Asks XLA to dump each compiled module (its files are read as the job
+ * runs: dump.h) by adding dump flags to XLA_FLAGS in *envp, into
+ * RUN_DIR/xla-dump: only for an XLA
  * job (its bundle has jax, jaxlib or torch-xla, or the profile sets XLA,
  * JAX, PJRT or TPU variables), never under policy.timing, never when a
  * token would enter a persistent-cache key by etc/cachekeys.yaml (every
  * token must be excluded by every runtime there), never when XLA_FLAGS
- * names a flags file.  A user's own --xla_dump_to is read instead.
- * disabled: --no-xla-dump. */
+ * names a flags file.  A user's own --xla_dump_to is read instead (never
+ * changed; not when it is "-" or "sponge").  disabled: --no-xla-dump. */
 void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const char *run_dir,
 		       bool disabled, char ***envp, struct xl_xla_dump *d);
 /* Whether every token xlaunch adds stays out of every runtime's
@@ -77,13 +77,6 @@ void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const ch
 bool xl_xla_dump_keyless(const char *file, char *why, size_t size);
 /* The tokens xlaunch adds for dir (caller frees). */
 char *xl_xla_dump_tokens(const char *dir);
-/* Reads the reports written since `since` (epoch seconds): an object
- * {module name: Total bytes of its default memory space} (new reference),
- * and, when the dump is ours, deletes everything else in it. */
-json_t *xl_xla_dump_collect(struct xl_xla_dump *d, double since);
-/* Deletes what is not a memory-usage report (the sampler calls it as the
- * job runs, so the dump stays small). */
-void xl_xla_dump_prune(const char *dir);
 void xl_xla_dump_release(struct xl_xla_dump *d);
 /* "Total bytes: N" of a report's default memory space; -1 when absent. */
 int64_t xl_xla_report_total(const char *text);

@@ -366,7 +366,8 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 }
 
 void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
-		       const struct xl_profile *p, const char *report_path, double start)
+		       const struct xl_profile *p, const char *report_path, struct xl_dump *dump,
+		       struct xl_inductor *inductor, double start)
 {
 	struct xl_watch_cfg cfg;
 
@@ -380,10 +381,12 @@ void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
 		cfg.rule.warmup_steps = p->compile.warmup_steps;
 	if (p->compile.max_after_warmup >= 0)
 		cfg.rule.max_after_warmup = p->compile.max_after_warmup;
-	if (p->compile.quiet_gaps > 0)
-		cfg.rule.quiet_gaps = p->compile.quiet_gaps;
+	if (p->compile.max_compile_share > 0)
+		cfg.rule.max_compile_share = p->compile.max_compile_share;
 	cfg.step_pattern = p->compile.step_pattern;
 	cfg.report_path = report_path;
+	cfg.dump = dump;
+	cfg.inductor = inductor;
 	cfg.start = start;
 	xl_watch_init(w, &cfg);
 }

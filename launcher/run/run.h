@@ -10,12 +10,15 @@
  *   - the launch and its attempts (launch.c): the run directory and its
  *     manifest, the child's environment, supervision (supervise.c: process
  *     group, signals, output, limits, a guardian), what the job used seen
- *     from outside (observe.c: the process group, NVML, XLA's dump), its
- *     compilations (storm.c), the outcome (outcome.c), the record kept
+ *     from outside (observe.c: the process group, NVML), XLA's dump read
+ *     as the job runs (dump.c: each compiled module, its times, entry
+ *     shapes and memory report; pruned there only), its compilations
+ *     (storm.c) and the storm rule over them (verdict.c), the outcome
+ *     (outcome.c), the record kept
  *     until the store has it (record.c), the ranks of a job (jobrank.c),
  *     and attempts whose supervisor was lost (sweep.c);
  *   - what the job is: its interpreter, files and limits (job.c).
- * The back rooms' headers (supervise.h, storm.h, observe.h, job.h,
+ * The back rooms' headers (supervise.h, storm.h, dump.h, observe.h, job.h,
  * record.h) are private to launcher/run/.
  *
  * It builds on the profile and flags rooms, calib/ and bundle/.

@@ -39,7 +39,7 @@ void xl_storm_rule_default(struct xl_storm_rule *r)
 {
 	r->warmup_steps = 5;
 	r->max_after_warmup = 8;
-	r->quiet_gaps = 4;
+	r->max_compile_share = 0.25;
 }
 
 /* ---- loading ------------------------------------------------------------------ */
@@ -134,7 +134,7 @@ static int load_pattern(const char *path, const struct xl_ynode *m, struct xl_cp
 {
 	static const char *const keys[] = {
 		"id", "runtime", "event", "text", "regex", "in", "first", "function", "file",
-		"line", "detail", "frame", "skip_file", "what", NULL,
+		"line", "detail", "frame", "seconds", "skip_file", "what", NULL,
 	};
 	const struct xl_ynode *id, *rt, *text, *re, *in, *first, *skip;
 	int rc;
@@ -185,11 +185,14 @@ static int load_pattern(const char *path, const struct xl_ynode *m, struct xl_cp
 	if ((rc = group_of(path, m, "function", &p->g_function)) ||
 	    (rc = group_of(path, m, "file", &p->g_file)) || (rc = group_of(path, m, "line", &p->g_line)) ||
 	    (rc = group_of(path, m, "detail", &p->g_detail)) ||
-	    (rc = group_of(path, m, "frame", &p->g_frame)))
+	    (rc = group_of(path, m, "frame", &p->g_frame)) ||
+	    (rc = group_of(path, m, "seconds", &p->g_seconds)))
 		return rc;
 	{
 		int top = p->g_function;
 
+		if (p->g_seconds > top)
+			top = p->g_seconds;
 		if (p->g_file > top)
 			top = p->g_file;
 		if (p->g_line > top)
@@ -201,6 +204,38 @@ static int load_pattern(const char *path, const struct xl_ynode *m, struct xl_cp
 		if (top && (!p->has_re || (size_t)top > p->re.re_nsub))
 			return lerr(path, m, "pattern '%s' names group %d, but its regex has %zu", p->id, top,
 				    p->has_re ? p->re.re_nsub : (size_t)0);
+	}
+	return 0;
+}
+
+/* compile_storm: the thresholds of the storm rule. */
+static int load_rule(const char *path, const struct xl_ynode *st, struct xl_storm_rule *r)
+{
+	static const char *const keys[] = { "warmup_steps", "max_after_warmup", "max_compile_share", NULL };
+	const struct xl_ynode *v;
+	double d;
+	int rc;
+
+	if ((v = xl_ymap_get(st, "quiet_gaps")))
+		return lerr(path, v, "compile_storm: quiet_gaps is no longer read (a storm is judged by"
+			    " recompilations still arriving past the middle of the run and by their share"
+			    " of its time: max_compile_share)");
+	if ((rc = check_map_keys(path, st, "compile_storm", keys)))
+		return rc;
+	if ((v = xl_ymap_get(st, "warmup_steps"))) {
+		if (!xl_yscalar_double(v, &d) || d < 0 || d > 1e12 || d != (long)d)
+			return lerr(path, v, "warmup_steps must be a count");
+		r->warmup_steps = (long)d;
+	}
+	if ((v = xl_ymap_get(st, "max_after_warmup"))) {
+		if (!xl_yscalar_double(v, &d) || d < 0 || d > 1e12 || d != (long)d)
+			return lerr(path, v, "max_after_warmup must be a count");
+		r->max_after_warmup = (long)d;
+	}
+	if ((v = xl_ymap_get(st, "max_compile_share"))) {
+		if (!xl_yscalar_double(v, &d) || !(d > 0) || d > 1)
+			return lerr(path, v, "max_compile_share must be a number above 0, at most 1");
+		r->max_compile_share = d;
 	}
 	return 0;
 }
@@ -234,32 +269,9 @@ int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats
 			}
 		}
 	}
-	if (st) {
-		static const char *const keys[] = { "warmup_steps", "max_after_warmup", "quiet_gaps", NULL };
-		const struct xl_ynode *v;
-
-		if ((rc = check_map_keys(path, st, "compile_storm", keys))) {
-			xl_cpats_release(out);
-			return rc;
-		}
-		if ((v = xl_ymap_get(st, "warmup_steps")) &&
-		    (!xl_yscalar_double(v, &d) || d < 0 || d != (long)d))
-			rc = lerr(path, v, "warmup_steps must be a count");
-		else if (v)
-			out->rule.warmup_steps = (long)d;
-		if (!rc && (v = xl_ymap_get(st, "max_after_warmup")) &&
-		    (!xl_yscalar_double(v, &d) || d < 0 || d != (long)d))
-			rc = lerr(path, v, "max_after_warmup must be a count");
-		else if (!rc && v)
-			out->rule.max_after_warmup = (long)d;
-		if (!rc && (v = xl_ymap_get(st, "quiet_gaps")) && (!xl_yscalar_double(v, &d) || !(d > 0)))
-			rc = lerr(path, v, "quiet_gaps must be a number above 0");
-		else if (!rc && v)
-			out->rule.quiet_gaps = d;
-		if (rc) {
-			xl_cpats_release(out);
-			return rc;
-		}
+	if (st && (rc = load_rule(path, st, &out->rule))) {
+		xl_cpats_release(out);
+		return rc;
 	}
 	if (lg) {
 		static const char *const keys[] = { "debug_profile", "variables", NULL };
@@ -309,8 +321,15 @@ void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg)
 	w->rep_count = w->rep_hits = -1;
 	w->rep_first_step_time = -1;
 	w->end_s = -1;
+	w->first_s = w->warmup_s = w->middle_s = w->cost_from_s = -1;
+	w->xla_mk.cursor = w->xla_mk.tail = -1;
 	if (cfg->step_pattern && *cfg->step_pattern)
 		w->has_step_re = regcomp(&w->step_re, cfg->step_pattern, REG_EXTENDED) == 0;
+	/* the dump's file times are the wall clock's: its time 0 is the start */
+	if (cfg->dump)
+		cfg->dump->origin = xl_now() - (xl_mono() - cfg->start);
+	if (cfg->inductor)
+		cfg->inductor->origin = xl_now() - (xl_mono() - cfg->start);
 }
 
 static void cfn_release(struct xl_cfn *f)
@@ -324,6 +343,11 @@ static void cfn_release(struct xl_cfn *f)
 	free(f->prev_shapes);
 	free(f->limit_reason);
 	xl_strv_release(&f->graphs);
+	xl_hlo_entry_release(&f->e_first);
+	xl_hlo_entry_release(&f->e_second);
+	xl_hlo_entry_release(&f->e_prev);
+	xl_hlo_entry_release(&f->e_last);
+	free(f->pchg);
 }
 
 void xl_watch_release(struct xl_watch *w)
@@ -332,6 +356,8 @@ void xl_watch_release(struct xl_watch *w)
 		cfn_release(&w->fns[i]);
 	free(w->fns);
 	free(w->ev);
+	free(w->step_t);
+	free(w->step_n);
 	free(w->unreadable_reason);
 	free(w->unreadable_runtime);
 	xl_strv_release(&w->not_written);
@@ -387,36 +413,122 @@ static struct xl_cfn *find_fn(struct xl_watch *w, const char *runtime, const cha
 	f->place = place ? xl_strdup(place) : NULL;
 	f->first_step = f->last_step = -1;
 	f->first_s = f->last_s = -1;
+	f->mk.cursor = f->mk.tail = -1;
 	if (index)
 		*index = (int)w->nfns;
 	w->nfns++;
 	return f;
 }
 
-/* Records one real compilation of fns[fi] at time t (seconds from start). */
-static void add_compile(struct xl_watch *w, int fi, double t, long step, bool reported)
+/* The pairing key of fns[fi]: JAX names a program alike in its lines and
+ * in the dump, so each program pairs on its own; torch_xla's lines name a
+ * Python frame and its modules a graph, so its compilations pair in the
+ * order they came. */
+static struct xl_mkey *mkey(struct xl_watch *w, int fi)
 {
-	struct xl_cfn *f = &w->fns[fi];
-	bool again = f->compiles > 0;
+	return strcmp(w->fns[fi].runtime, "torch_xla") == 0 ? &w->xla_mk : &w->fns[fi].mk;
+}
 
-	f->compiles++;
-	if (f->first_s < 0) {
-		f->first_s = t;
-		f->first_step = step;
-	}
-	f->last_s = t;
-	f->last_step = step;
-	if (!reported)
-		w->compiles++;
-	/* a long storm keeps its first million compilations in time; the
-	 * counts go on */
-	if (w->nev >= (1u << 20))
+/* What the function a line named knows (torch_xla: the frame that built
+ * the graph, the compile cause) goes to the program the dump named. */
+static void carry_over(struct xl_cfn *to, const struct xl_cfn *from)
+{
+	if (to == from)
 		return;
+	if (!to->place && from->place)
+		to->place = xl_strdup(from->place);
+	if (!to->cause && from->cause)
+		to->cause = xl_strdup(from->cause);
+	for (size_t i = 0; i < from->graphs.n && to->graphs.n < 1000; i++)
+		if (!xl_strv_contains(&to->graphs, from->graphs.v[i]))
+			xl_strv_push(&to->graphs, from->graphs.v[i]);
+}
+
+#define EVENTS_MAX (1u << 20)
+
+static int push_event(struct xl_watch *w, const struct xl_cev_at *e)
+{
+	if (w->nev >= EVENTS_MAX)
+		return -1;
 	if (w->nev == w->capev) {
 		w->capev = w->capev ? 2 * w->capev : 64;
 		w->ev = xl_realloc(w->ev, w->capev * sizeof(*w->ev));
 	}
-	w->ev[w->nev++] = (struct xl_cev_at){ t, step, fi, again };
+	w->ev[w->nev] = *e;
+	return (int)w->nev++;
+}
+
+/* Records one compilation of fns[fi] that source src saw, starting at t
+ * (seconds from the start), taking dur seconds (-1 unknown).  A line and a
+ * module of the same compilation are one event: the k-th of one source
+ * pairs with the k-th of the other.  Returns the event's index, or -1 past
+ * the events kept (the counts go on). */
+static int add_compile(struct xl_watch *w, int fi, double t, double dur, long step, int src)
+{
+	struct xl_cfn *f = &w->fns[fi];
+	struct xl_mkey *k;
+	struct xl_cev_at e = { t, dur, step, fi, -1, (unsigned char)src, false };
+	int at;
+
+	if (src == XL_SRC_LOG) {
+		f->from_log++;
+		w->from_log++;
+	} else if (src == XL_SRC_DUMP) {
+		f->from_dump++;
+		w->from_dump++;
+	}
+	if (src == XL_SRC_REPORT) {
+		f->compiles++;
+		return push_event(w, &e);
+	}
+	k = mkey(w, fi);
+	if (k->cursor >= 0 && !(w->ev[k->cursor].src & src)) {
+		struct xl_cev_at *m = &w->ev[k->cursor];
+
+		at = k->cursor;
+		k->cursor = m->knext;
+		m->src |= (unsigned char)src;
+		/* whichever came first, the compilation is the dump's
+		 * program's (torch_xla: its graph, with the frame that built
+		 * it as its place), so that its inputs are compared in one
+		 * place; the files' times bracket it: they win */
+		if (src == XL_SRC_DUMP) {
+			m->t = t;
+			m->dur = dur;
+			m->step = step;
+			if (m->fn != fi) {
+				carry_over(f, &w->fns[m->fn]);
+				w->fns[m->fn].compiles--;
+				w->fns[m->fn].from_log--;
+				f->compiles++;
+				f->from_log++;
+				m->fn = fi;
+			}
+		} else {
+			if (m->dur < 0)
+				m->dur = dur;
+			if (m->fn != fi) {
+				carry_over(&w->fns[m->fn], f);
+				f->from_log--;
+				w->fns[m->fn].from_log++;
+			}
+		}
+		return at;
+	}
+	/* past the events kept, the dump counts when there is one */
+	if (w->nev >= EVENTS_MAX && src == XL_SRC_LOG && w->cfg.dump)
+		return -1;
+	f->compiles++;
+	w->compiles++;
+	at = push_event(w, &e);
+	if (at < 0)
+		return -1;
+	if (k->tail >= 0)
+		w->ev[k->tail].knext = at;
+	k->tail = at;
+	if (k->cursor < 0)
+		k->cursor = at;
+	return at;
 }
 
 /* "jit(step)" and "jit_step" compare equal: JAX names a program jit(NAME) in
@@ -514,7 +626,14 @@ static void commit_compiled(struct xl_watch *w, struct xl_cblock *b)
 		f->loads++;
 		free(hit);
 	} else {
-		add_compile(w, fi, rel(w, b->t), b->step, false);
+		double t = rel(w, b->t), dur = b->secs;
+
+		/* "Finished ... in X sec" comes at the end of it */
+		if (dur >= 0 && dur < 1e7)
+			t = t - dur < 0 ? 0 : t - dur;
+		else
+			dur = -1;
+		add_compile(w, fi, t, dur, b->step, XL_SRC_LOG);
 	}
 	free(norm);
 }
@@ -539,7 +658,7 @@ static void commit_recompiling(struct xl_watch *w, struct xl_cblock *b, bool com
 			f->first_reason = xl_strdup(b->detail);
 	}
 	if (compiled)
-		add_compile(w, fi, rel(w, b->t), b->step, false);
+		add_compile(w, fi, rel(w, b->t), -1, b->step, XL_SRC_LOG);
 }
 
 static void commit_limit(struct xl_watch *w, struct xl_cblock *b)
@@ -614,6 +733,7 @@ void xl_cblock_init(struct xl_cblock *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->event = -1;
+	b->secs = -1;
 }
 
 static void block_clear(struct xl_cblock *b)
@@ -689,6 +809,17 @@ static void on_step(struct xl_watch *w, long n, double t, bool report)
 		w->first_step_s = rel(w, t);
 	w->steps++;
 	w->step = n >= 0 ? n : w->steps - 1;
+	/* when each step came: a module read later is placed by its time */
+	if (w->nstep_t < EVENTS_MAX) {
+		if (w->nstep_t == w->capstep_t) {
+			w->capstep_t = w->capstep_t ? 2 * w->capstep_t : 64;
+			w->step_t = xl_realloc(w->step_t, w->capstep_t * sizeof(*w->step_t));
+			w->step_n = xl_realloc(w->step_n, w->capstep_t * sizeof(*w->step_n));
+		}
+		w->step_t[w->nstep_t] = rel(w, t);
+		w->step_n[w->nstep_t] = w->step;
+		w->nstep_t++;
+	}
 	if (report)
 		w->steps_from_report = true;
 	else
@@ -711,6 +842,13 @@ static void handle(struct xl_watch *w, struct xl_cblock *b, const struct xl_cpat
 		b->place = place;
 		b->detail = detail;
 		b->frame = frame;
+		if (p->g_seconds) {
+			char *sec = group(line, m, p->g_seconds), *end = NULL;
+			double v = sec ? strtod(sec, &end) : -1;
+
+			b->secs = sec && end != sec && v >= 0 ? v : -1;
+			free(sec);
+		}
 		return;
 	}
 	switch (p->event) {
@@ -894,7 +1032,7 @@ static void report_value(struct xl_watch *w, const char *line, size_t len, doubl
 
 				find_fn(w, "report", "(reported)", NULL, &fi);
 				for (long k = 0; k < w->rep_pending && k < 100000; k++)
-					add_compile(w, fi, rel(w, t), before, true);
+					add_compile(w, fi, rel(w, t), -1, before, XL_SRC_REPORT);
 			}
 			w->rep_pending = 0;
 			if (w->steps == 0) {
@@ -953,6 +1091,273 @@ void xl_watch_poll_report(struct xl_watch *w, double t)
 	}
 }
 
+/* ---- XLA's dump -------------------------------------------------------------------- */
+
+/* The step seen before time t (seconds from the start), -1 none. */
+static long step_at(const struct xl_watch *w, double t)
+{
+	size_t lo = 0, hi = w->nstep_t;
+
+	if (!w->nstep_t)
+		return w->step;   /* a step seen past the first million: the last */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->step_t[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? w->step_n[lo - 1] : -1;
+}
+
+/* A module's entry parameters against the ones before: which inputs
+ * changed from one compilation of the program to the next. */
+static void note_entry(struct xl_cfn *f, const struct xl_dump_mod *m)
+{
+	bool seen = false;
+
+	if (m->program) {
+		for (size_t i = 0; i < f->nprogs; i++)
+			seen |= f->progs[i] == m->program;
+		if (seen)
+			f->same_program++;
+		else if (f->nprogs < sizeof(f->progs) / sizeof(f->progs[0]))
+			f->progs[f->nprogs++] = m->program;
+	}
+	if (!m->program)
+		return;   /* the text did not parse */
+	if (!f->entries++) {
+		xl_hlo_entry_copy(&f->e_first, &m->entry);
+		xl_hlo_entry_copy(&f->e_last, &m->entry);
+		return;
+	}
+	if (f->entries == 2)
+		xl_hlo_entry_copy(&f->e_second, &m->entry);
+	xl_hlo_entry_copy(&f->e_prev, &f->e_last);
+	xl_hlo_entry_copy(&f->e_last, &m->entry);
+	if (xl_hlo_entry_same(&f->e_prev, &f->e_last)) {
+		f->entry_same++;
+		return;
+	}
+	f->entry_changed++;
+	if (f->e_prev.n != f->e_last.n)
+		return;
+	if (f->npchg < f->e_last.n) {
+		f->pchg = xl_realloc(f->pchg, f->e_last.n * sizeof(*f->pchg));
+		memset(f->pchg + f->npchg, 0, (f->e_last.n - f->npchg) * sizeof(*f->pchg));
+		f->npchg = f->e_last.n;
+	}
+	for (size_t i = 0; i < f->e_last.n; i++)
+		if (strcmp(f->e_prev.v[i].type, f->e_last.v[i].type) != 0)
+			f->pchg[i]++;
+}
+
+/* One module the reader handed out: a compilation (the first time), its
+ * end moved, its entry read. */
+static void take_module(struct xl_watch *w, struct xl_dump_mod *m)
+{
+	int fi = -1;
+
+	if (m->load || m->handle == -3) {
+		char *name = xl_dump_function(m->module);
+		struct xl_cfn *f = find_fn(w, xl_dump_runtime(m->module), name, NULL, &fi);
+
+		free(name);
+		if (m->load && m->handle == -1) {
+			f->dump_loads++;
+			w->dump_loads++;
+			m->handle = -3;
+			return;
+		}
+		if (m->load)
+			return;
+		/* what looked like a load was a compilation */
+		f->dump_loads--;
+		w->dump_loads--;
+		m->handle = -1;
+	}
+	if (m->handle == -1) {
+		char *name = xl_dump_function(m->module);
+		double dur = m->end - m->start;
+
+		find_fn(w, xl_dump_runtime(m->module), name, NULL, &fi);
+		free(name);
+		m->handle = add_compile(w, fi, m->start, dur, step_at(w, m->start), XL_SRC_DUMP);
+		if (m->handle < 0)
+			m->handle = -2;
+	} else if (m->handle >= 0) {
+		struct xl_cev_at *e = &w->ev[m->handle];
+
+		e->t = m->start;
+		e->dur = m->end - m->start;
+	}
+	if (m->handle >= 0)
+		fi = w->ev[m->handle].fn;
+	if (fi >= 0 && m->entry_read && !m->taken) {
+		m->taken = true;
+		note_entry(&w->fns[fi], m);
+	}
+}
+
+void xl_watch_take_dump(struct xl_watch *w)
+{
+	struct xl_dump_mod *m;
+
+	if (!w->cfg.dump)
+		return;
+	while ((m = xl_dump_next_changed(w->cfg.dump)))
+		take_module(w, m);
+}
+
+void xl_watch_poll(struct xl_watch *w, double t)
+{
+	xl_watch_poll_report(w, t);
+	if (w->cfg.dump && xl_dump_poll(w->cfg.dump, t, false))
+		xl_watch_take_dump(w);
+	if (w->cfg.inductor)
+		xl_inductor_poll(w->cfg.inductor, t, false);
+}
+
+/* ---- the end: what the verdict reads -------------------------------------------------- */
+
+static bool counted(const struct xl_watch *w, const struct xl_cev_at *e, bool named)
+{
+	return e->fn >= 0 && (named ? !(e->src & XL_SRC_REPORT) : (e->src & XL_SRC_REPORT));
+}
+
+static int cmp_t(const void *a, const void *b)
+{
+	const struct xl_cev_at *x = *(const struct xl_cev_at *const *)a;
+	const struct xl_cev_at *y = *(const struct xl_cev_at *const *)b;
+
+	/* ties keep the order they came in */
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Per function: the first and last compilation, the known compile time,
+ * which compilations are recompilations (every one after the function's
+ * first; the report's counts name no function: every one after the run's
+ * first). */
+static void settle_functions(struct xl_watch *w, bool named, struct xl_cev_at **by_t, size_t n)
+{
+	bool *seen = xl_calloc(w->nfns ? w->nfns : 1, sizeof(*seen));
+	bool any = false;
+
+	for (size_t i = 0; i < w->nfns; i++) {
+		struct xl_cfn *f = &w->fns[i];
+
+		f->first_s = f->last_s = -1;
+		f->first_step = f->last_step = -1;
+		f->compile_s = 0;
+	}
+	w->compile_s = 0;
+	/* in the order they came: a line's time is when it was read */
+	for (size_t i = 0; i < w->nev; i++) {
+		struct xl_cev_at *e = &w->ev[i];
+
+		if (!counted(w, e, named))
+			continue;
+		e->recompile = named ? seen[e->fn] : any;
+		seen[e->fn] = any = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct xl_cev_at *e = by_t[i];
+		struct xl_cfn *f = &w->fns[e->fn];
+
+		if (f->first_s < 0) {
+			f->first_s = e->t;
+			f->first_step = e->step;
+		}
+		f->last_s = e->t;
+		f->last_step = e->step;
+		if (e->dur >= 0) {
+			f->compile_s += e->dur;
+			w->compile_s += e->dur;
+			w->durations = true;
+		}
+	}
+	free(seen);
+}
+
+/* The end of the first burst of compilations: each next one starting
+ * within a second of the end of the ones before. */
+static double burst_end(struct xl_cev_at **by_t, size_t n)
+{
+	double end;
+
+	if (!n)
+		return -1;
+	end = by_t[0]->t + (by_t[0]->dur > 0 ? by_t[0]->dur : 0);
+	for (size_t i = 1; i < n; i++) {
+		const struct xl_cev_at *e = by_t[i];
+		double d = e->dur > 0 ? e->dur : 0;
+
+		if (e->t > end + 1.0)
+			break;
+		if (e->t + d > end)
+			end = e->t + d;
+	}
+	return end;
+}
+
+/* Where warm-up ends for each rule, and per function what came after. */
+static void settle(struct xl_watch *w)
+{
+	const struct xl_storm_rule *r = &w->cfg.rule;
+	bool named = false;
+	struct xl_cev_at **by_t;
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->nev; i++)
+		named |= w->ev[i].fn >= 0 && !(w->ev[i].src & XL_SRC_REPORT);
+	by_t = xl_calloc(w->nev ? w->nev : 1, sizeof(*by_t));
+	for (size_t i = 0; i < w->nev; i++)
+		if (counted(w, &w->ev[i], named))
+			by_t[n++] = &w->ev[i];
+	qsort(by_t, n, sizeof(*by_t), cmp_t);
+	settle_functions(w, named, by_t, n);
+	w->first_s = n ? by_t[0]->t : -1;
+	if (w->steps > 0) {
+		/* by steps: warm-up ends at step warmup_steps */
+		w->cost_from_s = w->end_s;
+		for (size_t i = 0; i < w->nstep_t; i++)
+			if (w->step_n[i] >= r->warmup_steps) {
+				w->cost_from_s = w->step_t[i];
+				break;
+			}
+	} else if (n) {
+		/* by time: the first third after the first compilation; the
+		 * cost is counted from the end of the first burst */
+		double span = w->end_s > w->first_s ? w->end_s - w->first_s : 0;
+
+		w->warmup_s = w->first_s + span / 3;
+		w->middle_s = w->first_s + span / 2;
+		w->cost_from_s = burst_end(by_t, n);
+	}
+	for (size_t i = 0; i < w->nfns; i++) {
+		w->fns[i].after_warmup = w->fns[i].after_cost = 0;
+		w->fns[i].recompile_after_s = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct xl_cev_at *e = by_t[i];
+		struct xl_cfn *f = &w->fns[e->fn];
+
+		if (!e->recompile)
+			continue;
+		if (w->steps > 0 ? e->step >= r->warmup_steps : e->t >= w->warmup_s)
+			f->after_warmup++;
+		if (w->cost_from_s >= 0 && e->t >= w->cost_from_s) {
+			f->after_cost++;
+			if (e->dur > 0)
+				f->recompile_after_s += e->dur;
+		}
+	}
+	free(by_t);
+}
+
 void xl_watch_finish(struct xl_watch *w, double t)
 {
 	xl_watch_poll_report(w, t);
@@ -961,394 +1366,13 @@ void xl_watch_finish(struct xl_watch *w, double t)
 		w->rep_len = 0;
 	}
 	w->end_s = rel(w, t);
-	/* compilations after warm-up, per function, by steps */
-	for (size_t i = 0; i < w->nfns; i++)
-		w->fns[i].after_warmup = 0;
-	for (size_t i = 0; i < w->nev; i++)
-		if (w->ev[i].fn >= 0 && w->ev[i].step >= w->cfg.rule.warmup_steps)
-			w->fns[w->ev[i].fn].after_warmup++;
+	if (w->cfg.dump) {
+		xl_dump_finish(w->cfg.dump);
+		xl_watch_take_dump(w);
+		xl_dump_close_all(w->cfg.dump);
+	}
+	if (w->cfg.inductor)
+		xl_inductor_poll(w->cfg.inductor, t, true);
+	settle(w);
 	w->finished = true;
-}
-
-/* ---- the verdict -------------------------------------------------------------------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool is_report_fn(const struct xl_watch *w, int fi)
-{
-	return fi >= 0 && strcmp(w->fns[fi].runtime, "report") == 0;
-}
-
-static const char *base(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path;
-}
-
-/* "float32[8,2]" for "ShapedArray(float32[8,2])": JAX's types, shorter. */
-static char *clean_shapes(const char *s)
-{
-	struct xl_buf b = XL_BUF_INIT;
-
-	while (*s) {
-		if (xl_startswith(s, "ShapedArray(")) {
-			const char *p = s + 12;
-			int depth = 0;
-
-			for (; *p; p++) {
-				if (*p == '[')
-					depth++;
-				else if (*p == ']')
-					depth--;
-				else if (*p == ')' && !depth)
-					break;
-				xl_buf_addc(&b, *p);
-			}
-			s = *p ? p + 1 : p;
-			continue;
-		}
-		xl_buf_addc(&b, *s++);
-	}
-	return xl_buf_detach(&b);
-}
-
-/* Why fns[fi] compiled again, in the runtime's words where it said. */
-static void cause_text(const struct xl_watch *w, const struct xl_cfn *f, struct xl_buf *out)
-{
-	(void)w;
-	if (strcmp(f->runtime, "torch.compile") == 0) {
-		if (f->cause)
-			xl_buf_addf(out, "guard failed: %s", f->cause);
-		else
-			xl_buf_adds(out, "torch.compile does not say why without TORCH_LOGS=recompiles");
-	} else if (strcmp(f->runtime, "torch_xla") == 0) {
-		xl_buf_addf(out, "%zu different graph%s (torch_xla does not say what changed; compile cause: %s)",
-			    f->graphs.n, f->graphs.n == 1 ? "" : "s", f->cause ? f->cause : "?");
-	} else if (strcmp(f->runtime, "jax") == 0) {
-		if (f->cause) {
-			xl_buf_adds(out, f->cause);
-		} else if (f->shapes && f->prev_shapes && strcmp(f->shapes, f->prev_shapes) != 0) {
-			char *a = clean_shapes(f->shapes), *p = clean_shapes(f->prev_shapes);
-
-			xl_buf_addf(out, "new input types: now (%s), before (%s)", a, p);
-			free(a);
-			free(p);
-		} else {
-			xl_buf_adds(out, "JAX says why with JAX_EXPLAIN_CACHE_MISSES=1");
-		}
-	} else {
-		xl_buf_adds(out, "the runtime's lines do not say which function (reported counts only)");
-	}
-}
-
-static void fn_label(const struct xl_cfn *f, struct xl_buf *out)
-{
-	xl_buf_adds(out, f->name);
-	if (f->place)
-		xl_buf_addf(out, " (%s)", base(f->place));
-}
-
-void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
-{
-	const struct xl_storm_rule *r = &w->cfg.rule;
-	bool use_log = false;
-	long *per = NULL;
-	struct xl_buf why = XL_BUF_INIT;
-
-	memset(s, 0, sizeof(*s));
-	s->by = "none";
-	s->top = -1;
-	s->compiles = w->compiles > w->rep_count ? w->compiles : w->rep_count;
-	s->cache_hits = w->loads > w->rep_hits ? w->loads : w->rep_hits;
-	if (s->cache_hits <= 0 && w->rep_hits < 0 && !w->loads && !w->cache_misses &&
-	    !w->cache_written && !w->cache_unreadable)
-		s->cache_hits = -1;
-	for (size_t i = 0; i < w->nev; i++)
-		use_log |= !is_report_fn(w, w->ev[i].fn);
-	for (size_t i = 0; i < w->nfns; i++)
-		if (strcmp(w->fns[i].runtime, "report") != 0 && w->fns[i].compiles > 1)
-			s->recompiles += w->fns[i].compiles - 1;
-	/* a reported count says how many, not whether a function compiled again */
-
-	/* torch.compile gave up on a function: the worst a storm can do */
-	for (size_t i = 0; i < w->nfns; i++) {
-		const struct xl_cfn *f = &w->fns[i];
-
-		if (!f->limit_hit)
-			continue;
-		s->storm = true;
-		s->by = "recompile-limit";
-		s->top = (int)i;
-		xl_buf_addf(&why, "torch.compile hit its recompile limit (%ld) for ", f->limit);
-		fn_label(f, &why);
-		xl_buf_adds(&why, ": it runs uncompiled (eager) from then on");
-		if (f->limit_reason)
-			xl_buf_addf(&why, "; last reason: %s", f->limit_reason);
-		break;
-	}
-	per = xl_calloc(w->nfns ? w->nfns : 1, sizeof(*per));
-	if (!s->storm && w->steps > 0) {
-		/* by steps */
-		s->by = "steps";
-		for (size_t i = 0; i < w->nev; i++) {
-			if (is_report_fn(w, w->ev[i].fn) == use_log || w->ev[i].step < r->warmup_steps)
-				continue;
-			s->after_warmup++;
-			if (w->ev[i].fn >= 0)
-				per[w->ev[i].fn]++;
-		}
-		for (size_t i = 0; i < w->nfns; i++)
-			if (per[i] && (s->top < 0 || per[i] > per[s->top]))
-				s->top = (int)i;
-		if (s->after_warmup > r->max_after_warmup) {
-			const struct xl_cfn *f = s->top >= 0 ? &w->fns[s->top] : NULL;
-
-			s->storm = true;
-			if (f && !is_report_fn(w, s->top)) {
-				fn_label(f, &why);
-				xl_buf_addf(&why, " compiled %ld time%s, %ld after step %ld", f->compiles,
-					    f->compiles == 1 ? "" : "s", per[s->top], r->warmup_steps);
-				if (per[s->top] != s->after_warmup)
-					xl_buf_addf(&why, " (%ld compilations in all after it)", s->after_warmup);
-				xl_buf_addf(&why, ", more than %ld after warm-up: ", r->max_after_warmup);
-				cause_text(w, f, &why);
-			} else {
-				xl_buf_addf(&why, "%ld compilations after step %ld (more than %ld), counted from the job's report",
-					    s->after_warmup, r->warmup_steps, r->max_after_warmup);
-				if (w->cfg.pats && w->cfg.pats->debug_profile)
-					xl_buf_addf(&why, "; with compile logging on (profile %s) the function is named",
-						    w->cfg.pats->debug_profile);
-			}
-		}
-	} else if (!s->storm) {
-		/* by time: recompilations still arriving when the run ended */
-		double *gaps = NULL, last = -1, prev = -1, quiet, g = 0;
-		size_t ng = 0;
-
-		s->by = "time";
-		gaps = xl_calloc(w->nev ? w->nev : 1, sizeof(*gaps));
-		for (size_t i = 0; i < w->nev; i++) {
-			if (is_report_fn(w, w->ev[i].fn) == use_log)
-				continue;
-			if (prev >= 0)
-				gaps[ng++] = w->ev[i].t - prev;
-			prev = last = w->ev[i].t;
-			if (w->ev[i].recompile || !use_log) {
-				s->after_warmup++;
-				if (w->ev[i].fn >= 0)
-					per[w->ev[i].fn]++;
-			}
-		}
-		if (!use_log && s->after_warmup)
-			s->after_warmup--;   /* reported counts: every compilation after the first */
-		if (ng) {
-			qsort(gaps, ng, sizeof(*gaps), cmp_double);
-			g = ng % 2 ? gaps[ng / 2] : (gaps[ng / 2 - 1] + gaps[ng / 2]) / 2;
-		}
-		free(gaps);
-		for (size_t i = 0; i < w->nfns; i++)
-			if (per[i] && (s->top < 0 || per[i] > per[s->top]))
-				s->top = (int)i;
-		quiet = w->end_s >= 0 && last >= 0 ? w->end_s - last : 0;
-		if (s->after_warmup > r->max_after_warmup && !(quiet > r->quiet_gaps * g)) {
-			const struct xl_cfn *f = s->top >= 0 ? &w->fns[s->top] : NULL;
-
-			s->storm = true;
-			if (f && !is_report_fn(w, s->top)) {
-				fn_label(f, &why);
-				xl_buf_addf(&why, " compiled %ld time%s, and its recompilations kept coming until the end of the run (%ld in all, more than %ld): ",
-					    f->compiles, f->compiles == 1 ? "" : "s", s->after_warmup,
-					    r->max_after_warmup);
-				cause_text(w, f, &why);
-			} else {
-				xl_buf_addf(&why, "%ld recompilations kept coming until the end of the run (more than %ld)",
-					    s->after_warmup, r->max_after_warmup);
-				if (w->cfg.pats && w->cfg.pats->debug_profile)
-					xl_buf_addf(&why, "; with compile logging on (profile %s) the function is named",
-						    w->cfg.pats->debug_profile);
-			}
-		}
-	}
-	free(per);
-	if (why.len >= sizeof(s->reason))
-		snprintf(s->reason, sizeof(s->reason), "%.*s...", (int)sizeof(s->reason) - 4, xl_buf_str(&why));
-	else
-		snprintf(s->reason, sizeof(s->reason), "%s", xl_buf_str(&why));
-	xl_buf_release(&why);
-}
-
-/* ---- rendering -------------------------------------------------------------------------- */
-
-static json_t *jstr(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *jsecs(double s)
-{
-	return s >= 0 ? json_real(round(s * 1000) / 1000) : json_null();
-}
-
-json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
-{
-	json_t *o = json_object(), *fns = json_array(), *gbs = json_array(), *lim = json_array();
-	json_t *cache = json_object(), *nw = json_array();
-	const struct xl_storm_rule *r = &w->cfg.rule;
-
-	json_object_set_new(o, "count", json_integer(s->compiles));
-	json_object_set_new(o, "from_output", json_integer(w->compiles));
-	json_object_set_new(o, "reported", w->rep_count >= 0 ? json_integer(w->rep_count) : json_null());
-	json_object_set_new(o, "recompilations", json_integer(s->recompiles));
-	json_object_set_new(o, "storm", json_boolean(s->storm));
-	json_object_set_new(o, "storm_by", json_string(s->by));
-	json_object_set_new(o, "after_warmup", json_integer(s->after_warmup));
-	json_object_set_new(o, "storm_reason", s->storm ? json_string(s->reason) : json_null());
-	json_object_set_new(o, "rule", json_pack("{s:I,s:I,s:f,s:s*}", "warmup_steps", (json_int_t)r->warmup_steps,
-						  "max_after_warmup", (json_int_t)r->max_after_warmup,
-						  "quiet_gaps", r->quiet_gaps, "step_pattern", w->cfg.step_pattern));
-	json_object_set_new(o, "steps", json_pack("{s:I,s:I,s:o,s:o,s:o}", "seen", (json_int_t)w->steps,
-						   "last", (json_int_t)w->step,
-						   "source", w->steps_from_output && w->steps_from_report ? json_string("output+report")
-						   : w->steps_from_output ? json_string("output")
-						   : w->steps_from_report ? json_string("report") : json_null(),
-						   "first_step_s", jsecs(w->first_step_s),
-						   "first_step_time_s", jsecs(w->rep_first_step_time)));
-	for (size_t i = 0; i < w->nfns; i++) {
-		const struct xl_cfn *f = &w->fns[i];
-		struct xl_buf c = XL_BUF_INIT;
-		json_t *fo;
-
-		/* the report's counts stand for the functions only when no
-		 * runtime line named them */
-		if (strcmp(f->runtime, "report") == 0 && w->compiles > 0)
-			continue;
-
-		if (f->compiles > 1 || f->limit_hit)
-			cause_text(w, f, &c);
-		fo = json_pack("{s:s,s:s,s:o,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "name", f->name, "runtime", f->runtime,
-			       "place", jstr(f->place), "compiles", (json_int_t)f->compiles,
-			       "loads", (json_int_t)f->loads, "after_warmup", (json_int_t)f->after_warmup,
-			       "first_step", f->first_step >= 0 ? json_integer(f->first_step) : json_null(),
-			       "last_step", f->last_step >= 0 ? json_integer(f->last_step) : json_null(),
-			       "first_s", jsecs(f->first_s), "last_s", jsecs(f->last_s));
-		json_object_set_new(fo, "cause", c.len ? json_string(xl_buf_str(&c)) : json_null());
-		if (f->first_reason)
-			json_object_set_new(fo, "first_reason", json_string(f->first_reason));
-		if (f->shapes)
-			json_object_set_new(fo, "input_types", json_string(f->shapes));
-		if (f->prev_shapes)
-			json_object_set_new(fo, "input_types_before", json_string(f->prev_shapes));
-		if (f->graphs.n)
-			json_object_set_new(fo, "graphs", json_integer((json_int_t)f->graphs.n));
-		if (f->limit_hit) {
-			json_object_set_new(fo, "recompile_limit", json_integer(f->limit));
-			json_array_append_new(lim, json_pack("{s:s,s:o,s:I,s:o,s:s}", "function", f->name,
-							     "place", jstr(f->place), "limit", (json_int_t)f->limit,
-							     "last_reason", jstr(f->limit_reason),
-							     "then", "runs uncompiled (eager)"));
-		}
-		xl_buf_release(&c);
-		json_array_append_new(fns, fo);
-	}
-	json_object_set_new(o, "functions", fns);
-	json_object_set_new(o, "recompile_limit", lim);
-	for (size_t i = 0; i < w->ngbs; i++)
-		json_array_append_new(gbs, json_pack("{s:o,s:o,s:I}", "place", jstr(w->gbs[i].place),
-						     "reason", jstr(w->gbs[i].reason),
-						     "count", (json_int_t)w->gbs[i].count));
-	json_object_set_new(o, "graph_breaks", json_pack("{s:I,s:o}", "count", (json_int_t)w->gb_count,
-							 "places", gbs));
-	json_object_set_new(cache, "hits", s->cache_hits >= 0 ? json_integer(s->cache_hits) : json_null());
-	json_object_set_new(cache, "misses", json_integer(w->cache_misses));
-	json_object_set_new(cache, "written", json_integer(w->cache_written));
-	json_object_set_new(cache, "failed_loads", json_integer(w->cache_unreadable));
-	json_object_set_new(cache, "failed_load_reason", jstr(w->unreadable_reason));
-	json_object_set_new(cache, "failed_load_runtime", jstr(w->unreadable_runtime));
-	for (size_t i = 0; i < w->not_written.n; i++)
-		json_array_append_new(nw, json_string(w->not_written.v[i]));
-	json_object_set_new(cache, "not_written", nw);
-	json_object_set_new(o, "cache", cache);
-	return o;
-}
-
-void xl_watch_warn(const struct xl_watch *w, const struct xl_storm *s, const char *run_dir)
-{
-	if (s->storm) {
-		xl_warn("compile storm: %s; see %s", s->reason, run_dir);
-	} else {
-		size_t said = 0;
-
-		for (size_t i = 0; i < w->nfns; i++) {
-			const struct xl_cfn *f = &w->fns[i];
-			struct xl_buf b = XL_BUF_INIT;
-
-			if (f->limit_hit) {
-				xl_warn("torch.compile hit its recompile limit (%ld) for %s: it runs uncompiled from then on",
-					f->limit, f->name);
-				continue;
-			}
-			/* a recompilation that is no storm is still named */
-			if (f->compiles < 2 || strcmp(f->runtime, "report") == 0 || said++ >= 3)
-				continue;
-			fn_label(f, &b);
-			xl_buf_addf(&b, " compiled %ld times", f->compiles);
-			if (f->last_step >= 0)
-				xl_buf_addf(&b, ", the last after step %ld", f->last_step);
-			xl_buf_adds(&b, ": ");
-			cause_text(w, f, &b);
-			xl_info("recompiled: %s", xl_buf_str(&b));
-			xl_buf_release(&b);
-		}
-	}
-	if (w->cache_unreadable)
-		xl_warn("the %s persistent cache was written but cannot be read back here (%ld failed load%s: \"%s\"): every launch compiles again and rewrites it",
-			w->unreadable_runtime ? w->unreadable_runtime : "runtime's", w->cache_unreadable,
-			w->cache_unreadable == 1 ? "" : "s",
-			w->unreadable_reason ? w->unreadable_reason : "the runtime gave no reason");
-	if (w->gb_count) {
-		struct xl_buf b = XL_BUF_INIT;
-
-		for (size_t i = 0; i < w->ngbs && i < 3; i++)
-			xl_buf_addf(&b, "%s%s%s%s%s", i ? "; " : "", w->gbs[i].place ? base(w->gbs[i].place) : "?",
-				    w->gbs[i].reason ? " (" : "", w->gbs[i].reason ? w->gbs[i].reason : "",
-				    w->gbs[i].reason ? ")" : "");
-		if (w->ngbs > 3)
-			xl_buf_addf(&b, "; and %zu more places", w->ngbs - 3);
-		xl_warn("torch.compile: %ld graph break%s: %s", w->gb_count, w->gb_count == 1 ? "" : "s",
-			xl_buf_str(&b));
-		xl_buf_release(&b);
-	}
-}
-
-void xl_watch_summary(const struct xl_watch *w, const struct xl_storm *s, char *buf, size_t n)
-{
-	size_t len;
-
-	buf[0] = '\0';
-	if (s->compiles || s->cache_hits > 0)
-		snprintf(buf, n, ", %ld compile%s", s->compiles, s->compiles == 1 ? "" : "s");
-	len = strlen(buf);
-	if (s->recompiles > 0 && len < n)
-		snprintf(buf + len, n - len, " (%ld recompilation%s)", s->recompiles,
-			 s->recompiles == 1 ? "" : "s");
-	len = strlen(buf);
-	if (s->cache_hits >= 0 && len < n)
-		snprintf(buf + len, n - len, ", %ld persistent-cache hit%s", s->cache_hits,
-			 s->cache_hits == 1 ? "" : "s");
-	len = strlen(buf);
-	if (w->cache_unreadable && len < n)
-		snprintf(buf + len, n - len, ", %ld failed cache load%s", w->cache_unreadable,
-			 w->cache_unreadable == 1 ? "" : "s");
-	len = strlen(buf);
-	if (w->gb_count && len < n)
-		snprintf(buf + len, n - len, ", %ld graph break%s", w->gb_count, w->gb_count == 1 ? "" : "s");
-	len = strlen(buf);
-	if (w->first_step_s >= 0 && len < n)
-		snprintf(buf + len, n - len, ", first step at %.1f s", w->first_step_s);
 }

@@ -1,6 +1,8 @@
-/* storm.h - compilations seen from outside the job: the runtimes' own lines
- * about compiling (etc/outcomes.yaml, compile_events) and the report file,
- * turned into events per function, the persistent cache's hits, misses and
+/* storm.h - compilations seen from outside the job: XLA's dump (dump.h),
+ * the runtimes' own lines about compiling (etc/outcomes.yaml,
+ * compile_events) and the report file, turned into one event per
+ * compilation and per function (a compilation the dump and a line both saw
+ * is one event), the persistent cache's hits, misses and
  * failed loads, torch.compile's recompile limit and graph breaks, steps and
  * the time to the first one, and the storm rule (compile_storm).  Internal
  * to the launcher module (run.h includes it).
@@ -13,6 +15,8 @@
 #define XLAUNCH_LAUNCHER_RUN_STORM_H
 
 #include "launcher/run/run.h"
+#include "launcher/run/dump.h"
+#include "launcher/run/inductor.h"
 
 #include <regex.h>
 #include <sys/types.h>
@@ -58,7 +62,7 @@ struct xl_cpat {
 	char *text;              /* substring every such line has */
 	regex_t re;
 	bool has_re;
-	int g_function, g_file, g_line, g_detail, g_frame;  /* group numbers, 0: none */
+	int g_function, g_file, g_line, g_detail, g_frame, g_seconds;  /* group numbers, 0: none */
 	regex_t skip;            /* frames of the runtime itself */
 	bool has_skip;
 };
@@ -66,9 +70,11 @@ struct xl_cpat {
 /* The storm thresholds (etc/outcomes.yaml compile_storm, or a profile's
  * compile section). */
 struct xl_storm_rule {
-	long warmup_steps;       /* by steps: compilations after this step */
-	long max_after_warmup;   /* more than this many after warm-up is a storm */
-	double quiet_gaps;       /* by time: a pause of this many median gaps ends a stream */
+	long warmup_steps;       /* by steps: warm-up ends at this step */
+	long max_after_warmup;   /* more recompilations than this after warm-up, still
+				  * arriving past the middle of the run, is a storm */
+	double max_compile_share;   /* recompiling more than this share of the time
+				     * after warm-up is a storm */
 };
 
 struct xl_cpats {
@@ -90,13 +96,20 @@ void xl_storm_rule_default(struct xl_storm_rule *r);
 
 /* ---- the watch ------------------------------------------------------------------ */
 
+/* Pairs the compilations two sources saw of one program, in order: the
+ * first unpaired event of the side that is ahead, and the last event. */
+struct xl_mkey {
+	int cursor, tail;        /* event indices, -1 */
+};
+
 /* One function (program, graph-triggering frame) that compiled. */
 struct xl_cfn {
 	char *name;              /* "jit(step)", "forward", "main" */
 	char *runtime;           /* "jax", "torch_xla", "torch.compile", "report" */
 	char *place;             /* "file:line", or NULL */
 	long compiles;           /* real compilations */
-	long loads;              /* programs loaded from the persistent cache */
+	long loads;              /* programs loaded from the persistent cache (its lines) */
+	long dump_loads;         /* the same, seen in XLA's dump */
 	long after_warmup;       /* compilations after warm-up (by steps) */
 	long first_step, last_step;   /* the step seen before its first and last compilation, -1 */
 	double first_s, last_s;       /* seconds from the start of the run */
@@ -107,6 +120,20 @@ struct xl_cfn {
 	bool limit_hit;          /* torch.compile gave up on it (recompile limit) */
 	long limit;
 	char *limit_reason;
+	/* from the dump and the lines' times */
+	long from_log, from_dump;      /* compilations each source saw */
+	double compile_s;              /* the known compile time, summed */
+	double recompile_after_s;      /* of recompilations after warm-up (by cost) */
+	long after_cost;               /* recompilations after the cost rule's warm-up */
+	struct xl_mkey mk;
+	long entries;                  /* entry parameter lists read */
+	struct xl_hlo_entry e_first, e_second, e_prev, e_last;
+	long entry_changed, entry_same;   /* recompilations whose inputs changed, or not */
+	long *pchg;                    /* per input: recompilations that changed it */
+	size_t npchg;
+	uint64_t progs[32];            /* program texts seen */
+	size_t nprogs;
+	long same_program;             /* compilations of a text seen before */
 };
 
 /* A graph break, by place. */
@@ -127,15 +154,22 @@ struct xl_cblock {
 	char *runtime;
 	char *function, *place, *detail, *frame;
 	char *extra;             /* trace-kind, graph hash, ... */
+	double secs;             /* the compile time the opening line says, -1 */
 	struct xl_buf changes;   /* trace-change lines */
 	bool frame_done;
 };
 
-/* A compilation in time, for the time rule. */
+/* Who saw a compilation. */
+enum { XL_SRC_LOG = 1, XL_SRC_DUMP = 2, XL_SRC_REPORT = 4 };
+
+/* A compilation in time. */
 struct xl_cev_at {
-	double t;
-	long step;
+	double t;                /* its start (the dump), or when its line came */
+	double dur;              /* seconds it took, -1 unknown */
+	long step;               /* the step seen before it started */
 	int fn;                  /* index into fns, -1 */
+	int knext;               /* the next event of its pairing key, -1 */
+	unsigned char src;       /* XL_SRC_* */
 	bool recompile;          /* its function had compiled before */
 };
 
@@ -145,6 +179,10 @@ struct xl_watch_cfg {
 	const char *step_pattern;         /* a profile's, or NULL */
 	const char *report_path;          /* read as the run goes, or NULL */
 	double start;                     /* monotonic start of the run */
+	struct xl_dump *dump;             /* XLA's dump, read as the run goes, or NULL
+					   * (borrowed; its origin is set to the start) */
+	struct xl_inductor *inductor;     /* Inductor's cache, counted as the run goes,
+					   * or NULL (borrowed, the same) */
 };
 
 struct xl_watch {
@@ -155,8 +193,11 @@ struct xl_watch {
 	size_t nfns;
 	struct xl_cev_at *ev;
 	size_t nev, capev;
-	long compiles;               /* real compilations seen in the output */
+	long compiles;               /* real compilations named (output and dump, paired) */
+	long from_log, from_dump;    /* what each source saw */
+	struct xl_mkey xla_mk;       /* torch_xla: its lines and its modules, paired in order */
 	long loads;                  /* cache hits seen in the output */
+	long dump_loads;             /* programs the dump shows loaded, not compiled */
 	long cache_misses, cache_written, cache_unreadable;
 	char *unreadable_reason, *unreadable_runtime;
 	struct xl_strv not_written;  /* "NAME: why", the first few */
@@ -170,6 +211,9 @@ struct xl_watch {
 	/* steps */
 	long steps;                  /* step events seen */
 	long step;                   /* the last step number, -1 none */
+	double *step_t;              /* when each step was seen (the first million) */
+	long *step_n;
+	size_t nstep_t, capstep_t;
 	double first_step_s;         /* seconds from start to the first step, -1 */
 	bool steps_from_report, steps_from_output;
 	/* the report file, read as it grows */
@@ -181,6 +225,13 @@ struct xl_watch {
 	double rep_first_step_time;  /* a reported step_time_s of the first step, -1 */
 	double end_s;                /* seconds from start to the end, set by finish */
 	bool finished;
+	/* set by finish, for the verdict */
+	double first_s;              /* the first compilation, -1 none */
+	double warmup_s;             /* the arrival rule's warm-up ends (time) */
+	double middle_s;             /* past this, recompilations are still arriving */
+	double cost_from_s;          /* the cost rule's warm-up ends */
+	double compile_s;            /* all known compile time */
+	bool durations;              /* some compilation's duration is known */
 };
 
 void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg);
@@ -194,6 +245,10 @@ void xl_cblock_init(struct xl_cblock *b);
 void xl_cblock_close(struct xl_watch *w, struct xl_cblock *b);
 /* Reads what was appended to the report since the last call. */
 void xl_watch_poll_report(struct xl_watch *w, double t);
+/* The report, and XLA's dump when due. */
+void xl_watch_poll(struct xl_watch *w, double t);
+/* The modules the dump reader handed out since it was last asked. */
+void xl_watch_take_dump(struct xl_watch *w);
 /* The end of the run (monotonic time): the last report lines are read. */
 void xl_watch_finish(struct xl_watch *w, double t);
 
@@ -201,6 +256,10 @@ void xl_watch_finish(struct xl_watch *w, double t);
 struct xl_storm {
 	bool storm;
 	const char *by;          /* "steps", "time", "recompile-limit", or "none" */
+	const char *rule;        /* "arrival", "cost", "recompile-limit", or NULL */
+	double share;            /* of the time after the cost rule's warm-up, recompiling; -1 */
+	double recompile_s;      /* the recompilations after it, seconds */
+	long after_cost;         /* how many */
 	long compiles;           /* real compilations (output and report, the larger) */
 	long cache_hits;         /* -1 when nothing says */
 	long recompiles;         /* compilations of a function compiled before */

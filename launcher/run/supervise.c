@@ -688,7 +688,7 @@ static void watch_loop(struct sup *s)
 		now = xl_mono();
 		/* report lines written before the output just woken for come first */
 		if (o->watch)
-			xl_watch_poll_report(o->watch, now);
+			xl_watch_poll(o->watch, now);
 		observe_tick(s, now);
 		if (pf[nfds - 1].fd == s->peer_fd && s->peer_fd >= 0) {
 			if (pf[--nfds].revents & POLLIN)

@@ -131,10 +131,13 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		 const struct xl_storm *storm, struct xl_classified *out);
 
 /* Starts watching an attempt's compilations: the patterns' rule with the
- * profile's compile section over it, its step pattern, the report file
- * (read as it grows).  Release with xl_watch_release. */
+ * profile's compile section over it, its step pattern, the report file,
+ * XLA's dump and Inductor's cache (dump, inductor: may be NULL; borrowed),
+ * read as they grow.
+ * Release with xl_watch_release. */
 void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
-		       const struct xl_profile *p, const char *report_path, double start);
+		       const struct xl_profile *p, const char *report_path, struct xl_dump *dump,
+		       struct xl_inductor *inductor, double start);
 
 /* ---- ranks ------------------------------------------------------------------------ */
 

@@ -5,6 +5,7 @@
 #include "calib/calib.h"
 #include "launcher/profile/layer.h"
 #include "launcher/run/supervise.h"
+#include "launcher/run/dump.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -335,4 +336,64 @@ int xl_fuzz_location(const uint8_t *data, size_t len)
 	free(shown);
 	free(loc);
 	return 0;
+}
+
+int xl_fuzz_dumpname(const uint8_t *data, size_t len)
+{
+	struct xl_dump_name n;
+	char *name;
+	int kind;
+
+	if (!len)
+		return XL_DF_OTHER;
+	name = xl_strndup((const char *)data + 1, len - 1);
+	kind = xl_dump_name_parse(name, data[0] & 1, &n);
+	if (kind != n.kind || kind < XL_DF_OTHER || kind > XL_DF_LOADED)
+		abort();
+	if (kind == XL_DF_OTHER ? n.id != -1 || n.module[0] : n.id < 0 || !xl_startswith(name, "module_"))
+		abort();
+	/* a module's name is a part of the file's name */
+	if (strlen(n.module) >= sizeof(n.module) || (n.module[0] && !strstr(name, n.module)))
+		abort();
+	if (n.module[0]) {
+		char *f = xl_dump_function(n.module);
+
+		if (!*f || !xl_dump_runtime(n.module))
+			abort();
+		free(f);
+	}
+	free(name);
+	return kind;
+}
+
+int xl_fuzz_hloentry(const uint8_t *data, size_t len)
+{
+	struct xl_hlo_entry e, c;
+	uint64_t h = 0;
+	int rc;
+
+	if (!len)
+		return -1;
+	if (data[0] & 1)
+		rc = xl_hlo_text_entry((const char *)data + 1, len - 1, &e, &h);
+	else
+		rc = xl_hlo_entry_parse((const char *)data + 1, len - 1, &e);
+	if (rc < 0) {
+		if (e.n || e.v)
+			abort();
+		return -1;
+	}
+	if (e.n > XL_HLO_MAX_PARAMS || e.n > e.total || (e.total > e.n) != (e.rest != 0 || e.total > e.n))
+		abort();
+	for (size_t i = 0; i < e.n; i++)
+		if (!e.v[i].name || !e.v[i].type)
+			abort();
+	memset(&c, 0, sizeof(c));
+	xl_hlo_entry_copy(&c, &e);
+	if (!xl_hlo_entry_same(&e, &c))
+		abort();
+	xl_hlo_entry_release(&c);
+	rc = (int)e.n;
+	xl_hlo_entry_release(&e);
+	return rc;
 }

@@ -53,4 +53,15 @@ int xl_fuzz_cachestamp(const uint8_t *data, size_t len);
  * parameter. */
 int xl_fuzz_location(const uint8_t *data, size_t len);
 
+/* A name in XLA's dump directory: the first byte says whether it is a
+ * directory, the rest (up to a NUL) is the name.  A module's name is a
+ * part of the file's name, its id the digits after module_.  Returns the
+ * kind (enum xl_dump_file). */
+int xl_fuzz_dumpname(const uint8_t *data, size_t len);
+/* An HLO module's text (first byte odd) or an ENTRY line (even): the
+ * parameters kept are at most XL_HLO_MAX_PARAMS and no more than the line
+ * has, each with a name and a type, and an entry is the same as its copy.
+ * Returns the number of parameters, -1 when none was read. */
+int xl_fuzz_hloentry(const uint8_t *data, size_t len);
+
 #endif

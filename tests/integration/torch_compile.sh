@@ -72,6 +72,11 @@ expect_err "recompiled: forward (train_torch_compile.py:59) compiled 2 times" "a
 job -- "$PY" examples/train_torch_compile.py 3 --mode steady
 expect_rc 0 "Inductor, cold cache"
 cold=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["first_step_s"])' "$(manifest)")
+# its compiled graphs, counted from the cache's new entries without TORCH_LOGS
+# lines about them (the steady job logs no recompilation): as Dynamo counts
+expect_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["compile"]["inductor"]["graphs"])' "$(manifest)")" \
+	"$(sed -n 's/^compiled graphs: \([0-9]*\),.*/\1/p' "$T/out")" "Inductor's graphs, counted from its cache"
+expect_err "attempt 1/1: ok (exited 0)" "one graph is no storm"
 [ -n "$(ls "$T/cache/inductor" 2>/dev/null)" ] || fail "nothing in the profile's TORCHINDUCTOR_CACHE_DIR"
 ok "Inductor's cache is in the profile's directory"
 [ -z "$(find "$T/tmp" -path '*torchinductor*' -name '*fxgraph*' 2>/dev/null)" ] || fail "Inductor wrote its FX graph cache under TMPDIR"
@@ -79,6 +84,8 @@ ok "nothing of the FX graph cache under TMPDIR"
 job -- "$PY" examples/train_torch_compile.py 3 --mode steady
 expect_rc 0 "Inductor, warm cache"
 expect_err "2 persistent-cache hits" "the second launch finds its forward and backward graphs"
+expect_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["compile"]["inductor"]["graphs"])' "$(manifest)")" 0 \
+	"a graph loaded from the warm cache writes no entry: none counted"
 warm=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["first_step_s"])' "$(manifest)")
 python3 -c 'import sys; c, w = map(float, sys.argv[1:]); sys.exit(0 if w < c else 1)' "$cold" "$warm" ||
 	fail "the warm cache saved nothing: first step at $cold s cold, $warm s warm"

@@ -26,7 +26,7 @@ expect_out "persistent cache: $T/cache/torch_xla" "the profile's cache path reac
 expect_out "compiles: 2, persistent cache hits: 0, misses: 2, failed loads: 0" "torch_xla's metrics: two compilations"
 expect_out "ok (exited 0)" "one late recompilation is no storm"
 expect_out ", 2 compiles (1 recompilation)" "xlaunch counted two, one per compilation"
-expect_out "recompiled: main (train_torch_xla.py:99) compiled 2 times, the last after step 6" "the recompilation caught and named"
+expect_out "recompiled: SyncTensorsGraph (train_torch_xla.py:99) compiled 2 times, the last after step 6: input 0 (p0.1) changed: f32[32,4] -> f32[33,4]" "the recompilation caught and named: the graph, the frame that built it, the input that changed"
 expect_no_out "will be cold" "nothing to say before the first launch"
 
 section 3
@@ -36,7 +36,7 @@ expect_out "written but cannot be read back here (2 failed loads: \"UNIMPLEMENTE
 expect_out ", 2 failed cache loads" "in the summary line"
 
 section 4
-expect_out "compile-storm (main (train_torch_xla.py:99) compiled 20 times" "a compilation every step is a storm, named"
+expect_out "compile-storm (SyncTensorsGraph (train_torch_xla.py:99) compiled 20 times" "a compilation every step is a storm, named"
 expect_out "compiles: 20," "torch_xla counted twenty"
 expect_out "20 compiles (19 recompilations)" "xlaunch counted twenty"
 expect_out "exit status with --fail-on=compile-storm: 79" "--fail-on"
@@ -50,8 +50,10 @@ m = json.load(open(sys.argv[1]))
 c = m["compile"]
 assert m["outcome"] == "compile-storm" and m["compile_count"] == 20, m["outcome"]
 assert m["env"]["XLA_PERSISTENT_CACHE_PATH"] == sys.argv[2], m["env"]
-f = [f for f in c["functions"] if f["name"] == "main"][0]
+# the dump's program, with the frame and the graphs its lines named
+f = [f for f in c["functions"] if f["name"] == "SyncTensorsGraph"][0]
 assert f["runtime"] == "torch_xla" and f["graphs"] == 20 and f["place"].endswith("examples/train_torch_xla.py:99"), f
+assert f["from_output"] == 20 and f["from_dump"] == 20 and f["inputs"]["changes"][0]["changes"] == 19, f
 assert c["cache"]["failed_loads"] == 2 and c["cache"]["failed_load_reason"].startswith("UNIMPLEMENTED"), c["cache"]
 assert c["storm_by"] == "steps" and c["steps"]["source"] == "report", c["steps"]
 assert m["first_step_s"] > 0

@@ -74,41 +74,15 @@ static void test_report_total(void **state)
 	assert_int_equal(xl_xla_report_total("Total bytes: -3"), -1);
 }
 
-static void test_dump_collect_and_reuse(void **state)
+/* The compiler's figure of a run from its programs' memory reports (read
+ * from the dump by test_dump's reader), reused on a persistent-cache hit. */
+static void test_modules_figure(void **state)
 {
-	struct xl_xla_dump d;
 	json_t *mods, *prev;
 	char src[400];
-	char *f;
 
 	(void)state;
-	memset(&d, 0, sizeof(d));
-	d.dir = xl_test_path("dump");
-	d.ours = true;
-	f = xl_test_write("dump/module_0016.jit_train_step.cpu_after_optimizations-memory-usage-report.txt",
-			  "Memory Space: default (color=0)\nTotal bytes: 3000 (2.9KiB)\n");
-	free(f);
-	f = xl_test_write("dump/module_0003.jit__threefry_seed.cpu_after_optimizations-memory-usage-report.txt",
-			  "Memory Space: default (color=0)\nTotal bytes: 10\n");
-	free(f);
-	f = xl_test_write("dump/module_0016.jit_train_step.cpu_after_optimizations.txt", "HloModule x\n");
-	free(f);
-	f = xl_test_write("dump/sub/kernel.ll", "; llvm\n");
-	free(f);
-	mods = xl_xla_dump_collect(&d, 0);
-	assert_int_equal(json_object_size(mods), 2);
-	assert_int_equal(json_integer_value(json_object_get(mods, "jit_train_step")), 3000);
-	assert_int_equal(json_integer_value(json_object_get(mods, "jit__threefry_seed")), 10);
-	/* ours is pruned to its reports */
-	{
-		char *p = xl_test_path("dump/module_0016.jit_train_step.cpu_after_optimizations.txt");
-		char *sub = xl_test_path("dump/sub");
-
-		assert_int_equal(access(p, F_OK), -1);
-		assert_int_equal(access(sub, F_OK), -1);
-		free(p);
-		free(sub);
-	}
+	mods = json_pack("{s:i, s:i}", "jit_train_step", 3000, "jit__threefry_seed", 10);
 	/* this run compiled both: its own figure */
 	assert_int_equal(xl_xla_modules_figure(mods, NULL, NULL, src, sizeof(src)), 3000);
 	assert_non_null(strstr(src, "jit_train_step (2 programs compiled)"));
@@ -130,7 +104,6 @@ static void test_dump_collect_and_reuse(void **state)
 	mods = json_object();
 	assert_int_equal(xl_xla_modules_figure(mods, NULL, NULL, src, sizeof(src)), -1);
 	json_decref(mods);
-	xl_xla_dump_release(&d);
 }
 
 static char **env_of(const char *first, ...)
@@ -177,7 +150,7 @@ static void test_dump_setup(void **state)
 	assert_string_equal(d.dir, "/runs/r1/xla-dump");
 	assert_string_equal(env_get(e, "XLA_FLAGS"), "--xla_force_host_platform_device_count=4 "
 			    "--xla_dump_to=/runs/r1/xla-dump --xla_dump_hlo_as_text"
-			    " --xla_dump_disable_metadata --xla_dump_max_hlo_modules=256");
+			    " --xla_dump_disable_metadata");
 	xl_xla_dump_release(&d);
 	xl_env_free(e);
 	/* without XLA_FLAGS: set */
@@ -192,6 +165,15 @@ static void test_dump_setup(void **state)
 	assert_false(d.ours);
 	assert_string_equal(d.dir, "/mine");
 	assert_string_equal(env_get(e, "XLA_FLAGS"), "--xla_dump_to=/mine --xla_dump_hlo_as_proto");
+	xl_xla_dump_release(&d);
+	xl_env_free(e);
+	/* ... unless it goes to XLA's stdout: then there is nothing to read,
+	 * and no second dump is added (one --xla_dump_to would win) */
+	e = env_of("XLA_FLAGS=--xla_dump_to=-", NULL);
+	xl_xla_dump_setup(jaxp, parts, "/runs/r3b", false, &e, &d);
+	assert_null(d.dir);
+	assert_non_null(strstr(d.why, "not read: --xla_dump_to=- is not a directory"));
+	assert_string_equal(env_get(e, "XLA_FLAGS"), "--xla_dump_to=-");
 	xl_xla_dump_release(&d);
 	xl_env_free(e);
 	/* not added: timing runs, jobs without XLA, flags files, --no-xla-dump */
@@ -450,7 +432,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oom_request),
 		cmocka_unit_test(test_report_total),
-		cmocka_unit_test(test_dump_collect_and_reuse),
+		cmocka_unit_test(test_modules_figure),
 		cmocka_unit_test(test_dump_setup),
 		cmocka_unit_test(test_report_figures),
 		cmocka_unit_test(test_job_identity),

@@ -229,19 +229,28 @@ static void test_torch_compile(void **state)
 	xl_watch_release(&w);
 }
 
-/* Compilations of one function at chosen times, no steps. */
-static void timed(struct xl_watch *w, int n, double t0, double dt, double end, struct xl_storm *s)
+/* Compilations of one function at chosen times, no steps, each taking
+ * secs seconds by its line. */
+static void timed_secs(struct xl_watch *w, int n, double t0, double dt, double secs, double end,
+		       struct xl_storm *s)
 {
 	struct xl_cblock b;
 	double t = t0;
+	char line[96];
 
 	watch_init(w, NULL, NULL);
 	xl_cblock_init(&b);
+	snprintf(line, sizeof(line), "Finished XLA compilation of jit(f) in %.3f sec", secs);
 	for (int i = 0; i < n; i++, t += dt)
-		xl_watch_line(w, &b, "Finished XLA compilation of jit(f) in 0.01 sec", 47, 1000 + t);
+		xl_watch_line(w, &b, line, strlen(line), 1000 + t);
 	xl_cblock_close(w, &b);
 	xl_watch_finish(w, 1000 + end);
 	xl_watch_verdict(w, s);
+}
+
+static void timed(struct xl_watch *w, int n, double t0, double dt, double end, struct xl_storm *s)
+{
+	timed_secs(w, n, t0, dt, 0.01, end, s);
 }
 
 static void test_time_rule(void **state)
@@ -256,20 +265,97 @@ static void test_time_rule(void **state)
 	assert_string_equal(s.by, "time");
 	assert_int_equal(s.recompiles, 19);
 	xl_watch_release(&w);
-	timed(&w, 30, 1.0, 0.05, 3.0, &s);
+	timed(&w, 20, 0.5, 0, 1.5, &s);
 	assert_false(s.storm);
 	xl_watch_release(&w);
-	/* arriving until the end, on a second's scale and on an hour's */
+	/* a new program every step, until shortly before the end: a storm */
 	timed(&w, 20, 0.5, 0.1, 2.45, &s);
 	assert_true(s.storm);
-	assert_non_null(strstr(s.reason, "jit(f) compiled 20 times, and its recompilations kept coming"));
+	assert_string_equal(s.rule, "arrival");
+	assert_non_null(strstr(s.reason, "jit(f) compiled 20 times, 13 after warm-up (the first third of"
+					 " the run), still arriving at 97% of it, more than 8 after warm-up"));
 	xl_watch_release(&w);
-	timed(&w, 12, 60, 300, 60 + 11 * 300 + 200, &s);
+	/* ... however long the exit after it takes, up to the storm's own
+	 * length, nearly (the old rule called the first one ok: its exit was longer than
+	 * four of its gaps) */
+	timed(&w, 30, 1.0, 0.05, 3.0, &s);
+	assert_true(s.storm);
+	xl_watch_release(&w);
+	timed(&w, 30, 1.0, 0.05, 1.0 + 29 * 0.05 * 1.8, &s);
+	assert_true(s.storm);
+	xl_watch_release(&w);
+	/* a quiet time longer than the compilations before it looks, from
+	 * outside, like a job that compiled at start and then ran: no storm */
+	timed(&w, 30, 1.0, 0.05, 6.0, &s);
+	assert_false(s.storm);
+	xl_watch_release(&w);
+	/* on an hour's scale: one every five minutes, to the end */
+	timed(&w, 14, 60, 300, 60 + 13 * 300 + 200, &s);
 	assert_true(s.storm);
 	xl_watch_release(&w);
 	/* a few late recompilations are no storm */
 	timed(&w, 8, 1, 100, 900, &s);
 	assert_false(s.storm);
+	xl_watch_release(&w);
+}
+
+/* Compilations at chosen times with their durations (lines saying "in X
+ * sec" when each ends). */
+static void costly(struct xl_watch *w, const double *start, const double *secs, size_t n,
+		   double end, struct xl_storm *s)
+{
+	struct xl_cblock b;
+
+	watch_init(w, NULL, NULL);
+	xl_cblock_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		char line[96];
+
+		snprintf(line, sizeof(line), "Finished XLA compilation of jit(train_step) in %.3f sec", secs[i]);
+		xl_watch_line(w, &b, line, strlen(line), 1000 + start[i] + secs[i]);
+	}
+	xl_cblock_close(w, &b);
+	xl_watch_finish(w, 1000 + end);
+	xl_watch_verdict(w, s);
+}
+
+static void test_cost_rule(void **state)
+{
+	struct xl_watch w;
+	struct xl_storm s;
+	/* the slow form seen on TPU runs: compiled at start, then again at
+	 * step 40 (73 s), 196 (a minute) and 312 (two), 1,000 steps in all */
+	static const double start[] = { 5, 77, 197, 292 }, secs[] = { 60, 73, 60, 120 };
+	static const double bstart[] = { 1, 1.2, 1.4, 1.6, 1.8, 2.0 };
+	static const double bsecs[] = { 0.2, 0.2, 0.2, 0.2, 0.2, 0.2 };
+
+	(void)state;
+	costly(&w, start, secs, 4, 558, &s);
+	assert_true(s.storm);
+	assert_string_equal(s.rule, "cost");
+	assert_string_equal(s.by, "time");
+	assert_int_equal(s.after_cost, 3);
+	assert_true(s.share > 0.5 && s.share < 0.52);
+	assert_non_null(strstr(s.reason, "jit(train_step): 3 recompilations after warm-up took 253.0 s,"
+					 " 51% of the 493.0 s after it (more than 25%)"));
+	xl_watch_release(&w);
+	/* the same three, cheap: no storm */
+	{
+		static const double cheap[] = { 60, 0.5, 0.5, 0.5 };
+
+		costly(&w, start, cheap, 4, 558, &s);
+		assert_false(s.storm);
+		assert_true(s.share >= 0 && s.share < 0.01);
+		xl_watch_release(&w);
+	}
+	/* one costly late recompilation is not a storm that keeps costing */
+	costly(&w, start, secs, 2, 558, &s);
+	assert_false(s.storm);
+	xl_watch_release(&w);
+	/* compilations back to back at start are warm-up, however costly */
+	costly(&w, bstart, bsecs, 6, 3.5, &s);
+	assert_false(s.storm);
+	assert_int_equal(s.after_cost, 0);
 	xl_watch_release(&w);
 }
 
@@ -425,6 +511,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_torch_xla),
 		cmocka_unit_test(test_torch_compile),
 		cmocka_unit_test(test_time_rule),
+		cmocka_unit_test(test_cost_rule),
 		cmocka_unit_test(test_step_rule),
 		cmocka_unit_test(test_report_live),
 		cmocka_unit_test(test_bad_patterns),

@@ -1,0 +1,573 @@
+/* test_dump.c - XLA's dump read from outside: file names, ENTRY lines, and
+ * the reader on recorded dumps (tests/data/xla-dump/: JAX and torch_xla
+ * jobs on the CPU, their files laid out again here with their recorded
+ * times), pruned to what is kept; its modules through the compile watch,
+ * paired with the runtime's own lines so that nothing counts twice. */
+#include "tests/unit/unit.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/run/supervise.h"
+#include "launcher/run/dump.h"
+#include "tests/fuzz/targets.h"
+
+static struct xl_patterns pats;
+
+static int setup(void **state)
+{
+	xl_verbosity = -1;
+	if (xl_patterns_load(NULL, &pats) != 0)
+		return -1;
+	return xl_test_dir_setup(state);
+}
+
+static int teardown(void **state)
+{
+	xl_patterns_release(&pats);
+	return xl_test_dir_teardown(state);
+}
+
+static void test_names(void **state)
+{
+	struct xl_dump_name n;
+
+	(void)state;
+	assert_int_equal(xl_dump_name_parse("module_0004.jit_train_step", true, &n), XL_DF_MODULE);
+	assert_int_equal(n.id, 4);
+	assert_string_equal(n.module, "jit_train_step");
+	assert_int_equal(xl_dump_name_parse("module_0004.jit_train_step.before_optimizations.txt", false, &n),
+			 XL_DF_BEFORE);
+	assert_string_equal(n.module, "jit_train_step");
+	assert_int_equal(xl_dump_name_parse("module_0000.SyncTensorsGraph.92.before_optimizations.txt",
+					    false, &n), XL_DF_BEFORE);
+	assert_string_equal(n.module, "SyncTensorsGraph.92");
+	assert_int_equal(xl_dump_name_parse("module_0016.jit_train_step.cpu_after_optimizations-memory-usage-report.txt",
+					    false, &n), XL_DF_REPORT);
+	assert_int_equal(n.id, 16);
+	assert_string_equal(n.module, "jit_train_step");
+	/* a GPU's stage has a dot of its own */
+	assert_int_equal(xl_dump_name_parse("module_0007.jit_f.sm_8.0_gpu_after_optimizations-memory-usage-report.txt",
+					    false, &n), XL_DF_REPORT);
+	assert_string_equal(n.module, "jit_f");
+	assert_int_equal(xl_dump_name_parse("module_0008.jit_train_step.after_optimizations.txt", false, &n),
+			 XL_DF_LOADED);
+	assert_string_equal(n.module, "jit_train_step");
+	assert_int_equal(xl_dump_name_parse("module_0008.jit_train_step.cpu_after_optimizations.txt", false, &n),
+			 XL_DF_MODULE);
+	assert_string_equal(n.module, "");
+	assert_int_equal(xl_dump_name_parse("module_0002.jit_broadcast_in_dim.debug_options", false, &n),
+			 XL_DF_MODULE);
+	assert_string_equal(n.module, "jit_broadcast_in_dim");
+	/* a kernel's files say which module, not which program */
+	assert_int_equal(xl_dump_name_parse("module_0000.SyncTensorsGraph.92.add_tanh_fusion_kernel_module-post-lowering.mlir",
+					    false, &n), XL_DF_MODULE);
+	assert_int_equal(n.id, 0);
+	assert_string_equal(n.module, "");
+	assert_int_equal(xl_dump_name_parse("module_x.jit_f.before_optimizations.txt", false, &n), XL_DF_OTHER);
+	assert_int_equal(xl_dump_name_parse("module_0001.", false, &n), XL_DF_OTHER);
+	assert_int_equal(xl_dump_name_parse("module_0001", false, &n), XL_DF_OTHER);
+	assert_int_equal(xl_dump_name_parse("tpu_options.txt", false, &n), XL_DF_OTHER);
+	assert_int_equal(n.id, -1);
+	assert_int_equal(xl_dump_name_parse("module_99999999999999999999.f.before_optimizations.txt", false, &n),
+			 XL_DF_OTHER);
+	/* the names runtimes give */
+	assert_string_equal(xl_dump_runtime("jit_train_step"), "jax");
+	assert_string_equal(xl_dump_runtime("SyncTensorsGraph.93"), "torch_xla");
+	assert_string_equal(xl_dump_runtime("cluster_0"), "xla");
+	{
+		char *f = xl_dump_function("jit_train_step");
+
+		assert_string_equal(f, "jit(train_step)");
+		free(f);
+		f = xl_dump_function("pmap_step");
+		assert_string_equal(f, "pmap(step)");
+		free(f);
+		f = xl_dump_function("SyncTensorsGraph.93");
+		assert_string_equal(f, "SyncTensorsGraph");
+		free(f);
+	}
+}
+
+static void test_entry(void **state)
+{
+	struct xl_hlo_entry e, c = { NULL, 0, 0, 0 };
+	const char *jax = "ENTRY %main.1 (w.1: f32[64,8], x.1: f32[100,64]) -> f32[64,8] {";
+	const char *ptxla = "ENTRY %SyncTensorsGraph.93 (p0.1: f32[33,4], p1.2: f32[4], p2.3: f32[4,64], "
+			    "p3.5: f32[64], p4.6: f32[64,16], /*index=5*/p5.8: f32[33,16], p6.79: f32[]) -> "
+			    "(f32[], f32[64,4], /*index=5*/f32[16,64]) {";
+	struct xl_buf big = XL_BUF_INIT;
+	uint64_t h1, h2;
+
+	(void)state;
+	assert_int_equal(xl_hlo_entry_parse(jax, strlen(jax), &e), 0);
+	assert_int_equal(e.n, 2);
+	assert_int_equal(e.total, 2);
+	assert_string_equal(e.v[0].name, "w.1");
+	assert_string_equal(e.v[0].type, "f32[64,8]");
+	assert_string_equal(e.v[1].name, "x.1");
+	assert_string_equal(e.v[1].type, "f32[100,64]");
+	xl_hlo_entry_copy(&c, &e);
+	assert_true(xl_hlo_entry_same(&e, &c));
+	xl_hlo_entry_release(&c);
+	xl_hlo_entry_release(&e);
+	assert_int_equal(xl_hlo_entry_parse(ptxla, strlen(ptxla), &e), 0);
+	assert_int_equal(e.n, 7);
+	assert_string_equal(e.v[5].name, "p5.8");
+	assert_string_equal(e.v[5].type, "f32[33,16]");
+	assert_string_equal(e.v[6].type, "f32[]");
+	xl_hlo_entry_release(&e);
+	/* layouts, tuples, names with a % */
+	{
+		const char *l = "ENTRY %e (%a: (f32[2]{0}, s32[]), b: bf16[8,128]{1,0:T(8,128)(2,1)}) -> f32[] {";
+
+		assert_int_equal(xl_hlo_entry_parse(l, strlen(l), &e), 0);
+		assert_int_equal(e.n, 2);
+		assert_string_equal(e.v[0].name, "a");
+		assert_string_equal(e.v[0].type, "(f32[2], s32[])");
+		assert_string_equal(e.v[1].type, "bf16[8,128]");
+		xl_hlo_entry_release(&e);
+	}
+	/* no parameters at all */
+	assert_int_equal(xl_hlo_entry_parse("ENTRY %main () -> f32[] {", 24, &e), 0);
+	assert_int_equal(e.total, 0);
+	xl_hlo_entry_release(&e);
+	/* not ENTRY lines */
+	assert_int_equal(xl_hlo_entry_parse("ENTRY %main (a: f32[2]", 22, &e), -1);
+	assert_int_equal(xl_hlo_entry_parse("%fused (a: f32[2]) -> f32[2] {", 30, &e), -1);
+	assert_int_equal(xl_hlo_entry_parse("ENTRYX (a: f32[2]) {", 20, &e), -1);
+	assert_int_equal(xl_hlo_entry_parse("ENTRY %m (a: f32[2]]) {", 23, &e), -1);
+	assert_int_equal(xl_hlo_entry_parse("ENTRY %m (a: f32[2] /* open", 27, &e), -1);
+	assert_int_equal(e.n, 0);
+	/* many parameters: the first 256 kept, the rest hashed */
+	xl_buf_adds(&big, "ENTRY %m (");
+	for (int i = 0; i < 300; i++)
+		xl_buf_addf(&big, "%sp%d: f32[%d]", i ? ", " : "", i, i);
+	xl_buf_adds(&big, ") -> f32[] {");
+	assert_int_equal(xl_hlo_entry_parse(big.buf, big.len, &e), 0);
+	assert_int_equal(e.n, XL_HLO_MAX_PARAMS);
+	assert_int_equal(e.total, 300);
+	assert_true(e.rest != 0);
+	xl_hlo_entry_release(&e);
+	xl_buf_release(&big);
+	/* in a module's text: ENTRY comes last, after the fused computations */
+	{
+		const char *t = "HloModule m\n\n%fused (a: f32[2]) -> f32[2] {\n}\n\nENTRY %main.1 (x.1: s32[7]) -> s32[7] {\n  ROOT %x.1 = s32[7] parameter(0)\n}\n";
+
+		assert_int_equal(xl_hlo_text_entry(t, strlen(t), &e, &h1), 0);
+		assert_int_equal(e.n, 1);
+		assert_string_equal(e.v[0].type, "s32[7]");
+		xl_hlo_entry_release(&e);
+		assert_int_equal(xl_hlo_text_entry(t, strlen(t), &e, &h2), 0);
+		assert_true(h1 == h2);
+		xl_hlo_entry_release(&e);
+		assert_int_equal(xl_hlo_text_entry(t, 20, &e, &h2), -1);
+		assert_true(h1 != h2);
+		xl_hlo_entry_release(&e);
+	}
+}
+
+/* Lays the recorded dump NAME out in xl_test_dir/DIR, its first file at
+ * epoch time base; returns the directory (caller frees). */
+static char *lay_out(const char *name, const char *dir, double base)
+{
+	char *listing = xl_asprintf("tests/data/xla-dump/%s/files.txt", name);
+	char *root = xl_test_path(dir);
+	FILE *f = fopen(listing, "r");
+	char line[1024];
+	int pass;
+
+	assert_non_null(f);
+	assert_int_equal(xl_mkdirs(root, 0700), 0);
+	/* files first, then the directories' times (a file made in one
+	 * changes its time) */
+	for (pass = 0; pass < 2; pass++, rewind(f))
+	while (fgets(line, sizeof(line), f)) {
+		long us;
+		char rel[900], *src, *dst;
+		struct timespec ts[2];
+		size_t l;
+
+		if (line[0] == '#' || sscanf(line, "%ld %899s", &us, rel) != 2)
+			continue;
+		l = strlen(rel);
+		if ((rel[l - 1] == '/') != (pass == 1))
+			continue;
+		dst = xl_asprintf("%s/%s", root, rel);
+		if (rel[l - 1] == '/') {
+			assert_int_equal(xl_mkdirs(dst, 0700), 0);
+		} else {
+			char *text, *slash = strrchr(dst, '/');
+
+			*slash = '\0';
+			assert_int_equal(xl_mkdirs(dst, 0700), 0);
+			*slash = '/';
+			src = xl_asprintf("tests/data/xla-dump/%s/%s", name, rel);
+			text = xl_read_file(src, &l, 0);
+			{
+				int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+				assert_true(fd >= 0);
+				if (text)
+					assert_int_equal(xl_write_all(fd, text, l), 0);
+				close(fd);
+			}
+			free(text);
+			free(src);
+		}
+		ts[0].tv_sec = ts[1].tv_sec = (time_t)(base + us / 1e6);
+		ts[0].tv_nsec = ts[1].tv_nsec = (long)((base + us / 1e6 - (double)ts[0].tv_sec) * 1e9);
+		assert_int_equal(utimensat(AT_FDCWD, dst, ts, AT_SYMLINK_NOFOLLOW), 0);
+		free(dst);
+	}
+	fclose(f);
+	free(listing);
+	return root;
+}
+
+static long count_files(const char *dir)
+{
+	char *cmd = xl_asprintf("find '%s' -type f | wc -l", dir);
+	FILE *p = popen(cmd, "r");
+	long n = -1;
+
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%ld", &n), 1);
+	pclose(p);
+	free(cmd);
+	return n;
+}
+
+static const struct xl_cfn *fn(const struct xl_watch *w, const char *name)
+{
+	for (size_t i = 0; i < w->nfns; i++)
+		if (strcmp(w->fns[i].name, name) == 0)
+			return &w->fns[i];
+	fail_msg("no function '%s'", name);
+	return NULL;
+}
+
+/* A watch over reader r, started start_ago seconds ago. */
+static void watch_dump(struct xl_watch *w, struct xl_dump *r, double start_ago)
+{
+	struct xl_watch_cfg cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pats = &pats.compile;
+	cfg.rule = pats.compile.rule;
+	cfg.start = xl_mono() - start_ago;
+	cfg.dump = r;
+	xl_watch_init(w, &cfg);
+}
+
+static void test_reader_jax(void **state)
+{
+	double base = xl_now() - 50;
+	char *dir = lay_out("jax-drift", "jax", base);
+	struct xl_dump r;
+	struct xl_watch w;
+	struct xl_storm s;
+	const struct xl_cfn *f;
+	json_t *rep, *j;
+	char *p;
+
+	(void)state;
+	assert_int_equal(count_files(dir), 62);
+	xl_dump_init(&r, dir, true, 0, base);
+	watch_dump(&w, &r, 60);
+	xl_watch_poll(&w, xl_mono() + 10);
+	/* five modules, each one compilation with the times its files bracket */
+	assert_int_equal(r.modules, 5);
+	assert_int_equal(w.from_dump, 5);
+	f = fn(&w, "jit(train_step)");
+	assert_int_equal(f->compiles, 3);
+	assert_string_equal(f->runtime, "jax");
+	assert_int_equal(f->entries, 3);
+	assert_int_equal(f->entry_changed, 2);
+	assert_string_equal(f->e_first.v[1].type, "f32[100,64]");
+	assert_string_equal(f->e_last.v[1].type, "f32[102,64]");
+	assert_int_equal(f->pchg[1], 2);
+	assert_int_equal(f->pchg[0], 0);
+	/* the first module: from its directory (641 us: its MLIR and options)
+	 * to its last file (18,644 us) */
+	assert_true(fabs(w.ev[0].t - (base - r.origin + 641e-6)) < 1e-4);
+	assert_true(fabs(w.ev[0].dur - 18003e-6) < 1e-5);
+	/* pruned as read: the text and report of the first and the latest of
+	 * each program stay, and the modules' directories until the modules
+	 * are done (XLA may still write into one) */
+	assert_int_equal(count_files(dir), 2 + 2 + 2 * 2 + 5 * 3);
+	p = xl_asprintf("%s/module_0004.jit_train_step", dir);
+	assert_int_equal(access(p, F_OK), 0);
+	xl_watch_poll(&w, xl_mono() + 20);
+	assert_int_equal(count_files(dir), 2 + 2 + 2 * 2);
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	p = xl_asprintf("%s/module_0006.jit_train_step.before_optimizations.txt", dir);
+	assert_int_equal(access(p, F_OK), -1);   /* neither first nor latest */
+	free(p);
+	p = xl_asprintf("%s/module_0008.jit_train_step.before_optimizations.txt", dir);
+	assert_int_equal(access(p, F_OK), 0);
+	free(p);
+	xl_watch_finish(&w, xl_mono());
+	xl_watch_verdict(&w, &s);
+	assert_int_equal(count_files(dir), 2 + 2 + 2 * 2);
+	assert_int_equal(s.compiles, 5);
+	assert_int_equal(s.recompiles, 2);
+	assert_false(s.storm);
+	/* the memory reports, from the same reader */
+	rep = xl_dump_reports(&r);
+	assert_int_equal(json_integer_value(json_object_get(rep, "jit_train_step")), 33472);
+	assert_int_equal(json_object_size(rep), 3);
+	json_decref(rep);
+	j = xl_dump_json(&r);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "kept"), "files")), 8);
+	assert_true(json_integer_value(json_object_get(json_object_get(j, "dropped"), "files")) >= 47);
+	json_decref(j);
+	j = xl_watch_json(&w, &s);
+	{
+		json_t *fns = json_object_get(j, "functions"), *fj = NULL;
+		size_t i;
+
+		json_array_foreach(fns, i, fj)
+			if (xl_streq(json_string_value(json_object_get(fj, "name")), "jit(train_step)"))
+				break;
+		assert_non_null(fj);
+		assert_string_equal(json_string_value(json_object_get(fj, "cause")),
+				    "input 1 (x.1) changed on each of its 2 recompilations: f32[100,64] -> f32[101,64]"
+				    " -> f32[102,64]");
+		assert_int_equal(json_integer_value(json_object_get(fj, "from_dump")), 3);
+	}
+	json_decref(j);
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	free(dir);
+}
+
+static void test_reader_torch_xla(void **state)
+{
+	double base = xl_now() - 50;
+	char *dir = lay_out("torch-xla-drift", "ptxla", base);
+	struct xl_dump r;
+	struct xl_watch w;
+	const struct xl_cfn *f;
+	long before = count_files(dir);
+
+	(void)state;
+	/* a user's own dump: read, never changed */
+	xl_dump_init(&r, dir, false, 0, base);
+	watch_dump(&w, &r, 60);
+	xl_watch_finish(&w, xl_mono());
+	assert_int_equal(count_files(dir), before);
+	assert_int_equal(r.modules, 3);
+	/* its graphs are numbered by an id that moves between graphs of one
+	 * step (.92, then .93): one program */
+	f = fn(&w, "SyncTensorsGraph");
+	assert_string_equal(f->runtime, "torch_xla");
+	assert_int_equal(f->compiles, 3);
+	assert_string_equal(f->e_first.v[0].type, "f32[32,4]");
+	assert_string_equal(f->e_last.v[0].type, "f32[34,4]");
+	assert_int_equal(f->pchg[0], 2);
+	/* torch_xla's compilations are long: the first took 623 ms */
+	assert_true(w.ev[0].dur > 0.62 && w.ev[0].dur < 0.63);
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	/* files older than the run are another run's */
+	xl_dump_init(&r, dir, false, 0, base + 3600);
+	watch_dump(&w, &r, 60);
+	xl_watch_finish(&w, xl_mono());
+	assert_int_equal(r.modules, 0);
+	assert_int_equal(w.compiles, 0);
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	free(dir);
+}
+
+static void test_reader_loads(void **state)
+{
+	double base = xl_now() - 50;
+	char *dir = lay_out("jax-cache-load", "load", base);
+	struct xl_dump r;
+	struct xl_watch w;
+	struct xl_storm s;
+
+	(void)state;
+	xl_dump_init(&r, dir, true, 0, base);
+	watch_dump(&w, &r, 60);
+	xl_watch_finish(&w, xl_mono());
+	xl_watch_verdict(&w, &s);
+	/* programs loaded from a persistent cache: nothing compiled */
+	assert_int_equal(r.modules, 0);
+	assert_int_equal(r.loads, 5);
+	assert_int_equal(s.compiles, 0);
+	assert_int_equal(s.cache_hits, 5);
+	assert_int_equal(fn(&w, "jit(train_step)")->dump_loads, 3);
+	assert_int_equal(count_files(dir), 0);
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	free(dir);
+}
+
+/* One module's files as XLA writes them, mtime set to t (epoch). */
+static void write_at(const char *dir, const char *name, const char *text, double t)
+{
+	char *p = xl_asprintf("%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	struct timespec ts[2];
+
+	assert_true(fd >= 0);
+	assert_int_equal(xl_write_all(fd, text, strlen(text)), 0);
+	close(fd);
+	ts[0].tv_sec = ts[1].tv_sec = (time_t)t;
+	ts[0].tv_nsec = ts[1].tv_nsec = (long)((t - (double)(time_t)t) * 1e9);
+	assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+}
+
+static void test_reader_live(void **state)
+{
+	char *dir = xl_test_path("live");
+	double now = xl_now();
+	struct xl_dump r;
+	struct xl_watch w;
+	struct xl_storm s;
+	char name[128], text[256];
+	const struct xl_cfn *f;
+
+	(void)state;
+	assert_int_equal(xl_mkdirs(dir, 0700), 0);
+	xl_dump_init(&r, dir, true, 0, now - 10);
+	watch_dump(&w, &r, 10);
+	/* a text still being written: its module counts, its entry waits */
+	write_at(dir, "module_0001.jit_g.before_optimizations.txt", "HloModule jit_g\n\nENTRY %main (a.1: f32[", now - 0.1);
+	xl_dump_poll(&r, xl_mono() + 100, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(w.compiles, 1);
+	f = fn(&w, "jit(g)");
+	assert_int_equal(f->entries, 0);
+	write_at(dir, "module_0001.jit_g.before_optimizations.txt",
+		 "HloModule jit_g\n\nENTRY %main (a.1: f32[3]) -> f32[3] {\n  ROOT %a.1 = f32[3] parameter(0)\n}\n",
+		 now - 0.05);
+	/* a later file moves its end */
+	write_at(dir, "module_0001.jit_g.cpu_after_optimizations-memory-usage-report.txt",
+		 "Memory Space: default (color=0)\nTotal bytes: 12\n", now);
+	xl_dump_poll(&r, xl_mono() + 200, true);
+	xl_watch_take_dump(&w);
+	f = fn(&w, "jit(g)");
+	assert_int_equal(f->compiles, 1);
+	assert_int_equal(f->entries, 1);
+	assert_string_equal(f->e_first.v[0].type, "f32[3]");
+	assert_true(w.ev[0].dur > 0.09 && w.ev[0].dur < 0.11);
+	/* the same program compiled again and again: only the first and the
+	 * latest stay in the dump */
+	for (int i = 2; i <= 6; i++) {
+		snprintf(name, sizeof(name), "module_%04d.jit_g.before_optimizations.txt", i);
+		snprintf(text, sizeof(text), "HloModule jit_g\n\nENTRY %%main (a.1: f32[%d]) -> f32[%d] {\n}\n", 3 + i, 3 + i);
+		write_at(dir, name, text, now + i * 0.01);
+		snprintf(name, sizeof(name), "module_%04d.jit_g.cpu_after_optimizations.txt", i);
+		write_at(dir, name, "HloModule jit_g\n", now + i * 0.01 + 0.005);
+		xl_dump_poll(&r, xl_mono() + 300 + i, true);
+		xl_watch_take_dump(&w);
+	}
+	assert_int_equal(count_files(dir), 3);
+	assert_int_equal(r.files_kept, 3);
+	assert_int_equal(r.kept_modules, 2);
+	xl_watch_finish(&w, xl_mono());
+	xl_watch_verdict(&w, &s);
+	f = fn(&w, "jit(g)");
+	assert_int_equal(f->compiles, 6);
+	assert_int_equal(f->pchg[0], 5);
+	assert_int_equal(count_files(dir), 3);
+	assert_int_equal(r.bytes_kept, (int64_t)(strlen("HloModule jit_g\n\nENTRY %main (a.1: f32[3]) -> f32[3] {\n  ROOT %a.1 = f32[3] parameter(0)\n}\n")
+					    + strlen("Memory Space: default (color=0)\nTotal bytes: 12\n")
+					    + strlen("HloModule jit_g\n\nENTRY %main (a.1: f32[9]) -> f32[9] {\n}\n")));
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	free(dir);
+}
+
+/* JAX's own lines and the dump's modules of the same compilations: one
+ * event each, with the dump's times. */
+static void test_paired(void **state)
+{
+	double base = xl_now() - 50;
+	char *dir = lay_out("jax-drift", "paired", base);
+	struct xl_dump r;
+	struct xl_watch w;
+	struct xl_cblock b;
+	struct xl_storm s;
+	static const char *const lines[] = {
+		"Finished XLA compilation of jit(convert_element_type) in 0.050496817 sec",
+		"Finished XLA compilation of jit(broadcast_in_dim) in 0.145509243 sec",
+		"Finished XLA compilation of jit(train_step) in 0.050418139 sec",
+		"Finished XLA compilation of jit(train_step) in 0.108896017 sec",
+		"Finished XLA compilation of jit(train_step) in 0.112805128 sec",
+	};
+
+	(void)state;
+	xl_dump_init(&r, dir, true, 0, base);
+	watch_dump(&w, &r, 60);
+	xl_cblock_init(&b);
+	for (size_t i = 0; i < 3; i++)
+		xl_watch_line(&w, &b, lines[i], strlen(lines[i]), xl_mono() - 1);
+	xl_watch_poll(&w, xl_mono() + 10);
+	for (size_t i = 3; i < 5; i++)
+		xl_watch_line(&w, &b, lines[i], strlen(lines[i]), xl_mono());
+	xl_cblock_close(&w, &b);
+	xl_watch_finish(&w, xl_mono());
+	xl_watch_verdict(&w, &s);
+	assert_int_equal(w.from_log, 5);
+	assert_int_equal(w.from_dump, 5);
+	assert_int_equal(s.compiles, 5);
+	assert_int_equal(w.nev, 5);
+	assert_int_equal(fn(&w, "jit(train_step)")->compiles, 3);
+	/* the dump's times, not the lines' */
+	assert_true(fabs(w.ev[0].t - (base - r.origin + 641e-6)) < 1e-4);
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	free(dir);
+}
+
+#define BYTES(s) { (const uint8_t *)(s), sizeof(s) - 1 }
+
+static void test_fuzz_entries(void **state)
+{
+	static const struct { const uint8_t *p; size_t n; } names[] = {
+		BYTES("\x01module_0004.jit_train_step"), BYTES("\x00module_0001.x.before_optimizations.txt"),
+		BYTES("module_"), BYTES("module_1."), BYTES("\x00module_00.a.-memory-usage-report.txt"),
+		BYTES(""), BYTES("\x00module_1.a.sm_.-memory-usage-report.txt"),
+	}, entries[] = {
+		BYTES("\x00" "ENTRY %m (a: f32[2], b: (s32[], f32[1]{0})) -> f32[] {"),
+		BYTES("\x01HloModule m\nENTRY %m (a: f32[2]) -> f32[2] {\n}\n"),
+		BYTES("\x00" "ENTRY %m (/*"), BYTES("\x00" "ENTRY ("), BYTES("\x01" "\nENTRY \n"), BYTES(""),
+		BYTES("\x00" "ENTRY %m (a: f32[2]\x00, b: s32[]) {"),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_true(xl_fuzz_dumpname(names[i].p, names[i].n) >= XL_DF_OTHER);
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		(void)xl_fuzz_hloentry(entries[i].p, entries[i].n);
+	assert_int_equal(xl_fuzz_hloentry(entries[0].p, entries[0].n), 2);
+	assert_int_equal(xl_fuzz_dumpname(names[1].p, names[1].n), XL_DF_BEFORE);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_entry),
+		cmocka_unit_test(test_reader_jax),
+		cmocka_unit_test(test_reader_torch_xla),
+		cmocka_unit_test(test_reader_loads),
+		cmocka_unit_test(test_reader_live),
+		cmocka_unit_test(test_paired),
+		cmocka_unit_test(test_fuzz_entries),
+	};
+
+	return XL_TEST_RUN(tests, setup, teardown);
+}

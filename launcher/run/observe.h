@@ -85,7 +85,8 @@ json_t *xl_xla_dump_collect(struct xl_xla_dump *d, double since);
  * job runs, so the dump stays small). */
 void xl_xla_dump_prune(const char *dir);
 void xl_xla_dump_release(struct xl_xla_dump *d);
-/* "Total bytes: N" of a report's default memory space; -1 when absent. */
+/* "Total bytes: N" of a report's default memory space (of an older XLA's
+ * report, "Total bytes used: N"); -1 when absent. */
 int64_t xl_xla_report_total(const char *text);
 
 /* ---- the job's own evidence ------------------------------------------------------- */

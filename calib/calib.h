@@ -490,6 +490,7 @@ struct calib_choice {
 				    * launch was taken */
 	double xla_exponent;       /* the exponent xla-power took (NAN: none) */
 	bool xla_lower;            /* from two sizes of XLA's figures (see below) */
+	double xla_shown;          /* the exponent they show (a lower bound with xla_lower) */
 	double u, v;               /* the launch to come */
 	double predicted;          /* bytes */
 	double loo;                /* the out-of-sample error the band rests on (NAN:
@@ -523,6 +524,13 @@ struct calib_choice {
 unsigned calib_choose_curve(const struct calib_obs *obs, size_t n, double u, double v,
 			    const struct calib_obs *xla, size_t nxla, unsigned mask,
 			    struct calib_choice *out);
+/* calib_choose_curve in two steps: the fits and their judgement, which do
+ * not depend on the launch (out's choice left empty; returns the number of
+ * shapes fitted), then the choice for the launch at (u, v) from them (false
+ * when nothing was fitted).  The candidates of one family share the first. */
+unsigned calib_fit_curves(const struct calib_obs *obs, size_t n, const struct calib_obs *xla,
+			  size_t nxla, unsigned mask, struct calib_choice *out);
+bool calib_choice_for(struct calib_choice *ch, double u, double v);
 /* How far (u, v) lies beyond the sizes seen, in mean steps between them (0
  * within them). */
 double calib_choice_reach(const struct calib_choice *ch, double u, double v);

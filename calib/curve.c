@@ -12,7 +12,7 @@
 
 #define P_MIN 0.5
 #define P_MAX 3.0
-#define P_STEP 0.05
+#define P_STEP 0.1
 /* shapes within TIE_FACTOR times the best one's error (or TIE_ABS more)
  * cannot be told apart from it */
 #define TIE_FACTOR 1.25
@@ -27,6 +27,10 @@
 /* the out-of-sample error assumed when none could be measured */
 #define PRIOR 0.05
 #define BAND_MIN (8.0 * 1048576)
+/* at most this many sizes are left out in turn (spread over the sizes from
+ * the least to the largest): the work stays bounded for a family of
+ * hundreds of sizes */
+#define MAX_FOLDS 16
 
 static const char *const shape_names[CALIB_SHAPE_COUNT] = {
 	[CALIB_SHAPE_AFFINE] = "affine",
@@ -194,57 +198,60 @@ static bool solve(double m[3][3], double r[3], size_t k, double beta[3])
 
 /* Least squares of the figures o[i] (in[i] only) on the columns of shape s
  * with exponent p, each figure weighted by its launches over its square
- * (relative error).  Fills a, b, c of *cv and the weighted sum of squared
+ * (relative error), in one pass over the points: the normal equations are
+ * gathered as they are and scaled by each column's largest value before
+ * they are solved.  Fills a, b, c of *cv and the weighted sum of squared
  * relative residuals in *sse.  False when the columns are not independent
  * over these points. */
 static bool lsq(const struct calib_obs *o, const bool *in, size_t n, enum calib_shape s, double p,
 		struct calib_curve *cv, double *sse)
 {
 	double scale[3] = { 0, 0, 0 }, m[3][3] = { { 0 } }, r[3] = { 0 }, beta[3] = { 0 }, t[3];
+	double yy = 0, fit = 0;
 	size_t k = 2;
 
-	for (size_t i = 0; i < n; i++) {
-		if (!in[i])
-			continue;
-		k = columns(s, o[i].u, o[i].v, p, t);
-		for (size_t j = 0; j < k; j++)
-			scale[j] = fmax(scale[j], fabs(t[j]));
-	}
-	for (size_t j = 0; j < k; j++)
-		if (!(scale[j] > 0) || !isfinite(scale[j]))
-			return false;
 	for (size_t i = 0; i < n; i++) {
 		double w;
 
 		if (!in[i])
 			continue;
 		w = o[i].count / (o[i].y * o[i].y);
-		columns(s, o[i].u, o[i].v, p, t);
+		k = columns(s, o[i].u, o[i].v, p, t);
+		yy += w * o[i].y * o[i].y;
 		for (size_t j = 0; j < k; j++) {
-			t[j] /= scale[j];
+			scale[j] = fmax(scale[j], fabs(t[j]));
 			r[j] += w * t[j] * o[i].y;
-		}
-		for (size_t j = 0; j < k; j++)
 			for (size_t l = 0; l < k; l++)
 				m[j][l] += w * t[j] * t[l];
+		}
 	}
-	if (!solve(m, r, k, beta))
-		return false;
+	for (size_t j = 0; j < k; j++) {
+		if (!(scale[j] > 0) || !isfinite(scale[j]) || !isfinite(r[j]))
+			return false;
+		r[j] /= scale[j];
+		for (size_t l = 0; l < k; l++)
+			m[j][l] /= scale[j] * scale[l];
+	}
+	{
+		double mm[3][3], rr[3];
+
+		memcpy(mm, m, sizeof(mm));
+		memcpy(rr, r, sizeof(rr));
+		if (!solve(mm, rr, k, beta))
+			return false;
+	}
+	/* the residuals from the normal equations: yy - 2 b.r + b.M.b */
+	for (size_t j = 0; j < k; j++) {
+		fit += 2 * beta[j] * r[j];
+		for (size_t l = 0; l < k; l++)
+			fit -= beta[j] * beta[l] * m[j][l];
+	}
+	*sse = fmax(0, yy - fit);
 	cv->shape = s;
 	cv->p = s == CALIB_SHAPE_POWER || s == CALIB_SHAPE_XLA_POWER ? p : 1;
 	cv->a = beta[0] / scale[0];
 	cv->b = beta[1] / scale[1];
 	cv->c = k > 2 ? beta[2] / scale[2] : 0;
-	*sse = 0;
-	for (size_t i = 0; i < n; i++) {
-		double e;
-
-		if (!in[i])
-			continue;
-		columns(s, o[i].u, o[i].v, p, t);
-		e = (cv->a * t[0] + cv->b * t[1] + (k > 2 ? cv->c * t[2] : 0) - o[i].y) / o[i].y;
-		*sse += o[i].count * e * e;
-	}
 	return true;
 }
 
@@ -279,7 +286,7 @@ static bool fit_power(const struct calib_obs *o, const bool *in, size_t n, struc
 		return false;
 	lo = fmax(P_MIN, bp - P_STEP);
 	hi = fmin(P_MAX, bp + P_STEP);
-	for (int it = 0; it < 24; it++) {
+	for (int it = 0; it < 16; it++) {
 		double p1 = hi - g * (hi - lo), p2 = lo + g * (hi - lo), s1 = INFINITY, s2 = INFINITY;
 
 		if (!lsq(o, in, n, CALIB_SHAPE_POWER, p1, &t, &s1))
@@ -354,8 +361,19 @@ static bool same_size(const struct calib_obs *a, const struct calib_obs *b)
 	return a->u == b->u && a->v == b->v;
 }
 
-/* The observations merged by size (mean figure, launches counted); the
- * caller frees.  Figures that are not positive are left out. */
+static int by_x(const void *pa, const void *pb)
+{
+	const struct calib_obs *a = pa, *b = pb;
+	double xa = a->u * a->v, xb = b->u * b->v;
+
+	if (xa != xb)
+		return xa < xb ? -1 : 1;
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* The observations merged by size (mean figure, launches counted), the
+ * least x = u v first; the caller frees.  Figures that are not positive are
+ * left out. */
 static struct calib_obs *by_size(const struct calib_obs *obs, size_t n, size_t *m, unsigned *points)
 {
 	struct calib_obs *s = xl_calloc(n + 1, sizeof(*s));
@@ -382,15 +400,20 @@ static struct calib_obs *by_size(const struct calib_obs *obs, size_t n, size_t *
 	}
 	for (size_t j = 0; j < *m; j++)
 		s[j].y /= s[j].count;
+	qsort(s, *m, sizeof(*s), by_x);
 	return s;
 }
 
-/* ---- judging and choosing --------------------------------------------------------------- */
+/* The k-th size left out of m (sorted): every one up to MAX_FOLDS, else
+ * MAX_FOLDS of them spread from the least to the largest. */
+static size_t fold(size_t k, size_t m)
+{
+	if (m <= MAX_FOLDS)
+		return k;
+	return (size_t)llround((double)k * (double)(m - 1) / (MAX_FOLDS - 1));
+}
 
-/* The launch a choice is for. */
-struct choose_at {
-	double u, v;
-};
+/* ---- judging and choosing --------------------------------------------------------------- */
 
 /* XLA's figures of the family, from which xla-power takes its exponent. */
 struct xla_figs {
@@ -404,7 +427,8 @@ struct xla_figs {
  * grows faster than a line is, in these jobs, at most quadratic in a size)
  * or the bound when it is higher, below CURVED the bound but at least 1 (a
  * line).  NAN: none.  *lower: from two sizes. */
-static double xla_exponent(const struct xla_figs *x, const struct calib_obs *skip, bool *lower)
+static double xla_exponent(const struct xla_figs *x, const struct calib_obs *skip, bool *lower,
+			   double *shown)
 {
 	struct calib_obs *o;
 	size_t m = 0;
@@ -413,6 +437,8 @@ static double xla_exponent(const struct xla_figs *x, const struct calib_obs *ski
 
 	if (lower)
 		*lower = false;
+	if (shown)
+		*shown = NAN;
 	if (!x || !x->n)
 		return NAN;
 	o = xl_calloc(x->n, sizeof(*o));
@@ -421,7 +447,9 @@ static double xla_exponent(const struct xla_figs *x, const struct calib_obs *ski
 			o[m++] = x->o[i];
 	if (!calib_growth_exponent(o, m, &p, &lb))
 		p = NAN;
-	else if (lb)
+	if (shown)
+		*shown = p;
+	if (!isnan(p) && lb)
 		p = p >= CURVED ? fmax(p, 2) : fmax(p, 1);
 	free(o);
 	if (lower)
@@ -433,10 +461,10 @@ static double xla_exponent(const struct xla_figs *x, const struct calib_obs *ski
  * xla-power, its exponent taken each time from XLA's figures without that
  * size: out of sample too). */
 static void try_shape(const struct calib_obs *o, size_t m, enum calib_shape s,
-		      const struct xla_figs *xla, const struct choose_at *at, struct calib_trial *tr)
+		      const struct xla_figs *xla, struct calib_trial *tr)
 {
 	bool *in = xl_calloc(m + 1, sizeof(bool));
-	double p = s == CALIB_SHAPE_XLA_POWER ? xla_exponent(xla, NULL, NULL) : NAN;
+	double p = s == CALIB_SHAPE_XLA_POWER ? xla_exponent(xla, NULL, NULL, NULL) : NAN;
 
 	memset(tr, 0, sizeof(*tr));
 	tr->loo = NAN;
@@ -444,15 +472,14 @@ static void try_shape(const struct calib_obs *o, size_t m, enum calib_shape s,
 	for (size_t i = 0; i < m; i++)
 		in[i] = true;
 	tr->fitted = m >= calib_shape_params(s) && fit_shape(o, in, m, s, p, &tr->curve);
-	if (tr->fitted)
-		tr->predicted = calib_curve_at(&tr->curve, at->u, at->v);
 	if (tr->fitted && m > calib_shape_params(s)) {
 		double worst = 0;
 		bool all = true;
 
-		for (size_t j = 0; j < m && all; j++) {
+		for (size_t k = 0; k < m && k < MAX_FOLDS && all; k++) {
+			size_t j = fold(k, m);
 			struct calib_curve c;
-			double pj = s == CALIB_SHAPE_XLA_POWER ? xla_exponent(xla, &o[j], NULL) : NAN;
+			double pj = s == CALIB_SHAPE_XLA_POWER ? xla_exponent(xla, &o[j], NULL, NULL) : NAN;
 
 			in[j] = false;
 			if (fit_shape(o, in, m, s, pj, &c))
@@ -605,9 +632,12 @@ static void say_why(struct calib_choice *ch, enum tie_rule rule, double best_loo
 	if (others[0])
 		snprintf(ch->why + l, sizeof(ch->why) - l, "; %s", others);
 	l = strlen(ch->why);
-	if (!isnan(ch->xla_exponent) && rule != TIE_VOUCHED)
-		snprintf(ch->why + l, sizeof(ch->why) - l, "; XLA's buffers grow as x^%.2f%s",
-			 ch->xla_exponent, ch->xla_lower ? " (two sizes: at least)" : "");
+	if (!isnan(ch->xla_exponent) && ch->xla_lower)
+		snprintf(ch->why + l, sizeof(ch->why) - l, "; XLA's buffers grow as x^%.2f or faster"
+			 " (two sizes), so xla-power takes x^%.2f", ch->xla_shown, ch->xla_exponent);
+	else if (!isnan(ch->xla_exponent) && rule != TIE_VOUCHED)
+		snprintf(ch->why + l, sizeof(ch->why) - l, "; XLA's buffers grow as x^%.2f",
+			 ch->xla_exponent);
 }
 
 double calib_choice_reach(const struct calib_choice *ch, double u, double v)
@@ -683,24 +713,23 @@ static void sizes_seen(const struct calib_obs *o, size_t m, struct calib_choice 
 							       : 0;
 }
 
-unsigned calib_choose_curve(const struct calib_obs *obs, size_t n, double u, double v,
-			    const struct calib_obs *xla, size_t nxla, unsigned mask,
-			    struct calib_choice *out)
+unsigned calib_fit_curves(const struct calib_obs *obs, size_t n, const struct calib_obs *xla,
+			  size_t nxla, unsigned mask, struct calib_choice *out)
 {
-	struct choose_at at = { u, v };
-	struct xla_figs xf = { xla, xla ? nxla : 0 };
-	struct calib_obs *o;
+	struct xla_figs xf = { NULL, 0 };
+	struct calib_obs *o, *xo = NULL;
+	unsigned xpoints, fitted = 0;
 	size_t m;
-	unsigned fitted = 0;
-	double best_loo, hi = -INFINITY;
-	enum tie_rule rule;
 
 	memset(out, 0, sizeof(*out));
 	out->chosen = CALIB_SHAPE_COUNT;
-	out->xla_exponent = xla_exponent(&xf, NULL, &out->xla_lower);
-	out->u = u;
-	out->v = v;
+	out->u = out->v = NAN;
 	out->loo = out->predicted = out->band = NAN;
+	if (xla && nxla) {
+		xo = by_size(xla, nxla, &xf.n, &xpoints);
+		xf.o = xo;
+	}
+	out->xla_exponent = xla_exponent(&xf, NULL, &out->xla_lower, &out->xla_shown);
 	o = by_size(obs, n, &m, &out->points);
 	out->sizes = (unsigned)m;
 	sizes_seen(o, m, out);
@@ -711,28 +740,60 @@ unsigned calib_choose_curve(const struct calib_obs *obs, size_t n, double u, dou
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++) {
 		out->trial[s].loo = out->trial[s].predicted = NAN;
 		if (mask & (1u << s))
-			try_shape(o, m, (enum calib_shape)s, &xf, &at, &out->trial[s]);
+			try_shape(o, m, (enum calib_shape)s, &xf, &out->trial[s]);
 		fitted += out->trial[s].fitted;
 	}
 	free(o);
-	if (!fitted)
-		return 0;
-	out->contenders = contenders(out, &best_loo, &rule);
+	free(xo);
+	return fitted;
+}
+
+bool calib_choice_for(struct calib_choice *ch, double u, double v)
+{
+	double best_loo, hi = -INFINITY;
+	enum tie_rule rule;
+
+	ch->u = u;
+	ch->v = v;
+	ch->chosen = CALIB_SHAPE_COUNT;
+	ch->contenders = 0;
+	ch->safe_side = false;
+	ch->loo = ch->predicted = ch->band = NAN;
+	ch->why[0] = '\0';
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
-		if ((out->contenders & (1u << s)) && out->trial[s].predicted > hi) {
-			hi = out->trial[s].predicted;
-			out->chosen = (enum calib_shape)s;
+		ch->trial[s].predicted = ch->trial[s].fitted ? calib_curve_at(&ch->trial[s].curve, u, v)
+							     : NAN;
+	ch->contenders = contenders(ch, &best_loo, &rule);
+	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
+		if ((ch->contenders & (1u << s)) && ch->trial[s].predicted > hi) {
+			hi = ch->trial[s].predicted;
+			ch->chosen = (enum calib_shape)s;
 		}
-	out->safe_side = rule != TIE_NONE;
+	if (ch->chosen >= CALIB_SHAPE_COUNT)
+		return false;
+	ch->safe_side = rule != TIE_NONE;
 	/* the band rests on the chosen shape's own error; a shape the launches
 	 * cannot judge yet, on what the best judged one did where that was
 	 * good, else on the prior */
-	if (out->trial[out->chosen].judged)
-		out->loo = out->trial[out->chosen].loo;
+	if (ch->trial[ch->chosen].judged)
+		ch->loo = ch->trial[ch->chosen].loo;
 	else
-		out->loo = best_loo <= TRUSTED ? best_loo : NAN;
-	out->band = calib_choice_band_at(out, u, v, &out->predicted);
-	say_why(out, rule, best_loo);
+		ch->loo = best_loo <= TRUSTED ? best_loo : NAN;
+	ch->band = calib_choice_band_at(ch, u, v, &ch->predicted);
+	say_why(ch, rule, best_loo);
+	return true;
+}
+
+unsigned calib_choose_curve(const struct calib_obs *obs, size_t n, double u, double v,
+			    const struct calib_obs *xla, size_t nxla, unsigned mask,
+			    struct calib_choice *out)
+{
+	unsigned fitted = calib_fit_curves(obs, n, xla, nxla, mask, out);
+
+	out->u = u;
+	out->v = v;
+	if (fitted && !calib_choice_for(out, u, v))
+		return 0;
 	return fitted;
 }
 

@@ -73,10 +73,23 @@ static int collect(const struct calib_point *p, void *arg)
 	return 0;
 }
 
+/* Curves fitted on a family's figures: the fits do not depend on the
+ * launch, so the candidates of one family share them.  The key is what
+ * they were fitted on. */
+struct fit_memo {
+	struct calib_obs *obs, *xla;   /* owned copies */
+	size_t n, nx;
+	unsigned mask;
+	struct calib_choice fits;
+};
+#define MAX_MEMO 8
+
 struct calib_family_cache {
 	char family[65], stack[65];
 	struct family fam;
 	unsigned other_stacks;
+	struct fit_memo memo[MAX_MEMO];
+	size_t nmemo;
 };
 
 static void family_release(struct family *f);
@@ -86,8 +99,61 @@ void calib_family_cache_drop(struct calib_store *st)
 	if (!st || !st->fcache)
 		return;
 	family_release(&st->fcache->fam);
+	for (size_t i = 0; i < st->fcache->nmemo; i++) {
+		free(st->fcache->memo[i].obs);
+		free(st->fcache->memo[i].xla);
+	}
 	free(st->fcache);
 	st->fcache = NULL;
+}
+
+static bool same_obs(const struct calib_obs *a, const struct calib_obs *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].u != b[i].u || a[i].v != b[i].v || a[i].y != b[i].y || a[i].count != b[i].count)
+			return false;
+	return true;
+}
+
+static struct calib_obs *obs_dup(const struct calib_obs *o, size_t n)
+{
+	struct calib_obs *d = xl_calloc(n + 1, sizeof(*d));
+
+	if (n)
+		memcpy(d, o, n * sizeof(*d));
+	return d;
+}
+
+/* calib_fit_curves, or what it gave for the same figures before (fc may be
+ * NULL: no store, nothing kept). */
+static unsigned fit_memoized(struct calib_family_cache *fc, const struct calib_obs *obs, size_t n,
+			     const struct calib_obs *xla, size_t nx, unsigned mask,
+			     struct calib_choice *out)
+{
+	unsigned fitted = 0;
+	struct fit_memo *m;
+
+	for (size_t i = 0; fc && i < fc->nmemo; i++) {
+		m = &fc->memo[i];
+		if (m->n == n && m->nx == nx && m->mask == mask && same_obs(m->obs, obs, n) &&
+		    same_obs(m->xla, xla, nx)) {
+			*out = m->fits;
+			for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
+				fitted += out->trial[s].fitted;
+			return fitted;
+		}
+	}
+	fitted = calib_fit_curves(obs, n, xla, nx, mask, out);
+	if (fc && fc->nmemo < MAX_MEMO) {
+		m = &fc->memo[fc->nmemo++];
+		m->obs = obs_dup(obs, n);
+		m->xla = obs_dup(xla, nx);
+		m->n = n;
+		m->nx = nx;
+		m->mask = mask;
+		m->fits = *out;
+	}
+	return fitted;
 }
 
 static void family_release(struct family *f)
@@ -382,6 +448,7 @@ struct ctx {
 	struct family fam;
 	unsigned other_stacks;     /* successful launches of the family on other stacks */
 	bool have_family;
+	struct calib_family_cache *fc;   /* the store's, where the family is kept */
 };
 
 static const int64_t *own_figure(const struct ctx *c, enum calib_kind k, const char **attempt)
@@ -545,9 +612,9 @@ static void compiler_growth(const struct kind_est *ke, struct calib_estimate *e)
 		e->xla_exponent = p;
 		e->xla_exponent_lower = lower;
 	}
-	calib_choose_curve(ke->cobs, ke->mc, ke->ut, ke->vt, NULL, 0,
-			   ~(1u << CALIB_SHAPE_XLA_POWER) & ((1u << CALIB_SHAPE_COUNT) - 1),
-			   &e->compiler);
+	if (fit_memoized(ke->c->fc, ke->cobs, ke->mc, NULL, 0,
+			 ~(1u << CALIB_SHAPE_XLA_POWER) & ((1u << CALIB_SHAPE_COUNT) - 1), &e->compiler))
+		calib_choice_for(&e->compiler, ke->ut, ke->vt);
 }
 
 /* the compiler's figure for this very program, through a line learned
@@ -605,8 +672,8 @@ static void from_curve(const struct kind_est *ke, struct calib_estimate *e)
 
 	if (!ke->at_point || ke->m < 2)
 		return;
-	if (!calib_choose_curve(ke->obs, ke->m, ke->ut, ke->vt, ke->cobs, ke->mc, 0, &e->fit) ||
-	    e->fit.sizes < 2)
+	if (!fit_memoized(ke->c->fc, ke->obs, ke->m, ke->cobs, ke->mc, 0, &e->fit) ||
+	    e->fit.sizes < 2 || !calib_choice_for(&e->fit, ke->ut, ke->vt))
 		return;
 	e->known = true;
 	e->basis = CALIB_BASIS_LEARNED;
@@ -818,6 +885,7 @@ static bool ctx_init(struct calib_store *st, const json_t *parts, struct ctx *c,
 		c->fam = st->fcache->fam;
 		c->other_stacks = st->fcache->other_stacks;
 		c->have_family = true;
+		c->fc = st->fcache;
 	} else if (st) {
 		*rc = st->be->family_points(st, c->family, c->stack, collect, &c->fam);
 		if (*rc == 0)
@@ -831,6 +899,7 @@ static bool ctx_init(struct calib_store *st, const json_t *parts, struct ctx *c,
 			memcpy(st->fcache->stack, c->stack, sizeof(c->stack));
 			st->fcache->fam = c->fam;
 			st->fcache->other_stacks = c->other_stacks;
+			c->fc = st->fcache;
 		} else {
 			family_release(&c->fam);
 		}

@@ -329,6 +329,23 @@ static void test_sizes(void **state)
 	assert_true(ch.band >= 8 * MB);
 }
 
+/* Figures so large that every curve overflows: nothing is chosen, and
+ * nothing is read past the shapes (a fuzzer found the launch's prediction
+ * of every shape NaN once). */
+static void test_overflow(void **state)
+{
+	struct calib_obs o[] = { { 1, 1e300, 1e300, 1 }, { 1, 2e300, 1e308, 1 }, { 1, 3e300, 1.7e308, 1 } };
+	struct calib_choice ch;
+
+	(void)state;
+	calib_choose_curve(o, 3, 1, 1e308, o, 3, 0, &ch);
+	assert_true(ch.chosen <= CALIB_SHAPE_COUNT);
+	if (ch.chosen < CALIB_SHAPE_COUNT)
+		assert_true(ch.contenders & (1u << ch.chosen));
+	else
+		assert_true(isnan(calib_choice_band_at(&ch, 1, 1e308, NULL)));
+}
+
 /* The exponent XLA's figures show. */
 static void test_growth_exponent(void **state)
 {
@@ -366,6 +383,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_products),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_growth_exponent),
+		cmocka_unit_test(test_overflow),
 	};
 
 	return XL_TEST_RUN(tests, NULL, NULL);

@@ -534,8 +534,8 @@ bool calib_choice_for(struct calib_choice *ch, double u, double v);
 /* How far (u, v) lies beyond the sizes seen, in mean steps between them (0
  * within them). */
 double calib_choice_reach(const struct calib_choice *ch, double u, double v);
-/* "+/- 56.5 MiB: 1% + out-of-sample error 0.5% x 3.20 (2.2 steps beyond
- * the sizes seen)": what the band at the launch is made of. */
+/* "+/- 56.5 MiB = 1% + 3.20 x 0.5% (the out-of-sample error; 2.2 mean
+ * steps beyond the sizes seen)": what the band at the launch is made of. */
 const char *calib_band_str(const struct calib_choice *ch, char *buf, size_t n);
 /* The choice's band at (u, v), its chosen curve's prediction in *pred. */
 double calib_choice_band_at(const struct calib_choice *ch, double u, double v, double *pred);

@@ -653,26 +653,27 @@ double calib_choice_reach(const struct calib_choice *ch, double u, double v)
 
 const char *calib_band_str(const struct calib_choice *ch, char *buf, size_t n)
 {
-	double d = calib_choice_reach(ch, ch->u, ch->v), base;
-	char err[64], b[32];
+	double d = calib_choice_reach(ch, ch->u, ch->v), e = isnan(ch->loo) ? PRIOR : ch->loo, base;
+	char b[32], times[32] = "", where[64];
 	size_t l;
 
 	if (ch->chosen >= CALIB_SHAPE_COUNT) {
 		snprintf(buf, n, "%s", "");
 		return buf;
 	}
-	if (isnan(ch->loo))
-		snprintf(err, sizeof(err), "a prior of %.0f%% (no out-of-sample error)", 100 * PRIOR);
-	else
-		snprintf(err, sizeof(err), "out-of-sample error %.1f%%", 100 * ch->loo);
-	base = fabs(ch->predicted) * (NOISE + (isnan(ch->loo) ? PRIOR : ch->loo) * (1 + d));
+	if (d > 0) {
+		snprintf(times, sizeof(times), "%.2f x ", 1 + d);
+		snprintf(where, sizeof(where), "%.1f mean steps beyond the sizes seen", d);
+	} else {
+		snprintf(where, sizeof(where), "within the sizes seen");
+	}
+	base = fabs(ch->predicted) * (NOISE + e * (1 + d));
 	xl_fmt_bytes(ch->band > 0 && ch->band < 9.2e18 ? (uint64_t)ch->band : 0, b, sizeof(b));
-	l = (size_t)snprintf(buf, n, "+/- %s: %.0f%% + %s", b, 100 * NOISE, err);
-	if (d > 0 && l < n)
-		l += (size_t)snprintf(buf + l, n - l, " x %.2f (%.1f steps beyond the sizes seen)", 1 + d,
-				      d);
+	l = (size_t)snprintf(buf, n, "+/- %s = %.0f%% + %s%.1f%% (%s; %s)", b, 100 * NOISE, times,
+			     100 * e, isnan(ch->loo) ? "a prior: no out-of-sample error"
+						     : "the out-of-sample error", where);
 	if (l < n && ch->band > base * 1.0001 && ch->band > BAND_MIN)
-		snprintf(buf + l, n - l, "; widened to the spread of the shapes chosen between");
+		snprintf(buf + l, n - l, ", widened to the spread of the shapes chosen between");
 	return buf;
 }
 

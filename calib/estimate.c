@@ -740,7 +740,7 @@ static void say_unknown(const struct kind_est *ke, struct calib_estimate *e)
 
 	if (ke->m == 1)
 		snprintf(e->summary, sizeof(e->summary),
-			 "one launch of the family at another size: a line needs two");
+			 "one launch of the family at another size: a curve needs two");
 	else if (other)
 		snprintf(e->summary, sizeof(e->summary),
 			 "stack changed: nothing learned on this stack yet (%u launch%s on"

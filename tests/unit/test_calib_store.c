@@ -1091,11 +1091,11 @@ static void test_family_fit(void **state)
 	assert_int_equal(e.feasible, -1);
 	assert_int_equal(e.kind, CALIB_KIND_HOST_PEAK_VM);
 	assert_int_equal(e.limit_bytes, 8LL << 30);
-	/* one launch: a line needs two */
+	/* one launch: a curve needs two */
 	record_job(st, "f1", 1000, "512", "0.10.2", "ok", 10, true);
 	e = estimate(st, 8000, "512", "0.10.2");
 	assert_false(e.known);
-	assert_non_null(strstr(e.summary, "a line needs two"));
+	assert_non_null(strstr(e.summary, "a curve needs two"));
 	/* ... but at its own size it is what it used */
 	e = estimate(st, 1000, "512", "0.10.2");
 	assert_true(e.known);

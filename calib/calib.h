@@ -424,6 +424,129 @@ struct calib_target {
 	size_t nlimits;
 };
 
+/* ---- curves ---------------------------------------------------------------------
+ *
+ * How one kind of memory grows with a family's scale.  A point of a family
+ * is (u, v): with one coordinate as the scale, u = 1 and v is that
+ * coordinate; with the scale "tokens (micro_batch x seq)", u is the micro
+ * batch and v the sequence length (memory grows with the batch, and with
+ * the sequence length as the shape says: attention without a fused kernel
+ * keeps a batch x heads x seq x seq score matrix).  The scale's value is
+ * x = u v. */
+
+enum calib_shape {
+	CALIB_SHAPE_AFFINE,        /* "affine": a + b u v */
+	CALIB_SHAPE_POWER,         /* "power": a + b u v^p, p fitted (0.5 to 3) */
+	CALIB_SHAPE_QUADRATIC,     /* "quadratic": a + b u v + c u v^2 */
+	CALIB_SHAPE_XLA_POWER,     /* "xla-power": a + b u v^p, p the exponent XLA's own
+				    * buffers show on the family */
+	CALIB_SHAPE_COUNT
+};
+const char *calib_shape_name(enum calib_shape s);
+/* How many numbers a shape fits (a, b and c or p; xla-power's p is given). */
+unsigned calib_shape_params(enum calib_shape s);
+
+/* One observed figure at (u, v); count launches gave it (their mean). */
+struct calib_obs {
+	double u, v, y;
+	unsigned count;
+};
+
+/* A fitted curve: y = a + b u v^p + c u v^2 (affine: p = 1, c = 0;
+ * quadratic: p = 1).  Beyond the largest size it was fitted on (x_hi) it
+ * never falls below the line through its two largest sizes (the safe
+ * side: a curve that bends down there would call a larger size feasible on
+ * the strength of a bend nobody saw continue). */
+struct calib_curve {
+	enum calib_shape shape;
+	double a, b, c, p;
+	double x_hi, y_hi;         /* the largest size fitted on, its mean figure */
+	double rise;               /* bytes per unit of x of that line (>= 0); NAN: none */
+};
+/* The curve's value at (u, v). */
+double calib_curve_at(const struct calib_curve *c, double u, double v);
+/* "641.7 MiB + 21.5 KiB x seq + 262 B x seq^2", the terms named after
+ * scale_name (tokens: "micro_batch x seq"). */
+const char *calib_curve_str(const struct calib_curve *c, const char *scale_name, bool tokens,
+			    char *buf, size_t n);
+
+/* One shape tried on a family. */
+struct calib_trial {
+	bool fitted;               /* enough sizes for its numbers */
+	bool judged;               /* one more: every size was predicted from the others */
+	double loo;                /* the largest relative error of those predictions
+				    * (NAN: not judged) */
+	double predicted;          /* at the launch to come, bytes */
+	struct calib_curve curve;  /* fitted on every size */
+};
+
+/* The curve chosen for one launch, and its band. */
+struct calib_choice {
+	unsigned points, sizes;    /* launches and distinct (u, v) they were at */
+	enum calib_shape chosen;   /* CALIB_SHAPE_COUNT: nothing could be fitted */
+	struct calib_trial trial[CALIB_SHAPE_COUNT];
+	unsigned contenders;       /* a mask of the shapes the choice was between */
+	bool safe_side;            /* they could not be told apart: the largest at the
+				    * launch was taken */
+	double xla_exponent;       /* the exponent xla-power took (NAN: none) */
+	bool xla_lower;            /* from two sizes of XLA's figures (see below) */
+	double xla_shown;          /* the exponent they show (a lower bound with xla_lower) */
+	double u, v;               /* the launch to come */
+	double predicted;          /* bytes */
+	double loo;                /* the out-of-sample error the band rests on (NAN:
+				    * none could be measured: a prior of 5%) */
+	double x_lo, x_hi, step;   /* the sizes seen (x = u v), and the mean ratio of
+				    * one to the next, as a logarithm */
+	double band;               /* bytes either way at the launch */
+	char why[320];             /* which shape and why, in one line */
+};
+
+/* Fits every shape in mask (bits 1 << enum calib_shape; 0: every shape) to
+ * the n observations, judges each by leaving one size out at a time, and
+ * chooses for the launch at (u, v): the shape whose left-out sizes were
+ * predicted best; shapes within 1.25 times its error (or 1% more) cannot be
+ * told apart from it, and of those the one that predicts the most at (u, v)
+ * is taken (the safe side).  xla (nxla of them; NULL: none) are XLA's
+ * buffer figures of the family: xla-power takes its exponent from them (see
+ * calib_growth_exponent; from two sizes only a lower bound, so from 1.2 up
+ * the square, or the bound when higher; below 1.2 the bound, at least 1), and,
+ * when judged, from them without the size left out.  Shapes with too few
+ * sizes to be judged join the choice when XLA's exponent is 1.2 or more
+ * (XLA's figure grows faster than a line), replace the judged ones when
+ * none of those predicted its left-out sizes within 2%, and are the choice
+ * when no shape could be judged.  The band: 1% (the spread of a figure
+ * between launches of one size) plus the out-of-sample error (for a shape
+ * the launches cannot judge, the best judged one's where that was within
+ * 2%, else a prior of 5%) times 1 + the distance beyond the sizes seen in
+ * mean steps between them (the logarithm of x = u v); at least the spread
+ * of the shapes the choice was between, and 8 MiB.  Returns the number of
+ * shapes fitted (0: out->chosen is CALIB_SHAPE_COUNT). */
+unsigned calib_choose_curve(const struct calib_obs *obs, size_t n, double u, double v,
+			    const struct calib_obs *xla, size_t nxla, unsigned mask,
+			    struct calib_choice *out);
+/* calib_choose_curve in two steps: the fits and their judgement, which do
+ * not depend on the launch (out's choice left empty; returns the number of
+ * shapes fitted), then the choice for the launch at (u, v) from them (false
+ * when nothing was fitted).  The candidates of one family share the first. */
+unsigned calib_fit_curves(const struct calib_obs *obs, size_t n, const struct calib_obs *xla,
+			  size_t nxla, unsigned mask, struct calib_choice *out);
+bool calib_choice_for(struct calib_choice *ch, double u, double v);
+/* How far (u, v) lies beyond the sizes seen, in mean steps between them (0
+ * within them). */
+double calib_choice_reach(const struct calib_choice *ch, double u, double v);
+/* "+/- 56.5 MiB = 1% + 3.20 x 0.5% (the out-of-sample error; 2.2 mean
+ * steps beyond the sizes seen)": what the band at the launch is made of. */
+const char *calib_band_str(const struct calib_choice *ch, char *buf, size_t n);
+/* The choice's band at (u, v), its chosen curve's prediction in *pred. */
+double calib_choice_band_at(const struct calib_choice *ch, double u, double v, double *pred);
+
+/* The exponent p with which figures grow with v: of a + b u v^p fitted to
+ * three sizes or more; from two sizes, the slope of log(y/u) against log v
+ * (*lower_bound: a constant part of the figures only lowers it).  Returns
+ * false when the sizes do not say (fewer than two values of v, or figures
+ * that are not positive). */
+bool calib_growth_exponent(const struct calib_obs *obs, size_t n, double *p, bool *lower_bound);
+
 /* What is predicted of one launch, for the kind that decides whether it
  * fits: the kind of the limit with the least room, or, without limits,
  * device_peak on an accelerator and host_peak_rss on the host.
@@ -431,32 +554,43 @@ struct calib_target {
  * Bases, in precedence: compiler (XLA's own buffer figure for this very
  * program, seen in an earlier attempt, through a line learned between that
  * figure and the kind on this family; with no line, a device figure above
- * the device's limit still makes it infeasible), learned (an affine fit of
- * the family's successful launches on this stack against the scale, from
- * two launches at different scales on), analytic (the model of
- * etc/memory.yaml times the family's correction), none.  An out-of-memory
- * attempt of the family at a scale at or below this one, under the same
- * limits, makes it infeasible whatever the prediction says. */
+ * the device's limit still makes it infeasible), learned (a curve of the
+ * family's successful launches on this stack against the scale, chosen by
+ * calib_choose_curve, from two launches at different scales on; on XLA
+ * jobs the exponent XLA's buffers show over the family's launches, those
+ * that ran out of memory after compiling included, is one of the shapes),
+ * analytic (the model of etc/memory.yaml times the family's correction),
+ * none.  An out-of-memory attempt of the family at a scale at or below
+ * this one, under the same limits, makes it infeasible whatever the
+ * prediction says. */
 struct calib_estimate {
 	bool known;                   /* predicted_bytes is known */
 	enum calib_kind kind;
 	enum calib_basis basis;
 	int64_t predicted_bytes;      /* CALIB_UNSET when unknown */
-	int64_t error_bytes;          /* the error bar, CALIB_UNSET when unknown */
+	int64_t error_bytes;          /* the band, either way; CALIB_UNSET when unknown */
 	int64_t limit_bytes;          /* the limit of kind, CALIB_UNSET when none */
 	char limit_source[160];
 	int feasible;                 /* 1: predicted + error within the limit; 0:
-				       * predicted above it by more than the error, or
-				       * an out-of-memory attempt at a scale at or
-				       * below; -1: unknown */
-	/* the learned fit (points == 0: none) */
+				       * predicted - error above it, or an
+				       * out-of-memory attempt at a scale at or
+				       * below; -1: unknown (no prediction, no limit,
+				       * or the band holds the limit: near_limit) */
+	bool near_limit;              /* the band holds the limit */
+	/* the learned curve (points == 0: none) */
 	unsigned points;              /* successful launches it used */
-	double intercept, slope;      /* bytes, bytes per unit of scale */
+	struct calib_choice fit;      /* the shapes tried and the one chosen */
 	double scale;                 /* this launch's value of the scale */
+	bool tokens;                  /* the scale is micro_batch x seq */
 	char scale_name[64];          /* "micro_batch", "tokens (micro_batch x seq)",
 				       * "env MICRO_BATCH", "--batch", "arg 3" */
-	char summary[240];            /* one line: how it was predicted */
-	char reason[400];             /* why it fits, does not, or is not known to */
+	/* XLA's buffers for this launch, predicted from the family's (before
+	 * the program is ever compiled; compiler.sizes == 0: none) */
+	struct calib_choice compiler;
+	double xla_exponent;          /* the exponent they show (NAN: unknown) */
+	bool xla_exponent_lower;      /* from two sizes: a lower bound */
+	char summary[400];            /* one line: how it was predicted */
+	char reason[480];             /* why it fits, does not, or is not known to */
 	struct calib_prediction analytic;  /* the analytic model and its parts */
 };
 
@@ -466,37 +600,45 @@ struct calib_estimate {
 int calib_estimate(struct calib_store *st, const struct calib_target *t,
 		   struct calib_estimate *out);
 /* {predicted_bytes, kind, basis, error_bytes, limit_bytes, limit_source,
- *  feasible (true, false or null), summary, reason, points, scale_name,
- *  scale, intercept_bytes, slope_bytes, analytic: calib_prediction_json}.
- *  New reference. */
+ *  feasible (true, false or null), near_limit, summary, reason, points,
+ *  scale_name, scale, intercept_bytes, slope_bytes, fit, curve, compiler,
+ *  analytic: calib_prediction_json}.  New reference. */
 json_t *calib_estimate_json(const struct calib_estimate *e);
-/* "1.51 GiB + 24.9 KiB x micro_batch" into buf, or "" without a fit. */
+/* The chosen curve "1.51 GiB + 24.9 KiB x micro_batch" into buf, or ""
+ * without a fit. */
 const char *calib_fit_str(const struct calib_estimate *e, char *buf, size_t n);
+/* The learned curve of e at scale value x, the launch's other coordinates
+ * as they are (with tokens, its micro batch); NAN without a fit.  With band
+ * not NULL, *band is the band there. */
+double calib_fit_at(const struct calib_estimate *e, double x, double *band);
 
 /* ---- retry order ------------------------------------------------------------- */
 
-/* A candidate's place in the order; the store gives the first five, the
+/* A candidate's place in the order; the store gives the first six, the
  * launcher the last two (a pinned candidate, a profile without any). */
 enum calib_place {
 	CALIB_PLACE_KNOWN_GOOD,    /* the latest attempt with this signature that says
 				    * anything of memory fitted (ok, compile-storm) */
 	CALIB_PLACE_UNSEEN,        /* not launched with this signature */
+	CALIB_PLACE_NEAR_LIMIT,    /* unseen, and the band of its prediction holds
+				    * the limit: "near-limit" */
 	CALIB_PLACE_SUSPECT,       /* an oom with this shape on an older stack */
 	CALIB_PLACE_INFEASIBLE,    /* predicted not to fit: "predicted-infeasible" */
 	CALIB_PLACE_KNOWN_BAD,     /* that latest attempt was an oom */
 	CALIB_PLACE_PINNED,        /* named with -c: the only one tried */
 	CALIB_PLACE_ONLY,          /* the profile has no candidates */
 };
-/* "known-good", "unseen", "suspect", "predicted-infeasible", "known-bad",
- * "pinned", "only". */
+/* "known-good", "unseen", "near-limit", "suspect", "predicted-infeasible",
+ * "known-bad", "pinned", "only". */
 const char *calib_place_name(enum calib_place p);
 
 struct calib_rank {
 	size_t index;              /* the candidate's position in the profile */
 	enum calib_place place;
 	int tier;                  /* 0: known-good or predicted to fit; 1: unseen
-				    * without a verdict; 2: suspect; 3: predicted
-				    * infeasible; 4: known-bad */
+				    * without a verdict, or near the limit (the
+				    * profile's order between them); 2: suspect; 3:
+				    * predicted infeasible; 4: known-bad */
 	char reason[600];
 	char signature[65];
 	struct calib_estimate est;

@@ -1,7 +1,8 @@
 /* estimate.c - what a launch will need, from its family's past launches:
- * the scale a family's members differ in, an affine fit of each memory
- * kind against it, the compiler's own figure, the analytic model as a
- * prior, and feasibility against the launch's real limits. */
+ * the scale a family's members differ in, a curve of each memory kind
+ * against it (curve.c chooses it), the compiler's own figure and its
+ * growth, the analytic model as a prior, and feasibility against the
+ * launch's real limits. */
 #include "calib/backend.h"
 
 #include <math.h>
@@ -72,10 +73,23 @@ static int collect(const struct calib_point *p, void *arg)
 	return 0;
 }
 
+/* Curves fitted on a family's figures: the fits do not depend on the
+ * launch, so the candidates of one family share them.  The key is what
+ * they were fitted on. */
+struct fit_memo {
+	struct calib_obs *obs, *xla;   /* owned copies */
+	size_t n, nx;
+	unsigned mask;
+	struct calib_choice fits;
+};
+#define MAX_MEMO 8
+
 struct calib_family_cache {
 	char family[65], stack[65];
 	struct family fam;
 	unsigned other_stacks;
+	struct fit_memo memo[MAX_MEMO];
+	size_t nmemo;
 };
 
 static void family_release(struct family *f);
@@ -85,8 +99,61 @@ void calib_family_cache_drop(struct calib_store *st)
 	if (!st || !st->fcache)
 		return;
 	family_release(&st->fcache->fam);
+	for (size_t i = 0; i < st->fcache->nmemo; i++) {
+		free(st->fcache->memo[i].obs);
+		free(st->fcache->memo[i].xla);
+	}
 	free(st->fcache);
 	st->fcache = NULL;
+}
+
+static bool same_obs(const struct calib_obs *a, const struct calib_obs *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].u != b[i].u || a[i].v != b[i].v || a[i].y != b[i].y || a[i].count != b[i].count)
+			return false;
+	return true;
+}
+
+static struct calib_obs *obs_dup(const struct calib_obs *o, size_t n)
+{
+	struct calib_obs *d = xl_calloc(n + 1, sizeof(*d));
+
+	if (n)
+		memcpy(d, o, n * sizeof(*d));
+	return d;
+}
+
+/* calib_fit_curves, or what it gave for the same figures before (fc may be
+ * NULL: no store, nothing kept). */
+static unsigned fit_memoized(struct calib_family_cache *fc, const struct calib_obs *obs, size_t n,
+			     const struct calib_obs *xla, size_t nx, unsigned mask,
+			     struct calib_choice *out)
+{
+	unsigned fitted = 0;
+	struct fit_memo *m;
+
+	for (size_t i = 0; fc && i < fc->nmemo; i++) {
+		m = &fc->memo[i];
+		if (m->n == n && m->nx == nx && m->mask == mask && same_obs(m->obs, obs, n) &&
+		    same_obs(m->xla, xla, nx)) {
+			*out = m->fits;
+			for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
+				fitted += out->trial[s].fitted;
+			return fitted;
+		}
+	}
+	fitted = calib_fit_curves(obs, n, xla, nx, mask, out);
+	if (fc && fc->nmemo < MAX_MEMO) {
+		m = &fc->memo[fc->nmemo++];
+		m->obs = obs_dup(obs, n);
+		m->xla = obs_dup(xla, nx);
+		m->n = n;
+		m->nx = nx;
+		m->mask = mask;
+		m->fits = *out;
+	}
+	return fitted;
 }
 
 static void family_release(struct family *f)
@@ -141,6 +208,16 @@ static bool scale_of(const struct scale *sc, const json_t *coords, double *x)
 		return true;
 	}
 	return num_of(coords, sc->key, x);
+}
+
+/* The point (u, v) of coords on the scale (see calib.h, "curves"): the
+ * micro batch and the sequence length for tokens, else 1 and the scale. */
+static bool uv_of(const struct scale *sc, const json_t *coords, double *u, double *v)
+{
+	if (sc->tokens)
+		return num_of(coords, "micro_batch", u) && num_of(coords, "seq", v);
+	*u = 1;
+	return scale_of(sc, coords, v);
 }
 
 static bool in_scale(const struct scale *sc, const char *key)
@@ -308,70 +385,7 @@ static void pick_scale(const json_t *target, const struct fpoint *pts, const boo
 	free(use);
 }
 
-/* ---- fits --------------------------------------------------------------------------- */
-
-struct fit {
-	unsigned n, distinct;
-	double a, b;               /* y = a + b x */
-	double xbar, sxx, s;       /* for the error of a prediction */
-	double xmin, xmax;
-};
-
-static bool fit_line(const double *x, const double *y, size_t n, struct fit *f)
-{
-	double sx = 0, sy = 0, sxy = 0, ssr = 0;
-	unsigned distinct = 0;
-
-	memset(f, 0, sizeof(*f));
-	if (n < 2)
-		return false;
-	f->xmin = f->xmax = x[0];
-	for (size_t i = 0; i < n; i++) {
-		size_t j;
-
-		sx += x[i];
-		sy += y[i];
-		for (j = 0; j < i && x[j] != x[i]; j++)
-			;
-		if (j == i)
-			distinct++;
-		if (x[i] < f->xmin)
-			f->xmin = x[i];
-		if (x[i] > f->xmax)
-			f->xmax = x[i];
-	}
-	if (distinct < 2)
-		return false;
-	f->n = (unsigned)n;
-	f->distinct = distinct;
-	f->xbar = sx / (double)n;
-	for (size_t i = 0; i < n; i++) {
-		f->sxx += (x[i] - f->xbar) * (x[i] - f->xbar);
-		sxy += (x[i] - f->xbar) * (y[i] - sy / (double)n);
-	}
-	f->b = sxy / f->sxx;
-	f->a = sy / (double)n - f->b * f->xbar;
-	for (size_t i = 0; i < n; i++) {
-		double r = y[i] - (f->a + f->b * x[i]);
-
-		ssr += r * r;
-	}
-	f->s = n > 2 ? sqrt(ssr / (double)(n - 2)) : 0;
-	return true;
-}
-
-/* The error bar of a prediction at x: twice the standard error of a new
- * observation there, and never less than a floor: 5% of the prediction (and
- * 16 MiB) from two sizes, 3% (and 8 MiB) from three or more, since two
- * points say nothing of how straight the line is. */
-static double fit_error(const struct fit *f, double x, double pred)
-{
-	double se = f->s * sqrt(1 + 1.0 / f->n + (x - f->xbar) * (x - f->xbar) / f->sxx);
-	double floor_b = f->distinct > 2 ? fmax(0.03 * fabs(pred), 8.0 * 1048576)
-					: fmax(0.05 * fabs(pred), 16.0 * 1048576);
-
-	return fmax(2 * se, floor_b);
-}
+/* ---- numbers ------------------------------------------------------------------------ */
 
 static int64_t to_i64(double v)
 {
@@ -434,6 +448,7 @@ struct ctx {
 	struct family fam;
 	unsigned other_stacks;     /* successful launches of the family on other stacks */
 	bool have_family;
+	struct calib_family_cache *fc;   /* the store's, where the family is kept */
 };
 
 static const int64_t *own_figure(const struct ctx *c, enum calib_kind k, const char **attempt)
@@ -466,31 +481,42 @@ static void fmt_b(double v, char *buf, size_t n)
 
 const char *calib_fit_str(const struct calib_estimate *e, char *buf, size_t n)
 {
-	char a[32], b[32];
-
-	if (!e->points) {
+	if (!e->points || e->fit.chosen >= CALIB_SHAPE_COUNT) {
 		snprintf(buf, n, "%s", "");
 		return buf;
 	}
-	fmt_b(e->intercept, a, sizeof(a));
-	fmt_b(e->slope, b, sizeof(b));
-	snprintf(buf, n, "%s%s %s %s x %s", e->intercept < 0 ? "-" : "", a,
-		 e->slope < 0 ? "-" : "+", b, e->scale_name);
-	return buf;
+	return calib_curve_str(&e->fit.trial[e->fit.chosen].curve, e->scale_name, e->tokens, buf, n);
 }
 
-/* One kind's estimate in the making: the family's launches a line can use
- * (use[], c->fam.n of them), the m pairs they give of scale value and
- * figure (xs, ys), and the scale value of the launch to come (xt). */
+double calib_fit_at(const struct calib_estimate *e, double x, double *band)
+{
+	double u = e->fit.u, pred = NAN, b;
+
+	if (!e->points || e->fit.chosen >= CALIB_SHAPE_COUNT || !(u > 0)) {
+		if (band)
+			*band = NAN;
+		return NAN;
+	}
+	b = calib_choice_band_at(&e->fit, u, x / u, &pred);
+	if (band)
+		*band = b;
+	return pred;
+}
+
+/* One kind's estimate in the making: the family's launches a curve can
+ * use (use[], c->fam.n of them), the m observations they give (obs), the
+ * launch to come on the scale (xt, and as a point ut, vt), and the
+ * compiler's figures of the family on the same scale (cobs, mc). */
 struct kind_est {
 	const struct ctx *c;
 	enum calib_kind k;
 	const struct calib_limit *lim;   /* the tightest limit of kind k, or NULL */
 	struct scale sc;
 	bool *use;
-	double *xs, *ys;
-	size_t m;
-	double xt;
+	struct calib_obs *obs, *cobs;
+	size_t m, mc;
+	double xt, ut, vt;
+	bool at_point;                   /* ut and vt are known */
 };
 
 /* e as nothing known yet of kind k, under lim. */
@@ -503,10 +529,39 @@ static void estimate_begin(struct calib_estimate *e, enum calib_kind k,
 	e->limit_bytes = lim ? lim->bytes : CALIB_UNSET;
 	snprintf(e->limit_source, sizeof(e->limit_source), "%s", lim ? lim->source : "");
 	e->feasible = -1;
+	e->fit.chosen = e->compiler.chosen = CALIB_SHAPE_COUNT;
+	e->xla_exponent = NAN;
+}
+
+/* XLA's buffers of the family's launches on ke's scale: those that fitted
+ * and those that ran out of memory after compiling (the compiler's figure
+ * does not depend on how the run ended). */
+static void gather_compiler(const struct ctx *c, struct kind_est *ke)
+{
+	size_t n = c->fam.n;
+	bool *cand = xl_calloc(n + 1, sizeof(bool)), *use = xl_calloc(n + 1, sizeof(bool));
+
+	ke->cobs = xl_calloc(n + 1, sizeof(*ke->cobs));
+	for (size_t i = 0; i < n; i++)
+		cand[i] = (fits(c->fam.v[i].outcome) || c->fam.v[i].outcome == XL_OUT_OOM) &&
+			  c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS] != CALIB_UNSET;
+	if (ke->sc.name[0])
+		usable(&ke->sc, c->coords, c->fam.v, cand, n, use);
+	for (size_t i = 0; i < n; i++) {
+		struct calib_obs *o = &ke->cobs[ke->mc];
+
+		if (use[i] && uv_of(&ke->sc, c->fam.v[i].coords, &o->u, &o->v)) {
+			o->y = (double)c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS];
+			o->count = 1;
+			ke->mc++;
+		}
+	}
+	free(cand);
+	free(use);
 }
 
 /* The scale of c's launch among the family's launches that fitted and have
- * a figure of kind k, and the points a line of kind k can use (ke's to
+ * a figure of kind k, and the points a curve of kind k can use (ke's to
  * release with kind_est_release()). */
 static void gather_points(const struct ctx *c, enum calib_kind k, struct kind_est *ke)
 {
@@ -517,27 +572,49 @@ static void gather_points(const struct ctx *c, enum calib_kind k, struct kind_es
 	ke->c = c;
 	ke->k = k;
 	ke->use = xl_calloc(n + 1, sizeof(bool));
-	ke->xs = xl_calloc(n + 1, sizeof(double));
-	ke->ys = xl_calloc(n + 1, sizeof(double));
+	ke->obs = xl_calloc(n + 1, sizeof(*ke->obs));
 	for (size_t i = 0; i < n; i++)
 		cand[i] = fits(c->fam.v[i].outcome) && c->fam.v[i].fig[k] != CALIB_UNSET;
 	pick_scale(c->coords, c->fam.v, cand, n, &ke->sc);
 	usable(&ke->sc, c->coords, c->fam.v, cand, n, ke->use);
 	scale_of(&ke->sc, c->coords, &ke->xt);
+	ke->at_point = uv_of(&ke->sc, c->coords, &ke->ut, &ke->vt);
 	for (size_t i = 0; i < n; i++) {
-		if (!ke->use[i])
+		struct calib_obs *o = &ke->obs[ke->m];
+
+		if (!ke->use[i] || !uv_of(&ke->sc, c->fam.v[i].coords, &o->u, &o->v))
 			continue;
-		scale_of(&ke->sc, c->fam.v[i].coords, &ke->xs[ke->m]);
-		ke->ys[ke->m++] = (double)c->fam.v[i].fig[k];
+		o->y = (double)c->fam.v[i].fig[k];
+		o->count = 1;
+		ke->m++;
 	}
 	free(cand);
+	gather_compiler(c, ke);
 }
 
 static void kind_est_release(struct kind_est *ke)
 {
 	free(ke->use);
-	free(ke->xs);
-	free(ke->ys);
+	free(ke->obs);
+	free(ke->cobs);
+}
+
+/* The compiler's figures of the family: the exponent they grow with, and
+ * what this launch's program will need, before it is ever compiled. */
+static void compiler_growth(const struct kind_est *ke, struct calib_estimate *e)
+{
+	bool lower;
+	double p;
+
+	if (ke->mc < 2 || !ke->at_point)
+		return;
+	if (calib_growth_exponent(ke->cobs, ke->mc, &p, &lower)) {
+		e->xla_exponent = p;
+		e->xla_exponent_lower = lower;
+	}
+	if (fit_memoized(ke->c->fc, ke->cobs, ke->mc, NULL, 0,
+			 ~(1u << CALIB_SHAPE_XLA_POWER) & ((1u << CALIB_SHAPE_COUNT) - 1), &e->compiler))
+		calib_choice_for(&e->compiler, ke->ut, ke->vt);
 }
 
 /* the compiler's figure for this very program, through a line learned
@@ -549,30 +626,30 @@ static void from_compiler(const struct kind_est *ke, struct calib_estimate *e)
 	size_t n = c->fam.n, mb = 0;
 	const char *own_at = NULL;
 	const int64_t *own_buf = own_figure(c, CALIB_KIND_XLA_BUFFERS, &own_at);
-	double *bx, *by;
+	struct calib_obs *bo;
+	struct calib_choice g;
 	char b1[32];
-	struct fit g;
 
 	if (!own_buf || k == CALIB_KIND_XLA_BUFFERS)
 		return;
-	bx = xl_calloc(n + 1, sizeof(double));
-	by = xl_calloc(n + 1, sizeof(double));
+	bo = xl_calloc(n + 1, sizeof(*bo));
 	for (size_t i = 0; i < n; i++)
 		if (ke->use[i] && c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS] != CALIB_UNSET) {
-			bx[mb] = (double)c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS];
-			by[mb++] = (double)c->fam.v[i].fig[k];
+			bo[mb].u = 1;
+			bo[mb].v = (double)c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS];
+			bo[mb].count = 1;
+			bo[mb++].y = (double)c->fam.v[i].fig[k];
 		}
-	if (fit_line(bx, by, mb, &g)) {
-		double p = g.a + g.b * (double)*own_buf;
-
+	if (calib_choose_curve(bo, mb, 1, (double)*own_buf, NULL, 0, 1u << CALIB_SHAPE_AFFINE, &g) &&
+	    g.sizes >= 2) {
 		e->known = true;
 		e->basis = CALIB_BASIS_COMPILER;
-		e->predicted_bytes = to_i64(p);
-		e->error_bytes = to_i64(fit_error(&g, (double)*own_buf, p));
+		e->predicted_bytes = to_i64(g.predicted);
+		e->error_bytes = to_i64(g.band);
 		fmt_b((double)*own_buf, b1, sizeof(b1));
 		snprintf(e->summary, sizeof(e->summary),
 			 "compiler: XLA's buffers for this program %s (run %s), through a line"
-			 " learned from %u launches", b1, own_at, g.n);
+			 " learned from %u launches", b1, own_at, g.points);
 	} else if (k == CALIB_KIND_DEVICE_PEAK && ke->lim && *own_buf > ke->lim->bytes) {
 		/* every buffer lives on the device: a floor, not a prediction */
 		e->known = true;
@@ -584,33 +661,32 @@ static void from_compiler(const struct kind_est *ke, struct calib_estimate *e)
 			 "compiler: XLA's buffers for this program alone are %s (run %s)", b1,
 			 own_at);
 	}
-	free(bx);
-	free(by);
+	free(bo);
 }
 
-/* a line of kind k against the scale, learned from the family's sizes */
-static void from_line(const struct kind_est *ke, struct calib_estimate *e)
+/* a curve of kind k against the scale, learned from the family's sizes and
+ * chosen by its out-of-sample error */
+static void from_curve(const struct kind_est *ke, struct calib_estimate *e)
 {
-	char b3[32], line[160];
-	struct fit f;
-	double p;
+	char b3[32], line[200];
 
-	if (!fit_line(ke->xs, ke->ys, ke->m, &f))
+	if (!ke->at_point || ke->m < 2)
 		return;
-	p = f.a + f.b * ke->xt;
+	if (!fit_memoized(ke->c->fc, ke->obs, ke->m, ke->cobs, ke->mc, 0, &e->fit) ||
+	    e->fit.sizes < 2 || !calib_choice_for(&e->fit, ke->ut, ke->vt))
+		return;
 	e->known = true;
 	e->basis = CALIB_BASIS_LEARNED;
-	e->predicted_bytes = to_i64(p);
-	e->error_bytes = to_i64(fit_error(&f, ke->xt, p));
-	e->points = f.n;
-	e->intercept = f.a;
-	e->slope = f.b;
+	e->predicted_bytes = to_i64(e->fit.predicted);
+	e->error_bytes = to_i64(e->fit.band);
+	e->points = e->fit.points;
 	e->scale = ke->xt;
+	e->tokens = ke->sc.tokens;
 	snprintf(e->scale_name, sizeof(e->scale_name), "%s", ke->sc.name);
 	fmt_b((double)e->error_bytes, b3, sizeof(b3));
-	snprintf(e->summary, sizeof(e->summary), "learned from %u launch%s: %s, +/- %s (%s)",
-		 f.n, f.n == 1 ? "" : "es", calib_fit_str(e, line, sizeof(line)), b3,
-		 calib_kind_name(ke->k));
+	snprintf(e->summary, sizeof(e->summary), "learned from %u launch%s: %s %s, +/- %s (%s)",
+		 e->points, e->points == 1 ? "" : "es", calib_shape_name(e->fit.chosen),
+		 calib_fit_str(e, line, sizeof(line)), b3, calib_kind_name(ke->k));
 }
 
 /* the analytic model, corrected by what the family used where it can be,
@@ -646,12 +722,12 @@ static void from_this_size(const struct kind_est *ke, struct calib_estimate *e)
 	if (m < 1)
 		return;
 	for (size_t i = 0; i < m; i++)
-		if (ke->xs[i] != ke->xt)
+		if (ke->obs[i].u * ke->obs[i].v != ke->xt)
 			return;
 	e->known = true;
 	e->basis = CALIB_BASIS_LEARNED;
-	e->predicted_bytes = (int64_t)ke->ys[0];
-	e->error_bytes = to_i64(fmax(0.05 * ke->ys[0], 16.0 * 1048576));
+	e->predicted_bytes = (int64_t)ke->obs[0].y;
+	e->error_bytes = to_i64(fmax(0.05 * ke->obs[0].y, 16.0 * 1048576));
 	snprintf(e->summary, sizeof(e->summary),
 		 "learned from %zu launch%s at this size (%s)", m, m == 1 ? "" : "es",
 		 calib_kind_name(ke->k));
@@ -664,7 +740,7 @@ static void say_unknown(const struct kind_est *ke, struct calib_estimate *e)
 
 	if (ke->m == 1)
 		snprintf(e->summary, sizeof(e->summary),
-			 "one launch of the family at another size: a line needs two");
+			 "one launch of the family at another size: a curve needs two");
 	else if (other)
 		snprintf(e->summary, sizeof(e->summary),
 			 "stack changed: nothing learned on this stack yet (%u launch%s on"
@@ -674,41 +750,55 @@ static void say_unknown(const struct kind_est *ke, struct calib_estimate *e)
 			 e->analytic.note[0] ? "; " : "", e->analytic.note);
 }
 
-/* Whether the estimate e of kind k fits under lim (e->feasible), and why. */
+/* " (quadratic curve)" of a learned estimate, else "". */
+static const char *curve_tag(const struct calib_estimate *e, char *buf, size_t n)
+{
+	if (e->basis == CALIB_BASIS_LEARNED && e->points && e->fit.chosen < CALIB_SHAPE_COUNT)
+		snprintf(buf, n, " (%s curve)", calib_shape_name(e->fit.chosen));
+	else
+		snprintf(buf, n, "%s", "");
+	return buf;
+}
+
+/* Whether the estimate e of kind k fits under lim (e->feasible), and why:
+ * fits when the top of its band is within the limit, does not when the
+ * bottom is above it, and is near the limit in between. */
 static void judge_feasible(struct calib_estimate *e, enum calib_kind k,
 			   const struct calib_limit *lim)
 {
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], tag[48];
 
-	if (e->known && lim) {
+	if (e->known) {
 		fmt_b((double)e->predicted_bytes, b1, sizeof(b1));
 		fmt_b((double)e->error_bytes, b2, sizeof(b2));
+		curve_tag(e, tag, sizeof(tag));
+	}
+	if (e->known && lim) {
 		fmt_b((double)lim->bytes, b3, sizeof(b3));
 		if (e->predicted_bytes + e->error_bytes <= lim->bytes) {
 			e->feasible = 1;
-			snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s within %s %s",
-				 b1, b2, calib_kind_name(k), lim->source, b3);
+			snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s%s within %s %s",
+				 b1, b2, calib_kind_name(k), tag, lim->source, b3);
 		} else if (e->predicted_bytes - e->error_bytes > lim->bytes) {
 			e->feasible = 0;
-			snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s above %s %s",
-				 b1, b2, calib_kind_name(k), lim->source, b3);
+			snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s%s above %s %s",
+				 b1, b2, calib_kind_name(k), tag, lim->source, b3);
 		} else {
+			e->near_limit = true;
 			snprintf(e->reason, sizeof(e->reason),
-				 "predicted %s +/- %s of %s: too close to %s %s to say", b1, b2,
-				 calib_kind_name(k), lim->source, b3);
+				 "predicted %s +/- %s of %s%s: the band holds %s %s, too close to say",
+				 b1, b2, calib_kind_name(k), tag, lim->source, b3);
 		}
 	} else if (e->known) {
-		fmt_b((double)e->predicted_bytes, b1, sizeof(b1));
-		fmt_b((double)e->error_bytes, b2, sizeof(b2));
-		snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s; no limit of that kind"
-			 " known", b1, b2, calib_kind_name(k));
+		snprintf(e->reason, sizeof(e->reason), "predicted %s +/- %s of %s%s; no limit of that"
+			 " kind known", b1, b2, calib_kind_name(k), tag);
 	} else {
 		snprintf(e->reason, sizeof(e->reason), "no prediction (%s)", e->summary);
 	}
 }
 
 /* Estimates kind k of c's launch into e: from the compiler's figure, else a
- * line learned on the family, else the analytic model, else what the one
+ * curve learned on the family, else the analytic model, else what the one
  * size launched used; then whether it fits under the limit. */
 static void estimate_kind(const struct ctx *c, const struct calib_target *t, enum calib_kind k,
 			  struct calib_estimate *e)
@@ -719,9 +809,10 @@ static void estimate_kind(const struct ctx *c, const struct calib_target *t, enu
 	estimate_begin(e, k, lim);
 	gather_points(c, k, &ke);
 	ke.lim = lim;
+	compiler_growth(&ke, e);
 	from_compiler(&ke, e);
 	if (!e->known)
-		from_line(&ke, e);
+		from_curve(&ke, e);
 	if (!e->known)
 		from_analytic(&ke, e);
 	if (!e->known)
@@ -794,6 +885,7 @@ static bool ctx_init(struct calib_store *st, const json_t *parts, struct ctx *c,
 		c->fam = st->fcache->fam;
 		c->other_stacks = st->fcache->other_stacks;
 		c->have_family = true;
+		c->fc = st->fcache;
 	} else if (st) {
 		*rc = st->be->family_points(st, c->family, c->stack, collect, &c->fam);
 		if (*rc == 0)
@@ -807,6 +899,7 @@ static bool ctx_init(struct calib_store *st, const json_t *parts, struct ctx *c,
 			memcpy(st->fcache->stack, c->stack, sizeof(c->stack));
 			st->fcache->fam = c->fam;
 			st->fcache->other_stacks = c->other_stacks;
+			c->fc = st->fcache;
 		} else {
 			family_release(&c->fam);
 		}
@@ -934,6 +1027,9 @@ int calib_estimate(struct calib_store *st, const struct calib_target *t, struct 
 		}
 		best = es[pick < 0 ? 0 : pick];
 		best.feasible = any_bad ? 0 : any_limit && all_ok ? 1 : -1;
+		best.near_limit = false;
+		for (size_t i = 0; i < nk && best.feasible < 0; i++)
+			best.near_limit |= es[i].near_limit;
 		free(es);
 	}
 	*out = best;
@@ -946,6 +1042,7 @@ int calib_estimate(struct calib_store *st, const struct calib_target *t, struct 
 			char when[32];
 
 			out->feasible = 0;
+			out->near_limit = false;
 			snprintf(out->reason, sizeof(out->reason),
 				 "oom at %s = %g under the same limits (run %s, %s): a larger size needs"
 				 " more", name, x_oom, o->attempt, xl_iso_time(o->time, when, sizeof(when)));
@@ -962,26 +1059,103 @@ static json_t *i64_or_null(int64_t v)
 	return v == CALIB_UNSET ? json_null() : json_integer((json_int_t)v);
 }
 
-json_t *calib_estimate_json(const struct calib_estimate *e)
+static json_t *real_or_null(double v)
 {
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* {shape, fit, judged, loo_error, predicted_bytes} of every shape fitted. */
+static json_t *trials_json(const struct calib_choice *ch, const char *scale_name, bool tokens)
+{
+	json_t *arr = json_array();
 	char fit[200];
 
-	return json_pack("{s:o, s:s, s:s, s:o, s:o, s:s?, s:o, s:s, s:s, s:I, s:s?, s:o, s:o, s:o,"
-			 " s:s?, s:o}",
-			 "predicted_bytes", e->known ? i64_or_null(e->predicted_bytes) : json_null(),
-			 "kind", calib_kind_name(e->kind),
-			 "basis", calib_basis_name(e->known ? e->basis : CALIB_BASIS_NONE),
-			 "error_bytes", e->known ? i64_or_null(e->error_bytes) : json_null(),
-			 "limit_bytes", i64_or_null(e->limit_bytes),
-			 "limit_source", e->limit_bytes != CALIB_UNSET ? e->limit_source : NULL,
-			 "feasible", e->feasible < 0 ? json_null() : json_boolean(e->feasible),
-			 "summary", e->summary,
-			 "reason", e->reason,
-			 "points", (json_int_t)e->points,
-			 "scale_name", e->points ? e->scale_name : NULL,
-			 "scale", e->points ? json_real(e->scale) : json_null(),
-			 "intercept_bytes", e->points ? json_real(e->intercept) : json_null(),
-			 "slope_bytes", e->points ? json_real(e->slope) : json_null(),
-			 "fit", e->points ? calib_fit_str(e, fit, sizeof(fit)) : NULL,
-			 "analytic", calib_prediction_json(&e->analytic));
+	for (int s = 0; s < CALIB_SHAPE_COUNT; s++) {
+		const struct calib_trial *t = &ch->trial[s];
+
+		if (!t->fitted)
+			continue;
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:b, s:o, s:o, s:b}",
+			"shape", calib_shape_name((enum calib_shape)s),
+			"fit", calib_curve_str(&t->curve, scale_name, tokens, fit, sizeof(fit)),
+			"judged", t->judged, "loo_error", real_or_null(t->loo),
+			"predicted_bytes", isfinite(t->predicted) ? json_integer(to_i64(t->predicted))
+								  : json_null(),
+			"contender", (ch->contenders >> s) & 1));
+	}
+	return arr;
+}
+
+/* The chosen curve: {shape, fit, why, exponent, a, b, c, loo_error, reach,
+ * safe_side, sizes, tried: [...]}, or null. */
+static json_t *choice_json(const struct calib_choice *ch, const char *scale_name, bool tokens)
+{
+	const struct calib_curve *c;
+	char fit[200], band[200];
+
+	if (ch->chosen >= CALIB_SHAPE_COUNT)
+		return json_null();
+	c = &ch->trial[ch->chosen].curve;
+	return json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:o, s:f, s:b, s:I, s:I, s:o}",
+			 "shape", calib_shape_name(ch->chosen),
+			 "fit", calib_curve_str(c, scale_name, tokens, fit, sizeof(fit)),
+			 "why", ch->why, "band", calib_band_str(ch, band, sizeof(band)),
+			 "a", c->a, "b", c->b, "c", c->c, "exponent", c->p,
+			 "loo_error", real_or_null(ch->loo), "reach", calib_choice_reach(ch, ch->u, ch->v),
+			 "safe_side", ch->safe_side, "sizes", (json_int_t)ch->sizes,
+			 "points", (json_int_t)ch->points,
+			 "tried", trials_json(ch, scale_name, tokens));
+}
+
+/* XLA's buffers predicted for this launch: {predicted_bytes, error_bytes,
+ * exponent, exponent_lower_bound, sizes, shape, fit}, or null. */
+static json_t *compiler_json(const struct calib_estimate *e)
+{
+	const struct calib_choice *ch = &e->compiler;
+	char fit[200];
+
+	if (ch->chosen >= CALIB_SHAPE_COUNT && isnan(e->xla_exponent))
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:b, s:I, s:s?, s:s?}",
+		"predicted_bytes", ch->chosen < CALIB_SHAPE_COUNT ? json_integer(to_i64(ch->predicted))
+								  : json_null(),
+		"error_bytes", ch->chosen < CALIB_SHAPE_COUNT ? json_integer(to_i64(ch->band)) : json_null(),
+		"exponent", real_or_null(e->xla_exponent),
+		"exponent_lower_bound", e->xla_exponent_lower, "sizes", (json_int_t)ch->sizes,
+		"shape", ch->chosen < CALIB_SHAPE_COUNT ? calib_shape_name(ch->chosen) : NULL,
+		"fit", ch->chosen < CALIB_SHAPE_COUNT
+			? calib_curve_str(&ch->trial[ch->chosen].curve, e->scale_name[0] ? e->scale_name
+							  : "scale", e->tokens, fit, sizeof(fit))
+			: NULL);
+}
+
+json_t *calib_estimate_json(const struct calib_estimate *e)
+{
+	const struct calib_curve *c = e->points && e->fit.chosen < CALIB_SHAPE_COUNT
+					      ? &e->fit.trial[e->fit.chosen].curve : NULL;
+	char fit[200];
+	json_t *o;
+
+	o = json_pack("{s:o, s:s, s:s, s:o, s:o, s:s?, s:o, s:b, s:s, s:s, s:I, s:s?, s:o, s:o, s:o,"
+		      " s:s?, s:o}",
+		      "predicted_bytes", e->known ? i64_or_null(e->predicted_bytes) : json_null(),
+		      "kind", calib_kind_name(e->kind),
+		      "basis", calib_basis_name(e->known ? e->basis : CALIB_BASIS_NONE),
+		      "error_bytes", e->known ? i64_or_null(e->error_bytes) : json_null(),
+		      "limit_bytes", i64_or_null(e->limit_bytes),
+		      "limit_source", e->limit_bytes != CALIB_UNSET ? e->limit_source : NULL,
+		      "feasible", e->feasible < 0 ? json_null() : json_boolean(e->feasible),
+		      "near_limit", e->near_limit,
+		      "summary", e->summary,
+		      "reason", e->reason,
+		      "points", (json_int_t)e->points,
+		      "scale_name", e->points ? e->scale_name : NULL,
+		      "scale", e->points ? json_real(e->scale) : json_null(),
+		      "intercept_bytes", c ? json_real(c->a) : json_null(),
+		      "slope_bytes", c ? json_real(c->b) : json_null(),
+		      "fit", c ? calib_fit_str(e, fit, sizeof(fit)) : NULL,
+		      "analytic", calib_prediction_json(&e->analytic));
+	json_object_set_new(o, "curve", c ? choice_json(&e->fit, e->scale_name, e->tokens) : json_null());
+	json_object_set_new(o, "compiler", compiler_json(e));
+	return o;
 }

@@ -8,6 +8,7 @@
 static const char *const place_names[] = {
 	[CALIB_PLACE_KNOWN_GOOD] = "known-good",
 	[CALIB_PLACE_UNSEEN] = "unseen",
+	[CALIB_PLACE_NEAR_LIMIT] = "near-limit",
 	[CALIB_PLACE_SUSPECT] = "suspect",
 	[CALIB_PLACE_INFEASIBLE] = "predicted-infeasible",
 	[CALIB_PLACE_KNOWN_BAD] = "known-bad",
@@ -101,6 +102,13 @@ static int rank_one(struct calib_store *st, const struct calib_target *t, struct
 		} else if (r->est.feasible == 1) {
 			r->tier = 0;
 			reason_add(r, "never launched with this signature; predicted to fit");
+		} else if (r->est.near_limit) {
+			/* a coin the band cannot call: after every candidate predicted
+			 * to fit, in the profile's order with the unseen */
+			r->place = CALIB_PLACE_NEAR_LIMIT;
+			r->tier = 1;
+			reason_add(r, "never launched with this signature; near the limit: tried after"
+				   " those predicted to fit, in the profile's order");
 		} else {
 			r->tier = 1;
 			reason_add(r, "never launched with this signature");
@@ -167,6 +175,11 @@ json_t *calib_rank_json(const struct calib_rank *r, const char *name)
 	json_object_set_new(o, "feasible", e->feasible < 0 ? json_null() : json_boolean(e->feasible));
 	json_object_set_new(o, "fit", e->points ? json_string(calib_fit_str(e, fit, sizeof(fit)))
 						: json_null());
+	json_object_set_new(o, "near_limit", json_boolean(e->near_limit));
+	json_object_set_new(o, "curve", e->points && e->fit.chosen < CALIB_SHAPE_COUNT
+						? json_string(calib_shape_name(e->fit.chosen)) : json_null());
+	json_object_set_new(o, "curve_why", e->points && e->fit.chosen < CALIB_SHAPE_COUNT
+						    ? json_string(e->fit.why) : json_null());
 	json_object_set_new(o, "summary", json_string(e->summary));
 	json_object_set_new(o, "device_memory_bytes", e->analytic.device_memory_bytes
 			    ? json_integer((json_int_t)e->analytic.device_memory_bytes) : json_null());

@@ -604,6 +604,30 @@ static enum xl_exit cmd_order(struct xl_ctx *ctx, const struct xl_call *call)
 
 /* ---- predict ---------------------------------------------------------------------------- */
 
+/* XLA's buffers predicted for the candidate's program from the family's. */
+static void print_compiler(const struct calib_estimate *e)
+{
+	const struct calib_choice *ch = &e->compiler;
+	char b[32], err[32], fit[200];
+
+	if (ch->chosen >= CALIB_SHAPE_COUNT) {
+		if (!isnan(e->xla_exponent))
+			printf("  %-18s XLA's buffers grow as x^%.2f%s\n", "compiler", e->xla_exponent,
+			       e->xla_exponent_lower ? " or faster (two sizes)" : "");
+		return;
+	}
+	xl_fmt_bytes(ch->predicted > 0 && ch->predicted < 9.2e18 ? (uint64_t)ch->predicted : 0, b,
+		     sizeof(b));
+	xl_fmt_bytes(ch->band > 0 && ch->band < 9.2e18 ? (uint64_t)ch->band : 0, err, sizeof(err));
+	calib_curve_str(&ch->trial[ch->chosen].curve, e->scale_name[0] ? e->scale_name : "scale",
+			e->tokens, fit, sizeof(fit));
+	printf("  %-18s XLA's buffers %s +/- %s before compiling (%s %s, from %u sizes", "compiler",
+	       b, err, calib_shape_name(ch->chosen), fit, ch->sizes);
+	if (!isnan(e->xla_exponent))
+		printf("; growth x^%.2f%s", e->xla_exponent, e->xla_exponent_lower ? " or faster" : "");
+	printf(")\n");
+}
+
 static void print_prediction(const char *cand, const char *sig, const struct calib_estimate *e)
 {
 	const struct calib_prediction *p = &e->analytic;
@@ -617,10 +641,18 @@ static void print_prediction(const char *cand, const char *sig, const struct cal
 		printf("  %-18s none of %s\n", "predicted", calib_kind_name(e->kind));
 	}
 	printf("  %-18s %s\n", "how", e->summary);
+	if (e->points && e->fit.chosen < CALIB_SHAPE_COUNT && e->basis == CALIB_BASIS_LEARNED) {
+		char band[200];
+
+		printf("  %-18s %s\n", "curve", e->fit.why);
+		printf("  %-18s %s\n", "band", calib_band_str(&e->fit, band, sizeof(band)));
+	}
+	print_compiler(e);
 	if (e->limit_bytes != CALIB_UNSET)
 		printf("  %-18s %s (%s)\n", "limit", xl_fmt_bytes((uint64_t)e->limit_bytes, b, sizeof(b)),
 		       e->limit_source);
-	printf("  %-18s %s: %s\n", "fits", e->feasible < 0 ? "unknown" : e->feasible ? "yes" : "no",
+	printf("  %-18s %s: %s\n", "fits", e->feasible < 0 ? (e->near_limit ? "near the limit" : "unknown")
+							    : e->feasible ? "yes" : "no",
 	       e->reason);
 	if (!p->known)
 		return;
@@ -1183,11 +1215,14 @@ static const struct xl_cmd calib_order_cmd = {
 	.rest = "COMMAND [ARG...]",
 	.json = "{profile, command, job_from, order: [{name, signature, place, reason,\n"
 		"predicted_bytes, kind, basis, error_bytes, limit_bytes, limit_source,\n"
-		"feasible, fit, summary, device_memory_bytes}]}",
+		"feasible, near_limit, fit, curve, curve_why, summary,\n"
+		"device_memory_bytes}]}",
 	.help = "In the profile's order, first every candidate that is known-good (its latest\n"
 		"attempt that says anything of memory was ok or compile-storm) or predicted\n"
-		"to fit, error bar included; then unseen ones without a verdict; suspect\n"
-		"(an oom with this shape on an older stack); predicted-infeasible; known-bad\n"
+		"to fit (the top of its band within the limit); then, still in the profile's\n"
+		"order, unseen ones without a verdict and near-limit ones (the band holds the\n"
+		"limit); suspect (an oom with this shape on an older stack);\n"
+		"predicted-infeasible (the bottom of the band above the limit); known-bad\n"
 		"(that latest attempt was an oom).  The job is COMMAND, or without one the\n"
 		"command of the profile's latest recorded run.\n",
 	.run = cmd_order,
@@ -1207,15 +1242,25 @@ static const struct xl_cmd calib_predict_cmd = {
 	.rest = "COMMAND [ARG...]",
 	.json = "with -c one object, otherwise an array of objects:\n"
 		"{profile, candidate, signature, predicted_bytes, kind, basis,\n"
-		"error_bytes, limit_bytes, limit_source, feasible, summary, reason,\n"
-		"points, scale_name, scale, intercept_bytes, slope_bytes, fit,\n"
-		"analytic, model_state_bytes, activation_bytes, logits_bytes,\n"
-		"overhead_bytes, analytic_bytes, correction, samples,\n"
-		"device_memory_bytes, calibrated, note}",
+		"error_bytes, limit_bytes, limit_source, feasible, near_limit, summary,\n"
+		"reason, points, scale_name, scale, intercept_bytes, slope_bytes, fit,\n"
+		"curve: {shape, fit, why, band, a, b, c, exponent, loo_error, reach,\n"
+		"safe_side, sizes, points, tried: [{shape, fit, judged, loo_error,\n"
+		"predicted_bytes, contender}]}, compiler: {predicted_bytes, error_bytes,\n"
+		"exponent, "
+		"exponent_lower_bound, sizes, shape, fit}, analytic, model_state_bytes,\n"
+		"activation_bytes, logits_bytes, overhead_bytes, analytic_bytes,\n"
+		"correction, samples, device_memory_bytes, calibrated, note}",
 	.help = "Per candidate: the kind that decides whether it fits (the kind of its\n"
 		"limit), the prediction and its basis (compiler, learned, analytic, none),\n"
-		"the error bar, the limit and the verdict.  The job is COMMAND, or without\n"
-		"one the command of the profile's latest recorded run.\n",
+		"its band, the limit and the verdict: fits when the top of the band is\n"
+		"within the limit, not when its bottom is above it, near the limit in\n"
+		"between.  A learned prediction says which curve (affine, power, quadratic,\n"
+		"xla-power) and why: the shape that predicted the family's left-out sizes\n"
+		"best, or of shapes the launches cannot tell apart the largest here; its\n"
+		"band is that out-of-sample error, wider beyond the sizes seen.  On XLA jobs\n"
+		"it also says what XLA's buffers will be and how they grow.  The job is\n"
+		"COMMAND, or without one the command of the profile's latest recorded run.\n",
 	.options = predict_options,
 	XL_CMD_OPTS(struct predict_opts, NULL),
 	.run = cmd_predict,
@@ -1277,7 +1322,7 @@ static const struct xl_cmd calib_report_cmd = {
 	.synopsis = "[--profile P] [--since TIME|AGE] [-o FILE] [--format html|svg --chart NAME]",
 	.help = "The page (inline SVG, no script, nothing fetched; light and dark colours)\n"
 		"shows, per job family, the observed peak against the scale with the\n"
-		"learned fit, its error band, the limit and every candidate by outcome (ok,\n"
+		"learned curve and its band, the limit and every candidate by outcome (ok,\n"
 		"oom, predicted infeasible); predicted against observed memory per kind with\n"
 		"the diagonal; per profile the launches over time (outcome, wall time,\n"
 		"compilations, persistent-cache hits) with changes of stack or hardware; and\n"

@@ -378,21 +378,31 @@ static void family_axes(struct fam *f)
 		if (m->kind == f->kind && m->max != CALIB_UNSET)
 			ymax = fmax(ymax, (double)m->max);
 	}
+	/* every candidate of the family the plan holds: where the curve is
+	 * taken beyond the launches */
 	for (size_t i = 0; i < f->cs.n; i++) {
 		const struct calib_estimate *e = &f->cs.v[i].rank->est;
+		json_t *co = NULL;
+		char fh[65];
 
-		if (f->cs.v[i].rank->place == CALIB_PLACE_INFEASIBLE && e->points &&
-		    strcmp(e->scale_name, f->scale) == 0) {
-			xmax = fmax(xmax, e->scale);
-			if (e->predicted_bytes != CALIB_UNSET)
-				ymax = fmax(ymax, (double)e->predicted_bytes);
+		if (!e->points || strcmp(e->scale_name, f->scale) != 0 ||
+		    calib_family(f->cs.v[i].parts, fh, &co) || strcmp(fh, f->fa->family) != 0) {
+			json_decref(co);
+			continue;
 		}
+		json_decref(co);
+		xmax = fmax(xmax, e->scale);
+		if (e->predicted_bytes != CALIB_UNSET && e->kind == f->kind)
+			ymax = fmax(ymax, (double)e->predicted_bytes);
 	}
 	if (est->limit_bytes != CALIB_UNSET && est->kind == f->kind)
 		ymax = fmax(ymax, (double)est->limit_bytes);
-	if (est->points)
-		ymax = fmax(ymax, est->intercept + est->slope * xmax +
-					  (est->error_bytes != CALIB_UNSET ? est->error_bytes : 0));
+	if (est->points && xmax > 0) {
+		double band, y = calib_fit_at(est, xmax, &band);
+
+		if (isfinite(y) && isfinite(band))
+			ymax = fmax(ymax, y + band);
+	}
 	c->x = (struct xl_axis){ 0, xmax > 0 ? xmax * 1.05 : 1, XL_AXIS_NUMBER, "" };
 	snprintf(c->x.title, sizeof(c->x.title), "%s", f->scale[0] ? f->scale : "scale (none known)");
 	c->y = (struct xl_axis){ 0, ymax > 0 ? ymax * 1.08 : 1, XL_AXIS_BYTES, "" };
@@ -401,25 +411,45 @@ static void family_axes(struct fam *f)
 	xl_chart_axes(c);
 }
 
-/* The fit with its error band, and the limit. */
+#define CURVE_SAMPLES 128
+
+/* The chosen curve with its band (the band widens beyond the sizes seen),
+ * and the limit. */
 static void draw_fit_limit(struct fam *f)
 {
 	const struct calib_estimate *est = &f->est;
 	struct xl_chart *c = &f->c;
 
 	if (est->points && est->kind == f->kind) {
-		double x0 = c->x.lo, x1 = c->x.hi, e = est->error_bytes != CALIB_UNSET ? est->error_bytes : 0;
-		double xs[4] = { x0, x1, x1, x0 };
-		double ys[4] = { est->intercept + est->slope * x0 + e, est->intercept + est->slope * x1 + e,
-				 est->intercept + est->slope * x1 - e, est->intercept + est->slope * x0 - e };
+		double xs[2 * CURVE_SAMPLES], ys[CURVE_SAMPLES], band[2 * CURVE_SAMPLES];
+		size_t n = 0;
 
-		if (e > 0) {
-			xl_chart_poly(c, xs, ys, 4, "band");
-			xl_chart_legend(c, XL_MARK_COUNT, "band", false, "error band");
+		for (int i = 0; i < CURVE_SAMPLES; i++) {
+			double x = c->x.lo + (c->x.hi - c->x.lo) * i / (CURVE_SAMPLES - 1), b;
+			double y = calib_fit_at(est, x, &b);
+
+			if (!isfinite(y) || !isfinite(b))
+				continue;
+			if (y > c->y.hi)
+				break;     /* the curve leaves the plot: drawn up to there */
+			xs[n] = x;
+			ys[n] = y;
+			band[n++] = b;
 		}
-		xl_chart_line(c, x0, est->intercept + est->slope * x0, x1,
-			      est->intercept + est->slope * x1, "fit");
-		xl_chart_legend(c, XL_MARK_COUNT, "fit", true, "learned fit");
+		if (n > 1) {
+			double px[2 * CURVE_SAMPLES], py[2 * CURVE_SAMPLES];
+
+			/* along the top of the band, then back along its bottom */
+			for (size_t i = 0; i < n; i++) {
+				px[i] = px[2 * n - 1 - i] = xs[i];
+				py[i] = ys[i] + band[i];
+				py[2 * n - 1 - i] = ys[i] - band[i];
+			}
+			xl_chart_poly(c, px, py, 2 * n, "band");
+			xl_chart_legend(c, XL_MARK_COUNT, "band", false, "band (out-of-sample error)");
+			xl_chart_polyline(c, xs, ys, n, "fit");
+			xl_chart_legend(c, XL_MARK_COUNT, "fit", true, "learned curve");
+		}
 	}
 	if (est->limit_bytes != CALIB_UNSET && est->kind == f->kind) {
 		xl_chart_line(c, c->x.lo, (double)est->limit_bytes, c->x.hi, (double)est->limit_bytes,
@@ -539,7 +569,7 @@ static void family_caption(const struct fam *f, struct xl_buf *cap)
 {
 	const struct calib_report_family *fa = f->fa;
 	const struct calib_estimate *est = &f->est;
-	char b1[32], fit[160];
+	char b1[32], fit[200];
 
 	xl_buf_addf(cap, "Family <code>%.12s</code> on stack <code>%.12s</code>: %lld attempts of "
 			 "%lld signatures", fa->family, fa->stack ? fa->stack : "?",
@@ -554,16 +584,19 @@ static void family_caption(const struct fam *f, struct xl_buf *cap)
 	}
 	if (est->points) {
 		calib_fit_str(est, fit, sizeof(fit));
-		xl_buf_adds(cap, "Learned fit: ");
+		xl_buf_addf(cap, "Learned curve (%s): ", calib_shape_name(est->fit.chosen));
 		html_esc(cap, fit);
-		xl_buf_addf(cap, " from %u launches", est->points);
+		xl_buf_addf(cap, " from %u launches at %u sizes; chosen ", est->points, est->fit.sizes);
+		html_esc(cap, est->fit.why);
 		if (est->error_bytes != CALIB_UNSET)
-			xl_buf_addf(cap, ", error band &plusmn;%s",
-				    xl_svg_bytes((double)est->error_bytes, b1, sizeof(b1)));
+			xl_buf_addf(cap, ". Band &plusmn;%s at %s = %g (out-of-sample error, wider beyond"
+					 " the sizes seen)",
+				    xl_svg_bytes((double)est->error_bytes, b1, sizeof(b1)), f->scale,
+				    est->scale);
 		xl_buf_adds(cap, ". ");
 	} else {
-		xl_buf_adds(cap, "No learned fit yet (it needs two successful launches at different "
-				 "scales). ");
+		xl_buf_adds(cap, "No learned curve yet (it needs two successful launches at "
+				 "different scales). ");
 	}
 	if (est->limit_bytes != CALIB_UNSET) {
 		xl_buf_addf(cap, "Limit: %s (", xl_svg_bytes((double)est->limit_bytes, b1, sizeof(b1)));

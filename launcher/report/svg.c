@@ -323,6 +323,16 @@ void xl_chart_line(struct xl_chart *c, double x0, double y0, double x1, double y
 		    xl_chart_py(c, y1));
 }
 
+void xl_chart_polyline(struct xl_chart *c, const double *xs, const double *ys, size_t n,
+		       const char *cls)
+{
+	xl_buf_addf(c->b, "<polyline class=\"%s\" points=\"", cls);
+	for (size_t i = 0; i < n; i++)
+		xl_buf_addf(c->b, "%s%.1f,%.1f", i ? " " : "", xl_chart_px(c, xs[i]),
+			    xl_chart_py(c, ys[i]));
+	xl_buf_adds(c->b, "\"/>\n");
+}
+
 void xl_chart_poly(struct xl_chart *c, const double *xs, const double *ys, size_t n,
 		   const char *cls)
 {

@@ -58,6 +58,9 @@ void xl_chart_mark(struct xl_chart *c, enum xl_mark m, double x, double y, doubl
 /* A line between data points, of CSS class cls ("fit", "limit", "diag",
  * "whisker", "change"). */
 void xl_chart_line(struct xl_chart *c, double x0, double y0, double x1, double y1, const char *cls);
+/* An open line through n data points, of class cls (a curve). */
+void xl_chart_polyline(struct xl_chart *c, const double *xs, const double *ys, size_t n,
+		       const char *cls);
 /* A closed polygon through n data points, of class cls. */
 void xl_chart_poly(struct xl_chart *c, const double *xs, const double *ys, size_t n,
 		   const char *cls);

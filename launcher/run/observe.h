@@ -78,7 +78,8 @@ bool xl_xla_dump_keyless(const char *file, char *why, size_t size);
 /* The tokens xlaunch adds for dir (caller frees). */
 char *xl_xla_dump_tokens(const char *dir);
 void xl_xla_dump_release(struct xl_xla_dump *d);
-/* "Total bytes: N" of a report's default memory space; -1 when absent. */
+/* "Total bytes: N" of a report's default memory space (of an older XLA's
+ * report, "Total bytes used: N"); -1 when absent. */
 int64_t xl_xla_report_total(const char *text);
 
 /* ---- the job's own evidence ------------------------------------------------------- */

@@ -1,224 +1,171 @@
-# frontier.sh - the memory frontier of a real JAX training job on the CPU
-# (examples/train_wide.py, one step) under an address-space limit, across a
-# ladder of micro batches, and how each strategy reaches its largest rung
-# that fits, on the same ground truth:
-#   1. the truth: every rung launched under the limit (fits or runs out of
+# frontier.sh - the memory frontier of real training jobs on the CPU under an
+# address-space limit, on families of more than one shape, and how each
+# strategy reaches a family's largest rung that fits, on the same ground
+# truth.  The families (FRONTIER_FAMILIES, all by default):
+#   affine     examples/train_wide.py over micro batches (memory a line)
+#   quadratic  examples/train_attention.py over sequence lengths, the
+#              profile declaring train.micro_batch and model.seq (attention
+#              without a fused kernel: memory grows with seq squared)
+#   piecewise  examples/train_wide.py over micro batches with gradient
+#              accumulation past 24576 rows per pass: memory steps up
+#              where accumulation starts, then grows with the batch alone
+#   torch      examples/train_torch_attention.py (PyTorch/XLA on the CPU,
+#              build/venv-torch) over sequence lengths; skipped, and said
+#              so, without that venv
+# For each family:
+#   1. the truth: every rung launched under the limit (fits, or runs out of
 #      memory), and the rungs that do not fit launched again without it for
 #      their true peak address space;
-#   2. (a) xlaunch's prediction of every rung from the two and from the three
-#      smallest rungs' launches (stores holding only those launches);
-#   3. (b) launches wasted on out-of-memory to reach the largest rung that
-#      fits, and (c) feasible rungs passed over: xlaunch (the calibration
-#      launches, then one real `run --retry=oom` over the whole ladder)
-#      against halving on OOM (accelerate's find_executable_batch_size),
-#      shrinking by 10%, and binary search (Lightning's BatchSizeFinder in
-#      binsearch mode: doubling from the smallest rung, then bisecting),
-#      the three replayed on the measured truth.
-# Prints a markdown report (tests/bench/RESULTS.md has one).
+#   2. xlaunch's prediction of every rung, with its band, from stores
+#      holding only the two and the three smallest rungs' launches, and a
+#      real `xlaunch run --retry=oom` over the whole ladder after them;
+#   3. the peers replayed on the measured truth: halving on OOM
+#      (accelerate's find_executable_batch_size), shrinking by 10%, binary
+#      search (Lightning's BatchSizeFinder in binsearch mode) and the affine
+#      fit xlaunch had before curves (a least-squares line, its band twice
+#      the in-sample standard error with floors of 3% and 5%), fed the same
+#      calibration launches.
+# tests/bench/frontier.py turns what was measured into a markdown report
+# (tests/bench/RESULTS.md has one).
 #   sh tests/bench/frontier.sh [XLAUNCH]
-#   FRONTIER_LIMIT=3GiB FRONTIER_RUNGS="16384 32768 ..." to change the ladder;
+#   FRONTIER_FAMILIES="affine quadratic"   a subset
+#   FRONTIER_KEEP=DIR    keep the truth (stores, exports, the jobs) in DIR;
+#                        jobs already there are kept as they are, so that
+#                        the truths kept with them stay theirs
+#   FRONTIER_REUSE=DIR   take the truth kept in DIR instead of measuring it
+#                        again (the predictions and xlaunch's runs are new)
 #   FRONTIER_ARENAS=default leaves glibc's malloc arenas as they are (the
-#   profile sets MALLOC_ARENA_MAX=1 otherwise: per-thread arenas reserve
+#   profiles set MALLOC_ARENA_MAX=1 otherwise: per-thread arenas reserve
 #   address space in 64 MiB steps, which an address-space limit counts)
 set -eu
-XL=$(cd "$(dirname "${1:-./xlaunch}")" && pwd)/$(basename "${1:-./xlaunch}")
 SRC=$(pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/xlbench.XXXXXX"); trap 'rm -rf "$T"' EXIT
+# a copy of the binary: a rebuild while the benchmark runs changes nothing
+cp "${1:-./xlaunch}" "$T/xlaunch"
+XL=$T/xlaunch
 venv=$(tools/venv.sh demo) || { echo "frontier: needs .venv with jax (tools/venv.sh demo)" >&2; exit 1; }
 PY="$SRC/$venv/bin/python"
 export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" XLAUNCH_DATADIR="$SRC"
 export XLAUNCH_PROFILE_PATH="$T/profiles" PYTHONDONTWRITEBYTECODE=1
 unset XLA_FLAGS XLAUNCH_STORE
 mkdir -p "$HOME" "$T/profiles"
-LIMIT=${FRONTIER_LIMIT:-3GiB}
-RUNGS=${FRONTIER_RUNGS:-"16384 32768 65536 98304 131072 163840 196608 229376 262144 327680 393216 458752 524288"}
-# the job from outside any git work tree: named by its content, so that
-# editing the source tree during the run changes nothing
-cp "$SRC/examples/train_wide.py" "$T/train_wide.py"
-JOB="$PY $T/train_wide.py 1"
-
-# the ladder, best (largest) first; the same job without the limit
-profile() {  # profile NAME LIMITS
-	{
-		echo "description: the memory frontier of examples/train_wide.py"
-		echo "extends: [xla-base]"
-		if [ "${FRONTIER_ARENAS:-one}" = default ]; then
-			echo "env: {JAX_PLATFORMS: cpu, FEATURES: 1024}"
-		else
-			echo "env: {JAX_PLATFORMS: cpu, FEATURES: 1024, MALLOC_ARENA_MAX: 1}"
-		fi
-		[ -n "$2" ] && echo "limits: {address_space: $2}"
-		echo "candidates:"
-		for r in $(echo "$RUNGS" | tr ' ' '\n' | sort -rn); do
-			echo "  - {name: r$r, env: {MICRO_BATCH: $r}}"
-		done
-	} >"$T/profiles/$1.yaml"
-}
-profile frontier "$LIMIT"
-profile unlimited ""
-"$XL" --store "$T/truth.db" probe --backend cpu >/dev/null 2>&1 || true
-"$XL" --store "$T/free.db" probe --backend cpu >/dev/null 2>&1 || true
-
-# 1. the truth
-start=$(date +%s)
-for r in $RUNGS; do
-	# shellcheck disable=SC2086
-	"$XL" --store "$T/truth.db" run -q -c "r$r" --try-infeasible frontier -- $JOB >/dev/null 2>&1 || true
-	if "$XL" --store "$T/truth.db" calib history --limit 1 --json | grep -q '"outcome": "oom"'; then
-		# shellcheck disable=SC2086
-		"$XL" --store "$T/free.db" run -q -c "r$r" unlimited -- $JOB >/dev/null 2>&1 || true
-	fi
+FAMILIES=${FRONTIER_FAMILIES:-"affine quadratic piecewise torch"}
+KEEP=${FRONTIER_REUSE:-${FRONTIER_KEEP:-$T/keep}}
+mkdir -p "$KEEP/jobs"
+# the jobs from outside any git work tree: named by their content, so that
+# editing the source tree during the run changes nothing (and a kept truth
+# keeps its signatures)
+for j in train_wide.py train_attention.py train_torch_attention.py; do
+	[ -n "${FRONTIER_REUSE:-}" ] || [ -f "$KEEP/jobs/$j" ] || cp "$SRC/examples/$j" "$KEEP/jobs/$j"
 done
-truth_s=$(( $(date +%s) - start ))
-"$XL" --store "$T/truth.db" calib history --limit 0 --json >"$T/truth.json"
-"$XL" --store "$T/free.db" calib history --limit 0 --json >"$T/free.json"
 
-# 2. stores holding the smallest rungs' launches only
-"$XL" --store "$T/truth.db" calib export "$T/all.jsonl"
-small=$(echo "$RUNGS" | tr ' ' '\n' | sort -n | head -3 | tr '\n' ' ')
-# shellcheck disable=SC2086
-set -- $small
-for n in 2 3; do
-	want="r$1 r$2"; [ "$n" = 3 ] && want="$want r$3"
-	# shellcheck disable=SC2086
-	python3 - "$T/all.jsonl" "$T/cal$n.jsonl" $want <<'PY'
+# family NAME: sets JOB, LIMIT, RUNGS, and writes the profiles NAME (under
+# the limit) and NAME-free (without it), candidates best (largest) first
+family() {
+	arenas="MALLOC_ARENA_MAX: 1"
+	[ "${FRONTIER_ARENAS:-one}" = default ] && arenas="XLAUNCH_BENCH: 1"
+	case $1 in
+	affine)
+		JOB="$PY $KEEP/jobs/train_wide.py 1" LIMIT=3GiB
+		RUNGS="16384 32768 65536 98304 131072 163840 196608 229376 262144 327680 393216 458752 524288"
+		env="{JAX_PLATFORMS: cpu, FEATURES: 1024, $arenas}" sig="" var=MICRO_BATCH ;;
+	piecewise)
+		JOB="$PY $KEEP/jobs/train_wide.py 1" LIMIT=2GiB
+		RUNGS="16384 32768 65536 98304 131072 196608 262144 327680 393216 458752 524288"
+		env="{JAX_PLATFORMS: cpu, FEATURES: 1024, PASS_ROWS: 24576, $arenas}" sig="" var=MICRO_BATCH ;;
+	quadratic)
+		JOB="$PY $KEEP/jobs/train_attention.py 1" LIMIT=3GiB
+		RUNGS="512 768 1024 1280 1536 2048 2560 3072 3584 4096"
+		env="{JAX_PLATFORMS: cpu, $arenas}" sig="{train: {micro_batch: 1}}" var=SEQ ;;
+	torch)
+		JOB="$SRC/build/venv-torch/bin/python $KEEP/jobs/train_torch_attention.py 1" LIMIT=6GiB
+		RUNGS="256 512 768 1024 1536 2048 2560 3072"
+		env="{PJRT_DEVICE: CPU, $arenas}" sig="{train: {micro_batch: 1}}" var=SEQ ;;
+	esac
+	for p in "$1" "$1-free"; do
+		{
+			echo "description: the memory frontier of the $1 family"
+			echo "extends: [xla-base]"
+			echo "env: $env"
+			[ "$p" = "$1" ] && echo "limits: {address_space: $LIMIT}"
+			[ -n "$sig" ] && echo "signature: $sig"
+			echo "candidates:"
+			for r in $(echo "$RUNGS" | tr ' ' '\n' | sort -rn); do
+				if [ "$var" = SEQ ]; then
+					echo "  - {name: r$r, env: {SEQ: $r}, signature: {model: {seq: $r}}}"
+				else
+					echo "  - {name: r$r, env: {$var: $r}}"
+				fi
+			done
+		} >"$T/profiles/$p.yaml"
+	done
+}
+
+# truth NAME: every rung under the limit, and without it where it did not
+# fit (ran out of memory, or failed otherwise: near the limit an allocation
+# can fail inside a library that does not say it was memory, as XNNPACK's
+# "operation failed" does)
+truth() {
+	start=$(date +%s)
+	"$XL" --store "$KEEP/$1-truth.db" probe --backend cpu >/dev/null 2>&1 || true
+	"$XL" --store "$KEEP/$1-free.db" probe --backend cpu >/dev/null 2>&1 || true
+	for r in $RUNGS; do
+		# shellcheck disable=SC2086
+		"$XL" --store "$KEEP/$1-truth.db" run -q -c "r$r" --try-infeasible "$1" -- $JOB >/dev/null 2>&1 || true
+		if ! "$XL" --store "$KEEP/$1-truth.db" calib history --limit 1 --json | grep -q '"outcome": "ok"'; then
+			# shellcheck disable=SC2086
+			"$XL" --store "$KEEP/$1-free.db" run -q -c "r$r" "$1-free" -- $JOB >/dev/null 2>&1 || true
+		fi
+	done
+	echo $(( $(date +%s) - start )) >"$KEEP/$1-truth-seconds"
+	"$XL" --store "$KEEP/$1-truth.db" calib history --limit 0 --json >"$KEEP/$1-truth.json"
+	"$XL" --store "$KEEP/$1-free.db" calib history --limit 0 --json >"$KEEP/$1-free.json"
+	"$XL" --store "$KEEP/$1-truth.db" calib export "$KEEP/$1-all.jsonl"
+}
+
+# predict NAME: stores of the 2 and 3 smallest rungs' launches; xlaunch's
+# predictions and order from each, then its real frontier run
+predict() {
+	# shellcheck disable=SC2046
+	set -- "$1" $(echo "$RUNGS" | tr ' ' '\n' | sort -n | head -3)
+	for n in 2 3; do
+		want="r$2 r$3"; [ "$n" = 3 ] && want="$want r$4"
+		# shellcheck disable=SC2086
+		python3 - "$KEEP/$1-all.jsonl" "$T/$1-cal$n.jsonl" $want <<'PY'
 import json, sys
 src, dst, want = sys.argv[1], sys.argv[2], set(sys.argv[3:])
 with open(dst, "w") as out:
     for line in open(src):
         d = json.loads(line)
-        if d.get("type") == "probe" or d.get("candidate") in want:
+        if d.get("type") == "probe" or (d.get("candidate") in want and d.get("outcome") == "ok"):
             out.write(line)
 PY
-	"$XL" --store "$T/cal$n.db" calib import "$T/cal$n.jsonl" >/dev/null
-	# shellcheck disable=SC2086
-	"$XL" --store "$T/cal$n.db" calib predict frontier --json -- $JOB >"$T/pred$n.json"
-	# shellcheck disable=SC2086
-	"$XL" --store "$T/cal$n.db" calib order frontier --json -- $JOB >"$T/order$n.json"
-	# 3. the frontier run itself, for real
-	# shellcheck disable=SC2086
-	"$XL" --store "$T/cal$n.db" run --retry=oom frontier -- $JOB >"$T/run$n.out" 2>"$T/run$n.err" || true
-	"$XL" --store "$T/cal$n.db" calib history --limit 0 --json >"$T/after$n.json"
+		"$XL" --store "$T/$1-cal$n.db" calib import "$T/$1-cal$n.jsonl" >/dev/null
+		"$XL" --store "$T/$1-cal$n.db" calib history --limit 0 --json >"$T/$1-cal$n.json"
+		# shellcheck disable=SC2086
+		"$XL" --store "$T/$1-cal$n.db" calib predict "$1" --json -- $JOB >"$T/$1-pred$n.json"
+		# shellcheck disable=SC2086
+		"$XL" --store "$T/$1-cal$n.db" calib order "$1" --json -- $JOB >"$T/$1-order$n.json"
+		# shellcheck disable=SC2086
+		"$XL" --store "$T/$1-cal$n.db" run --retry=oom "$1" -- $JOB >"$T/$1-run$n.out" 2>"$T/$1-run$n.err" || true
+		"$XL" --store "$T/$1-cal$n.db" calib history --limit 0 --json >"$T/$1-after$n.json"
+	done
+}
+
+done_families=""
+for fam in $FAMILIES; do
+	family "$fam"
+	if [ "$fam" = torch ] && ! [ -x "$SRC/build/venv-torch/bin/python" ]; then
+		echo "frontier: family torch skipped: no build/venv-torch (tools/venv.sh torch)" >&2
+		continue
+	fi
+	echo "frontier: family $fam, ladder $RUNGS under $LIMIT" >&2
+	[ -n "${FRONTIER_REUSE:-}" ] || truth "$fam"
+	predict "$fam"
+	echo "$RUNGS" >"$T/$fam-rungs"
+	echo "$LIMIT" >"$T/$fam-limit"
+	cp "$KEEP/$fam-truth.json" "$KEEP/$fam-free.json" "$KEEP/$fam-truth-seconds" "$T/" 2>/dev/null || true
+	done_families="$done_families $fam"
 done
-
-python3 - "$T" "$LIMIT" "$truth_s" "$RUNGS" "$XL" <<'PY'
-import json, os, re, subprocess, sys
-T, limit, truth_s, rungs, xl = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
-rungs = sorted(int(r) for r in rungs.split())
-load = lambda p: json.load(open(os.path.join(T, p)))
-truth = {}
-for a in load("truth.json"):
-    r = int(a["candidate"][1:])
-    if r not in truth:
-        truth[r] = a
-free = {int(a["candidate"][1:]): a for a in load("free.json")}
-fits = {r: truth[r]["outcome"] == "ok" for r in rungs}
-def vm(a):
-    f = [f for f in a["figures"] if f["role"] == "observed" and f["kind"] == "host_peak_vm"] if a else []
-    return f[0]["bytes"] if f else None
-def peak(r):
-    return vm(truth[r] if fits[r] else free.get(r))
-best = max([r for r in rungs if fits[r]], default=None)
-gb = lambda b: "%.2f" % (b / 1e9) if b is not None else "-"
-
-print("Ladder of %d rungs (micro batch = rows per step), `limits.address_space: %s`, malloc arenas: %s; truth measured in %s s."
-      % (len(rungs), limit, os.environ.get("FRONTIER_ARENAS") or "one (MALLOC_ARENA_MAX=1)", truth_s))
-print("Largest rung that fits: %s.\n" % best)
-print("| rung | true peak address space (GB) | fits | after 2 launches: predicted (error) | after 3 launches: predicted (error) | verdict after 3 |")
-print("|---:|---:|:---:|---:|---:|---|")
-preds = {}
-for n in (2, 3):
-    preds[n] = {int(p["candidate"][1:]): p for p in load("pred%d.json" % n)}
-errs = {2: [], 3: []}
-for r in sorted(rungs, reverse=True):
-    cells = []
-    for n in (2, 3):
-        p = preds[n][r]
-        calib = sorted(rungs)[:n]
-        if r in calib:
-            cells.append("calibration")
-            continue
-        if p["predicted_bytes"] is None or peak(r) is None:
-            cells.append("-")
-            continue
-        e = (p["predicted_bytes"] - peak(r)) / peak(r)
-        errs[n].append(abs(e))
-        cells.append("%s +/- %s (%+.1f%%)" % (gb(p["predicted_bytes"]), gb(p["error_bytes"]), 100 * e))
-    p3 = preds[3][r]
-    verdict = {True: "fits", False: "predicted-infeasible", None: "no verdict"}[p3["feasible"]]
-    print("| %d | %s | %s | %s | %s | %s |" % (r, gb(peak(r)), "yes" if fits[r] else "**oom**", cells[0], cells[1], verdict))
-for n in (2, 3):
-    if errs[n]:
-        print("\nAfter %d launches: mean absolute error %.2f%%, largest %.2f%% over %d unseen rungs."
-              % (n, 100 * sum(errs[n]) / len(errs[n]), 100 * max(errs[n]), len(errs[n])), end="")
-print("\n")
-
-# (b), (c): the strategies on the same truth
-def halve(rs, f):
-    i, tried = len(rs) - 1, []
-    while i >= 0:
-        tried.append(rs[i])
-        if f[rs[i]]:
-            return tried
-        target = rs[i] / 2
-        i = max([k for k in range(len(rs)) if rs[k] <= target], default=-1)
-    return tried
-def shrink10(rs, f):
-    i, tried = len(rs) - 1, []
-    while i >= 0:
-        tried.append(rs[i])
-        if f[rs[i]]:
-            return tried
-        target = rs[i] * 0.9
-        i = max([k for k in range(len(rs)) if rs[k] <= target], default=-1)
-    return tried
-def binsearch(rs, f):
-    lo, hi, i, tried = None, None, 0, []
-    while True:
-        tried.append(rs[i])
-        if f[rs[i]]:
-            lo = i
-            if hi is None:
-                nxt = min([k for k in range(len(rs)) if rs[k] >= 2 * rs[i]], default=len(rs) - 1)
-                if nxt == i:
-                    return tried
-                i = nxt
-                continue
-        else:
-            hi = i
-            if lo is None:
-                return tried
-        if hi - lo <= 1:
-            return tried
-        i = (lo + hi) // 2
-def summary(name, launches, ooms, final, skipped_infeasible, note=""):
-    above = len([r for r in rungs if fits[r] and final is not None and r > final])
-    print("| %s | %d | **%d** | %s | %s | %d | %s |" % (name, launches, ooms, final, "yes" if final == best else "no",
-                                                      skipped_infeasible if skipped_infeasible is not None else above, note))
-print("| strategy | launches | wasted on oom | ends at rung | the largest that fits? | feasible rungs passed over | |")
-print("|---|---:|---:|---:|:---:|---:|---|")
-for n in (2, 3):
-    after = load("after%d.json" % n)
-    run = after[:len(after) - n]
-    ooms = len([a for a in run if a["outcome"] == "oom"])
-    final = next((int(a["candidate"][1:]) for a in run if a["outcome"] == "ok"), None)
-    order = load("order%d.json" % n)["order"]
-    infeas = [int(c["name"][1:]) for c in order if c["place"] == "predicted-infeasible"]
-    wrong = [r for r in infeas if fits[r]]
-    above = len([r for r in rungs if fits[r] and final is not None and r > final])
-    print("| xlaunch, %d calibration launches (smallest rungs) | %d | **%d** | %s | %s | %d | %d marked predicted-infeasible, %d of them wrongly; %d fitting rungs above the one it ran |"
-          % (n, n + len(run), ooms, final, "yes" if final == best else "no", len(wrong), len(infeas), len(wrong), above))
-for name, fn, note in (("halving on oom (accelerate find_executable_batch_size)", halve, "from the largest rung"),
-                       ("shrinking by 10% on oom", shrink10, "from the largest rung"),
-                       ("binary search (Lightning BatchSizeFinder, binsearch)", binsearch, "doubling from the smallest rung, then bisecting")):
-    tried = fn(rungs, fits)
-    final = tried[-1] if fits[tried[-1]] else None
-    if fn is binsearch:
-        ok = [r for r in tried if fits[r]]
-        final = max(ok) if ok else None
-    summary(name, len(tried), len([r for r in tried if not fits[r]]), final, None, note)
-print("\n\"feasible rungs passed over\": for xlaunch, rungs it marked predicted-infeasible that fit; for the others, fitting rungs above the one they end at (a search does not mark rungs).")
-PY
-echo
-echo "xlaunch's frontier run after 3 calibration launches (stderr):"
-sed 's/^/    /' "$T/run3.err" | grep -E "predicted infeasible|attempt [0-9]+/[0-9]+: [a-z]" | head -20
+# shellcheck disable=SC2086
+python3 "$SRC/tests/bench/frontier.py" "$T" $done_families

@@ -107,12 +107,12 @@ assert 'class="m-oom"' in fam, "the oom"
 inf = re.findall(r'class="m-inf"[^>]*><title>candidate (\w+): predicted infeasible', fam)
 assert inf == ["mb2048"], inf
 assert 'class="fit"' in fam and 'class="limit"' in fam and 'class="band"' in fam
-assert "limits.address_space" in fam and "Learned fit: " in fam
+assert "limits.address_space" in fam and "Learned curve (" in fam and "chosen " in fam
 pvo = re.search(r'<figure id="chart-predicted-observed-host_peak_vm".*?</figure>', dom, re.S).group(0)
 assert 'class="diag"' in pvo and 'class="m-oom"' in pvo and 'class="m-ok"' in pvo
 assert "host_peak_vm" in pvo and "Observed from: the largest process" in pvo
 PY
-ok "the family chart marks ok, oom and predicted-infeasible, with fit, band and limit"
+ok "the family chart marks ok, oom and predicted-infeasible, with the chosen curve, band and limit"
 
 # one chart as SVG
 run "$XL" calib report --format svg --chart predicted-observed-host_peak_vm -o "$T/pvo.svg"

@@ -72,6 +72,10 @@ static void test_report_total(void **state)
 	assert_int_equal(xl_xla_report_total("Total bytes: 77\n"), 77);
 	assert_int_equal(xl_xla_report_total("nothing here"), -1);
 	assert_int_equal(xl_xla_report_total("Total bytes: -3"), -1);
+	/* an older XLA's report (torch_xla 2.9's) */
+	assert_int_equal(xl_xla_report_total("Total bytes used: 35272 (34.4KiB)\n\nAllocations"
+					     " sorted by size:\n"), 35272);
+	assert_int_equal(xl_xla_report_total("Total bytes used: x"), -1);
 }
 
 /* The compiler's figure of a run from its programs' memory reports (read

@@ -90,7 +90,24 @@ def lint_verdict(xlaunch, value):
 
 
 def read_catalog(path):
-    """name -> (reader, values) from etc/flags/xla.yaml, without a YAML library."""
+    """name -> (reader, values) from etc/flags/xla.yaml, without a YAML library:
+    the flags this jaxlib's release registers (the catalog's `releases`,
+    ranges of the jaxlib list of releases.yaml beside it)."""
+    axis = []
+    for line in open(os.path.join(os.path.dirname(path), "releases.yaml"), encoding="utf-8"):
+        if re.match(r"  \w+:$", line):
+            pkg = line.strip()[:-1]
+        m = re.match(r"      - \{version: ([^,]+),(.*)\}", line)
+        if m and pkg == "jaxlib" and "known: false" not in m.group(2):
+            axis.append(m.group(1))
+
+    def registers(ranges):
+        for part in ranges.split():
+            lo, _, hi = part.partition("-")
+            if axis.index(lo) <= axis.index(jaxlib.__version__) <= axis.index(hi or lo):
+                return True
+        return False
+
     flags, cur = {}, None
     for line in open(path, encoding="utf-8"):
         m = re.match(r"  - name: (\S+)", line)
@@ -104,6 +121,10 @@ def read_catalog(path):
         m = re.match(r"    values: \[(.*)\]", line)
         if m and cur:
             flags[cur][1] = [v.strip().strip('"') for v in m.group(1).split(",")]
+        m = re.match(r'    releases: \{.*jaxlib: "([^"]*)"', line)
+        if m and cur and not registers(m.group(1)):
+            del flags[cur]
+            cur = None
     return flags
 
 

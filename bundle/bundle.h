@@ -273,4 +273,15 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **known_bad,
 		   char **why);
 
+/* ---- the bundle part of a launch signature (summary.c) ----------------------- */
+
+/* {python, packages: {name: version}} of the lane packages of the Python
+ * environment of interpreter python (NULL or not found: {}).  Cached in the
+ * state directory per interpreter until its environment changes.  New
+ * reference. */
+json_t *xl_bundle_summary(const char *python);
+/* From now on xl_bundle_summary reads its cache but never writes it (for
+ * commands that only read). */
+void xl_bundle_cache_readonly(void);
+
 #endif

@@ -15,26 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *xl_pkg_key(const char *name)
-{
-	struct xl_buf b = XL_BUF_INIT;
-	bool sep = false;
-
-	for (const char *p = name; *p; p++) {
-		if (*p == '-' || *p == '_' || *p == '.') {
-			sep = true;
-			continue;
-		}
-		if (sep && b.len)
-			xl_buf_addc(&b, '-');
-		sep = false;
-		xl_buf_addc(&b, (char)tolower((unsigned char)*p));
-	}
-	if (sep && !b.len)
-		xl_buf_addc(&b, '-');
-	return xl_buf_detach(&b);
-}
-
 void xl_req_release(struct xl_req *r)
 {
 	if (!r)

@@ -54,7 +54,8 @@ static int numcmp(const char *a, const char *b)
 	return c < 0 ? -1 : c > 0;
 }
 
-/* Parser state: the arena receives normalized numbers and local segments. */
+/* Parser state: p is how far the parts read so far go, end where the text
+ * ends; the arena receives normalized numbers and local segments. */
 struct vparse {
 	const char *p, *end;
 	char *arena;
@@ -132,164 +133,193 @@ static void build_norm(struct xl_version *v)
 	v->norm = xl_buf_detach(&b);
 }
 
+/* The text [s, s+len) stripped of surrounding whitespace as st's input, the
+ * arena and the release components made for it (v owns them). */
+static void parse_begin(struct vparse *st, const char *s, size_t len, struct xl_version *v)
+{
+	const char *end = s + len;
+
+	while (s < end && py_space((unsigned char)*s))
+		s++;
+	while (end > s && py_space((unsigned char)end[-1]))
+		end--;
+	st->p = s;
+	st->end = end;
+	st->arena = xl_malloc(2 * (size_t)(end - s) + 8);
+	st->used = 0;
+	v->arena = st->arena;
+	v->release = xl_calloc((size_t)(end - s) / 2 + 2, sizeof(*v->release));
+}
+
+/* "[sep] word [sep] [digits]" at st->p for the first of words[] that
+ * matches (case-insensitively): its index, *num its number ("0" when it has
+ * none) and st->p past it; -1, st->p unmoved, when no word matches. */
+static int parse_tagged(struct vparse *st, const char *const *words, size_t nwords,
+			const char **num)
+{
+	const char *q = st->p, *end = st->end;
+	size_t n, w = 0, i;
+
+	if (q < end && is_sep((unsigned char)*q))
+		q++;
+	for (i = 0; i < nwords; i++) {
+		w = match_word(q, end, words[i]);
+		if (w)
+			break;
+	}
+	if (!w)
+		return -1;
+	q += w;
+	if (q < end && is_sep((unsigned char)*q))
+		q++;
+	n = span_digits(q, end);
+	*num = put_num(st, n ? q : "0", n ? n : 1);
+	st->p = q + n;
+	return (int)i;
+}
+
+/* epoch: "N!", else 0 */
+static void parse_epoch(struct vparse *st, struct xl_version *v)
+{
+	size_t n = span_digits(st->p, st->end);
+
+	if (n && st->p + n < st->end && st->p[n] == '!') {
+		v->epoch = put_num(st, st->p, n);
+		st->p += n + 1;
+	} else {
+		v->epoch = put_num(st, "0", 1);
+	}
+}
+
+/* release: N(.N)*; -1 when there is no first number */
+static int parse_release(struct vparse *st, struct xl_version *v)
+{
+	const char *p = st->p, *end = st->end;
+	size_t n = span_digits(p, end);
+
+	if (!n)
+		return -1;
+	v->release[v->nrelease++] = put_num(st, p, n);
+	p += n;
+	while (p + 1 < end && *p == '.' && is_digit((unsigned char)p[1])) {
+		n = span_digits(p + 1, end);
+		v->release[v->nrelease++] = put_num(st, p + 1, n);
+		p += n + 1;
+	}
+	st->p = p;
+	return 0;
+}
+
+/* pre-release: [sep] letters [sep] [digits] */
+static void parse_pre(struct vparse *st, struct xl_version *v)
+{
+	static const char *const words[] = {
+		"alpha", "a", "beta", "b", "preview", "pre", "c", "rc",
+	};
+	static const int kinds[] = { 0, 0, 1, 1, 2, 2, 2, 2 };
+	int i = parse_tagged(st, words, sizeof(words) / sizeof(words[0]), &v->pre_n);
+
+	if (i >= 0)
+		v->pre = kinds[i];
+}
+
+/* post-release: -N, or [sep] post|rev|r [sep] [digits] */
+static void parse_post(struct vparse *st, struct xl_version *v)
+{
+	static const char *const words[] = { "post", "rev", "r" };
+	const char *p = st->p;
+
+	if (p + 1 < st->end && *p == '-' && is_digit((unsigned char)p[1])) {
+		size_t n = span_digits(p + 1, st->end);
+
+		v->post = put_num(st, p + 1, n);
+		st->p += n + 1;
+		return;
+	}
+	parse_tagged(st, words, sizeof(words) / sizeof(words[0]), &v->post);
+}
+
+/* dev release: [sep] dev [sep] [digits] */
+static void parse_dev(struct vparse *st, struct xl_version *v)
+{
+	static const char *const words[] = { "dev" };
+
+	parse_tagged(st, words, 1, &v->dev);
+}
+
+/* Copies [s, s+n) into the arena in lower case. */
+static const char *put_lower(struct vparse *st, const char *s, size_t n)
+{
+	char *out = st->arena + st->used;
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (char)tolower((unsigned char)s[i]);
+	out[n] = '\0';
+	st->used += n + 1;
+	return out;
+}
+
+/* local label: "+" segments of letters and digits, separated by "._-";
+ * -1 when a segment is empty */
+static int parse_local(struct vparse *st, struct xl_version *v)
+{
+	const char *p = st->p, *end = st->end;
+	size_t nseg = 1;
+
+	if (!(p < end && *p == '+'))
+		return 0;
+	p++;
+	for (const char *q = p; q < end; q++)
+		if (is_sep((unsigned char)*q))
+			nseg++;
+	v->local = xl_calloc(nseg, sizeof(*v->local));
+	v->has_local = true;
+	for (;;) {
+		const char *q = p;
+		bool num = true;
+
+		while (q < end && is_alnum_lc((unsigned char)*q)) {
+			if (!is_digit((unsigned char)*q))
+				num = false;
+			q++;
+		}
+		if (q == p)
+			return -1;
+		if (num)
+			v->local[v->nlocal].s = put_num(st, p, (size_t)(q - p));
+		else
+			v->local[v->nlocal].s = put_lower(st, p, (size_t)(q - p));
+		v->local[v->nlocal++].num = num;
+		p = q;
+		if (p < end && is_sep((unsigned char)*p) && p + 1 < end &&
+		    is_alnum_lc((unsigned char)p[1])) {
+			p++;
+			continue;
+		}
+		break;
+	}
+	st->p = p;
+	return 0;
+}
+
 int xl_version_parse(const char *s, size_t len, struct xl_version *v)
 {
 	struct vparse st;
-	const char *p, *end = s + len;
-	size_t n, cap;
 
 	memset(v, 0, sizeof(*v));
 	v->pre = -1;
 	if (memchr(s, '\0', len))
 		return -1;
-	while (s < end && py_space((unsigned char)*s))
-		s++;
-	while (end > s && py_space((unsigned char)end[-1]))
-		end--;
-	p = s;
-	st.p = s;
-	st.end = end;
-	st.arena = xl_malloc(2 * (size_t)(end - s) + 8);
-	st.used = 0;
-	v->arena = st.arena;
-	cap = (size_t)(end - s) / 2 + 2;
-	v->release = xl_calloc(cap, sizeof(*v->release));
-
-	if (p < end && (*p == 'v' || *p == 'V'))
-		p++;
-	/* epoch */
-	n = span_digits(p, end);
-	if (n && p + n < end && p[n] == '!') {
-		v->epoch = put_num(&st, p, n);
-		p += n + 1;
-		n = span_digits(p, end);
-	} else {
-		v->epoch = put_num(&st, "0", 1);
-	}
-	/* release */
-	if (!n)
+	parse_begin(&st, s, len, v);
+	if (st.p < st.end && (*st.p == 'v' || *st.p == 'V'))
+		st.p++;
+	parse_epoch(&st, v);
+	if (parse_release(&st, v) < 0)
 		goto bad;
-	v->release[v->nrelease++] = put_num(&st, p, n);
-	p += n;
-	while (p + 1 < end && *p == '.' && is_digit((unsigned char)p[1])) {
-		n = span_digits(p + 1, end);
-		v->release[v->nrelease++] = put_num(&st, p + 1, n);
-		p += n + 1;
-	}
-	/* pre-release: [sep] letters [sep] [digits] */
-	{
-		static const struct { const char *w; int kind; } pres[] = {
-			{ "alpha", 0 }, { "a", 0 }, { "beta", 1 }, { "b", 1 },
-			{ "preview", 2 }, { "pre", 2 }, { "c", 2 }, { "rc", 2 },
-		};
-		const char *q = p;
-		size_t w = 0;
-		int kind = -1;
-
-		if (q < end && is_sep((unsigned char)*q))
-			q++;
-		for (size_t i = 0; i < sizeof(pres) / sizeof(pres[0]); i++) {
-			w = match_word(q, end, pres[i].w);
-			if (w) {
-				kind = pres[i].kind;
-				break;
-			}
-		}
-		if (kind >= 0) {
-			q += w;
-			if (q < end && is_sep((unsigned char)*q))
-				q++;
-			n = span_digits(q, end);
-			v->pre = kind;
-			v->pre_n = put_num(&st, n ? q : "0", n ? n : 1);
-			p = q + n;
-		}
-	}
-	/* post-release: -N, or [sep] post|rev|r [sep] [digits] */
-	if (p + 1 < end && *p == '-' && is_digit((unsigned char)p[1])) {
-		n = span_digits(p + 1, end);
-		v->post = put_num(&st, p + 1, n);
-		p += n + 1;
-	} else {
-		const char *q = p;
-		size_t w;
-
-		if (q < end && is_sep((unsigned char)*q))
-			q++;
-		w = match_word(q, end, "post");
-		if (!w)
-			w = match_word(q, end, "rev");
-		if (!w)
-			w = match_word(q, end, "r");
-		if (w) {
-			q += w;
-			if (q < end && is_sep((unsigned char)*q))
-				q++;
-			n = span_digits(q, end);
-			v->post = put_num(&st, n ? q : "0", n ? n : 1);
-			p = q + n;
-		}
-	}
-	/* dev release */
-	{
-		const char *q = p;
-		size_t w;
-
-		if (q < end && is_sep((unsigned char)*q))
-			q++;
-		w = match_word(q, end, "dev");
-		if (w) {
-			q += w;
-			if (q < end && is_sep((unsigned char)*q))
-				q++;
-			n = span_digits(q, end);
-			v->dev = put_num(&st, n ? q : "0", n ? n : 1);
-			p = q + n;
-		}
-	}
-	/* local label */
-	if (p < end && *p == '+') {
-		size_t nseg = 1;
-
-		p++;
-		for (const char *q = p; q < end; q++)
-			if (is_sep((unsigned char)*q))
-				nseg++;
-		v->local = xl_calloc(nseg, sizeof(*v->local));
-		v->has_local = true;
-		for (;;) {
-			const char *q = p;
-			bool num = true;
-			char *out;
-
-			while (q < end && is_alnum_lc((unsigned char)*q)) {
-				if (!is_digit((unsigned char)*q))
-					num = false;
-				q++;
-			}
-			if (q == p)
-				goto bad;
-			if (num) {
-				v->local[v->nlocal].s = put_num(&st, p, (size_t)(q - p));
-			} else {
-				out = st.arena + st.used;
-				for (size_t i = 0; i < (size_t)(q - p); i++)
-					out[i] = (char)tolower((unsigned char)p[i]);
-				out[q - p] = '\0';
-				st.used += (size_t)(q - p) + 1;
-				v->local[v->nlocal].s = out;
-			}
-			v->local[v->nlocal++].num = num;
-			p = q;
-			if (p < end && is_sep((unsigned char)*p) && p + 1 < end &&
-			    is_alnum_lc((unsigned char)p[1])) {
-				p++;
-				continue;
-			}
-			break;
-		}
-	}
-	if (p != end)
+	parse_pre(&st, v);
+	parse_post(&st, v);
+	parse_dev(&st, v);
+	if (parse_local(&st, v) < 0 || st.p != st.end)
 		goto bad;
 	build_norm(v);
 	return 0;
@@ -714,5 +744,28 @@ char *xl_specset_str(const struct xl_specset *ss)
 		else
 			xl_buf_addf(&b, "%s%s", sp->v.norm, sp->wildcard ? ".*" : "");
 	}
+	return xl_buf_detach(&b);
+}
+
+/* ---- package names (PEP 503) ---------------------------------------------------
+ * Here, below the metadata and marker readers that both compare names. */
+
+char *xl_pkg_key(const char *name)
+{
+	struct xl_buf b = XL_BUF_INIT;
+	bool sep = false;
+
+	for (const char *p = name; *p; p++) {
+		if (*p == '-' || *p == '_' || *p == '.') {
+			sep = true;
+			continue;
+		}
+		if (sep && b.len)
+			xl_buf_addc(&b, '-');
+		sep = false;
+		xl_buf_addc(&b, (char)tolower((unsigned char)*p));
+	}
+	if (sep && !b.len)
+		xl_buf_addc(&b, '-');
 	return xl_buf_detach(&b);
 }

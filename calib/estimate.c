@@ -479,144 +479,207 @@ const char *calib_fit_str(const struct calib_estimate *e, char *buf, size_t n)
 	return buf;
 }
 
-/* Estimates kind k of c's launch into e. */
-static void estimate_kind(const struct ctx *c, const struct calib_target *t, enum calib_kind k,
-			  struct calib_estimate *e)
-{
-	const struct calib_limit *lim = limit_of(t, k);
-	size_t n = c->fam.n;
-	bool *cand = xl_calloc(n + 1, sizeof(bool)), *use = xl_calloc(n + 1, sizeof(bool));
-	double *xs = xl_calloc(n + 1, sizeof(double)), *ys = xl_calloc(n + 1, sizeof(double));
+/* One kind's estimate in the making: the family's launches a line can use
+ * (use[], c->fam.n of them), the m pairs they give of scale value and
+ * figure (xs, ys), and the scale value of the launch to come (xt). */
+struct kind_est {
+	const struct ctx *c;
+	enum calib_kind k;
+	const struct calib_limit *lim;   /* the tightest limit of kind k, or NULL */
 	struct scale sc;
-	struct fit f;
-	size_t m = 0;
-	double xt = 0;
-	char b1[32], b2[32], b3[32], line[160];
-	const char *own_at = NULL;
-	const int64_t *own_buf;
+	bool *use;
+	double *xs, *ys;
+	size_t m;
+	double xt;
+};
 
+/* e as nothing known yet of kind k, under lim. */
+static void estimate_begin(struct calib_estimate *e, enum calib_kind k,
+			   const struct calib_limit *lim)
+{
 	e->kind = k;
 	e->basis = CALIB_BASIS_NONE;
 	e->predicted_bytes = e->error_bytes = CALIB_UNSET;
 	e->limit_bytes = lim ? lim->bytes : CALIB_UNSET;
 	snprintf(e->limit_source, sizeof(e->limit_source), "%s", lim ? lim->source : "");
 	e->feasible = -1;
+}
+
+/* The scale of c's launch among the family's launches that fitted and have
+ * a figure of kind k, and the points a line of kind k can use (ke's to
+ * release with kind_est_release()). */
+static void gather_points(const struct ctx *c, enum calib_kind k, struct kind_est *ke)
+{
+	size_t n = c->fam.n;
+	bool *cand = xl_calloc(n + 1, sizeof(bool));
+
+	memset(ke, 0, sizeof(*ke));
+	ke->c = c;
+	ke->k = k;
+	ke->use = xl_calloc(n + 1, sizeof(bool));
+	ke->xs = xl_calloc(n + 1, sizeof(double));
+	ke->ys = xl_calloc(n + 1, sizeof(double));
 	for (size_t i = 0; i < n; i++)
 		cand[i] = fits(c->fam.v[i].outcome) && c->fam.v[i].fig[k] != CALIB_UNSET;
-	pick_scale(c->coords, c->fam.v, cand, n, &sc);
-	usable(&sc, c->coords, c->fam.v, cand, n, use);
-	scale_of(&sc, c->coords, &xt);
+	pick_scale(c->coords, c->fam.v, cand, n, &ke->sc);
+	usable(&ke->sc, c->coords, c->fam.v, cand, n, ke->use);
+	scale_of(&ke->sc, c->coords, &ke->xt);
 	for (size_t i = 0; i < n; i++) {
-		if (!use[i])
+		if (!ke->use[i])
 			continue;
-		scale_of(&sc, c->fam.v[i].coords, &xs[m]);
-		ys[m++] = (double)c->fam.v[i].fig[k];
+		scale_of(&ke->sc, c->fam.v[i].coords, &ke->xs[ke->m]);
+		ke->ys[ke->m++] = (double)c->fam.v[i].fig[k];
 	}
+	free(cand);
+}
 
-	/* the compiler's figure for this very program, through a line learned
-	 * between it and kind k on the family */
-	own_buf = own_figure(c, CALIB_KIND_XLA_BUFFERS, &own_at);
-	if (own_buf && k != CALIB_KIND_XLA_BUFFERS) {
-		double *bx = xl_calloc(n + 1, sizeof(double)), *by = xl_calloc(n + 1, sizeof(double));
-		size_t mb = 0;
-		struct fit g;
+static void kind_est_release(struct kind_est *ke)
+{
+	free(ke->use);
+	free(ke->xs);
+	free(ke->ys);
+}
 
-		for (size_t i = 0; i < n; i++)
-			if (use[i] && c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS] != CALIB_UNSET) {
-				bx[mb] = (double)c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS];
-				by[mb++] = (double)c->fam.v[i].fig[k];
-			}
-		if (fit_line(bx, by, mb, &g)) {
-			double p = g.a + g.b * (double)*own_buf;
+/* the compiler's figure for this very program, through a line learned
+ * between it and kind k on the family */
+static void from_compiler(const struct kind_est *ke, struct calib_estimate *e)
+{
+	const struct ctx *c = ke->c;
+	enum calib_kind k = ke->k;
+	size_t n = c->fam.n, mb = 0;
+	const char *own_at = NULL;
+	const int64_t *own_buf = own_figure(c, CALIB_KIND_XLA_BUFFERS, &own_at);
+	double *bx, *by;
+	char b1[32];
+	struct fit g;
 
-			e->known = true;
-			e->basis = CALIB_BASIS_COMPILER;
-			e->predicted_bytes = to_i64(p);
-			e->error_bytes = to_i64(fit_error(&g, (double)*own_buf, p));
-			fmt_b((double)*own_buf, b1, sizeof(b1));
-			snprintf(e->summary, sizeof(e->summary),
-				 "compiler: XLA's buffers for this program %s (run %s), through a line"
-				 " learned from %u launches", b1, own_at, g.n);
-		} else if (k == CALIB_KIND_DEVICE_PEAK && lim && *own_buf > lim->bytes) {
-			/* every buffer lives on the device: a floor, not a prediction */
-			e->known = true;
-			e->basis = CALIB_BASIS_COMPILER;
-			e->predicted_bytes = *own_buf;
-			e->error_bytes = 0;
-			fmt_b((double)*own_buf, b1, sizeof(b1));
-			snprintf(e->summary, sizeof(e->summary),
-				 "compiler: XLA's buffers for this program alone are %s (run %s)", b1,
-				 own_at);
+	if (!own_buf || k == CALIB_KIND_XLA_BUFFERS)
+		return;
+	bx = xl_calloc(n + 1, sizeof(double));
+	by = xl_calloc(n + 1, sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		if (ke->use[i] && c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS] != CALIB_UNSET) {
+			bx[mb] = (double)c->fam.v[i].fig[CALIB_KIND_XLA_BUFFERS];
+			by[mb++] = (double)c->fam.v[i].fig[k];
 		}
-		free(bx);
-		free(by);
-	}
-	if (!e->known && fit_line(xs, ys, m, &f)) {
-		double p = f.a + f.b * xt;
+	if (fit_line(bx, by, mb, &g)) {
+		double p = g.a + g.b * (double)*own_buf;
 
 		e->known = true;
-		e->basis = CALIB_BASIS_LEARNED;
+		e->basis = CALIB_BASIS_COMPILER;
 		e->predicted_bytes = to_i64(p);
-		e->error_bytes = to_i64(fit_error(&f, xt, p));
-		e->points = f.n;
-		e->intercept = f.a;
-		e->slope = f.b;
-		e->scale = xt;
-		snprintf(e->scale_name, sizeof(e->scale_name), "%s", sc.name);
-		fmt_b((double)e->error_bytes, b3, sizeof(b3));
-		snprintf(e->summary, sizeof(e->summary), "learned from %u launch%s: %s, +/- %s (%s)",
-			 f.n, f.n == 1 ? "" : "es", calib_fit_str(e, line, sizeof(line)), b3,
-			 calib_kind_name(k));
-	}
-	if (!e->known && k == e->analytic.kind && e->analytic.known) {
-		struct calib_prediction *p = &e->analytic;
-
-		correction(c->fam.v, use, n, k, p);
+		e->error_bytes = to_i64(fit_error(&g, (double)*own_buf, p));
+		fmt_b((double)*own_buf, b1, sizeof(b1));
+		snprintf(e->summary, sizeof(e->summary),
+			 "compiler: XLA's buffers for this program %s (run %s), through a line"
+			 " learned from %u launches", b1, own_at, g.n);
+	} else if (k == CALIB_KIND_DEVICE_PEAK && ke->lim && *own_buf > ke->lim->bytes) {
+		/* every buffer lives on the device: a floor, not a prediction */
 		e->known = true;
-		e->basis = CALIB_BASIS_ANALYTIC;
-		e->predicted_bytes = (int64_t)p->predicted_bytes;
-		if (p->calibrated)
-			note_add(p->note, sizeof(p->note), "calibrated on this family and stack");
-		else if (c->other_stacks)
-			note_add(p->note, sizeof(p->note),
-				 "stack changed: uncalibrated (launches on other stacks not used)");
-		else
-			note_add(p->note, sizeof(p->note), "family uncalibrated");
-		/* the model is a prior: a quarter either way until it is learned */
-		e->error_bytes = to_i64(0.25 * (double)e->predicted_bytes);
-		snprintf(e->summary, sizeof(e->summary), "analytic model x %.3f (%s)", p->correction,
-			 p->note);
+		e->basis = CALIB_BASIS_COMPILER;
+		e->predicted_bytes = *own_buf;
+		e->error_bytes = 0;
+		fmt_b((double)*own_buf, b1, sizeof(b1));
+		snprintf(e->summary, sizeof(e->summary),
+			 "compiler: XLA's buffers for this program alone are %s (run %s)", b1,
+			 own_at);
 	}
-	if (!e->known && m >= 1) {
-		/* launched at this one size only: what it used there */
-		bool here = true;
+	free(bx);
+	free(by);
+}
 
-		for (size_t i = 0; i < m; i++)
-			if (xs[i] != xt)
-				here = false;
-		if (here) {
-			e->known = true;
-			e->basis = CALIB_BASIS_LEARNED;
-			e->predicted_bytes = (int64_t)ys[0];
-			e->error_bytes = to_i64(fmax(0.05 * ys[0], 16.0 * 1048576));
-			snprintf(e->summary, sizeof(e->summary),
-				 "learned from %zu launch%s at this size (%s)", m, m == 1 ? "" : "es",
-				 calib_kind_name(k));
-		}
-	}
-	if (!e->known) {
-		if (m == 1)
-			snprintf(e->summary, sizeof(e->summary),
-				 "one launch of the family at another size: a line needs two");
-		else if (c->other_stacks)
-			snprintf(e->summary, sizeof(e->summary),
-				 "stack changed: nothing learned on this stack yet (%u launch%s on"
-				 " other stacks not used)", c->other_stacks,
-				 c->other_stacks == 1 ? "" : "es");
-		else
-			snprintf(e->summary, sizeof(e->summary), "nothing learned for this family yet%s%s",
-				 e->analytic.note[0] ? "; " : "", e->analytic.note);
-	}
+/* a line of kind k against the scale, learned from the family's sizes */
+static void from_line(const struct kind_est *ke, struct calib_estimate *e)
+{
+	char b3[32], line[160];
+	struct fit f;
+	double p;
+
+	if (!fit_line(ke->xs, ke->ys, ke->m, &f))
+		return;
+	p = f.a + f.b * ke->xt;
+	e->known = true;
+	e->basis = CALIB_BASIS_LEARNED;
+	e->predicted_bytes = to_i64(p);
+	e->error_bytes = to_i64(fit_error(&f, ke->xt, p));
+	e->points = f.n;
+	e->intercept = f.a;
+	e->slope = f.b;
+	e->scale = ke->xt;
+	snprintf(e->scale_name, sizeof(e->scale_name), "%s", ke->sc.name);
+	fmt_b((double)e->error_bytes, b3, sizeof(b3));
+	snprintf(e->summary, sizeof(e->summary), "learned from %u launch%s: %s, +/- %s (%s)",
+		 f.n, f.n == 1 ? "" : "es", calib_fit_str(e, line, sizeof(line)), b3,
+		 calib_kind_name(ke->k));
+}
+
+/* the analytic model, corrected by what the family used where it can be,
+ * when it models kind k */
+static void from_analytic(const struct kind_est *ke, struct calib_estimate *e)
+{
+	struct calib_prediction *p = &e->analytic;
+
+	if (ke->k != e->analytic.kind || !e->analytic.known)
+		return;
+	correction(ke->c->fam.v, ke->use, ke->c->fam.n, ke->k, p);
+	e->known = true;
+	e->basis = CALIB_BASIS_ANALYTIC;
+	e->predicted_bytes = (int64_t)p->predicted_bytes;
+	if (p->calibrated)
+		note_add(p->note, sizeof(p->note), "calibrated on this family and stack");
+	else if (ke->c->other_stacks)
+		note_add(p->note, sizeof(p->note),
+			 "stack changed: uncalibrated (launches on other stacks not used)");
+	else
+		note_add(p->note, sizeof(p->note), "family uncalibrated");
+	/* the model is a prior: a quarter either way until it is learned */
+	e->error_bytes = to_i64(0.25 * (double)e->predicted_bytes);
+	snprintf(e->summary, sizeof(e->summary), "analytic model x %.3f (%s)", p->correction,
+		 p->note);
+}
+
+/* launched at this one size only: what it used there */
+static void from_this_size(const struct kind_est *ke, struct calib_estimate *e)
+{
+	size_t m = ke->m;
+
+	if (m < 1)
+		return;
+	for (size_t i = 0; i < m; i++)
+		if (ke->xs[i] != ke->xt)
+			return;
+	e->known = true;
+	e->basis = CALIB_BASIS_LEARNED;
+	e->predicted_bytes = (int64_t)ke->ys[0];
+	e->error_bytes = to_i64(fmax(0.05 * ke->ys[0], 16.0 * 1048576));
+	snprintf(e->summary, sizeof(e->summary),
+		 "learned from %zu launch%s at this size (%s)", m, m == 1 ? "" : "es",
+		 calib_kind_name(ke->k));
+}
+
+/* The summary of an estimate that could not be made: why not. */
+static void say_unknown(const struct kind_est *ke, struct calib_estimate *e)
+{
+	unsigned other = ke->c->other_stacks;
+
+	if (ke->m == 1)
+		snprintf(e->summary, sizeof(e->summary),
+			 "one launch of the family at another size: a line needs two");
+	else if (other)
+		snprintf(e->summary, sizeof(e->summary),
+			 "stack changed: nothing learned on this stack yet (%u launch%s on"
+			 " other stacks not used)", other, other == 1 ? "" : "es");
+	else
+		snprintf(e->summary, sizeof(e->summary), "nothing learned for this family yet%s%s",
+			 e->analytic.note[0] ? "; " : "", e->analytic.note);
+}
+
+/* Whether the estimate e of kind k fits under lim (e->feasible), and why. */
+static void judge_feasible(struct calib_estimate *e, enum calib_kind k,
+			   const struct calib_limit *lim)
+{
+	char b1[32], b2[32], b3[32];
+
 	if (e->known && lim) {
 		fmt_b((double)e->predicted_bytes, b1, sizeof(b1));
 		fmt_b((double)e->error_bytes, b2, sizeof(b2));
@@ -642,10 +705,31 @@ static void estimate_kind(const struct ctx *c, const struct calib_target *t, enu
 	} else {
 		snprintf(e->reason, sizeof(e->reason), "no prediction (%s)", e->summary);
 	}
-	free(cand);
-	free(use);
-	free(xs);
-	free(ys);
+}
+
+/* Estimates kind k of c's launch into e: from the compiler's figure, else a
+ * line learned on the family, else the analytic model, else what the one
+ * size launched used; then whether it fits under the limit. */
+static void estimate_kind(const struct ctx *c, const struct calib_target *t, enum calib_kind k,
+			  struct calib_estimate *e)
+{
+	const struct calib_limit *lim = limit_of(t, k);
+	struct kind_est ke;
+
+	estimate_begin(e, k, lim);
+	gather_points(c, k, &ke);
+	ke.lim = lim;
+	from_compiler(&ke, e);
+	if (!e->known)
+		from_line(&ke, e);
+	if (!e->known)
+		from_analytic(&ke, e);
+	if (!e->known)
+		from_this_size(&ke, e);
+	if (!e->known)
+		say_unknown(&ke, e);
+	judge_feasible(e, k, lim);
+	kind_est_release(&ke);
 }
 
 /* An out-of-memory attempt of the family at a scale at or below this one,

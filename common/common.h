@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
+#include <jansson.h>
+
 #define XLAUNCH_VERSION "0.1.0"
 
 /* Exit codes (sysexits); every command returns one.  run and exec return
@@ -165,6 +167,10 @@ char *xl_read_file(const char *path, size_t *len, size_t max);
 /* Writes all len bytes, retrying short writes and EINTR.  Returns 0, or -1
  * with errno set. */
 int xl_write_all(int fd, const void *buf, size_t len);
+/* Writes j to path through a temporary file and rename(); durable: fsync
+ * before the rename (records), not for what is rewritten anyway (manifests,
+ * caches).  0 or -1 (errno). */
+int xl_write_json_atomic(const char *path, const json_t *j, bool durable);
 /* mkdir -p with the given mode for every created component. */
 int xl_mkdirs(const char *path, unsigned mode);
 /* $XDG_STATE_HOME/xlaunch (default ~/.local/state/xlaunch); caller frees. */

@@ -333,3 +333,31 @@ bool xl_parse_iso_time(const char *s, double *out)
 	*out = (double)t + frac;
 	return true;
 }
+
+int xl_write_json_atomic(const char *path, const json_t *j, bool durable)
+{
+	char *tmp = xl_asprintf("%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc = -1;
+
+	if (fd >= 0) {
+		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		int w = xl_write_all(fd, s, strlen(s));
+
+		free(s);
+		if (w == 0 && xl_write_all(fd, "\n", 1) == 0 && (!durable || fsync(fd) == 0))
+			rc = 0;
+		if (close(fd) < 0)
+			rc = -1;
+		if (rc == 0 && rename(tmp, path) < 0)
+			rc = -1;
+	}
+	if (rc < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+	}
+	free(tmp);
+	return rc;
+}

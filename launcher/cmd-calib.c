@@ -2,9 +2,9 @@
  * export, import, forget.  Everything it reads or writes goes through the
  * typed store interface of calib/calib.h. */
 #include "calib/calib.h"
-#include "launcher/plan.h"
-#include "launcher/record.h"
-#include "launcher/report.h"
+#include "launcher/run/run.h"
+#include "launcher/report/report.h"
+#include "bundle/bundle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -929,11 +929,72 @@ static int write_atomic(const char *path, const char *data, size_t len)
 	return 0;
 }
 
+/* The report's candidates: each profile planned once, as `run` would plan
+ * it now, without its messages (a profile recorded on another machine is
+ * no error of the report). */
+struct report_plans {
+	const struct xl_ctx *ctx;
+	struct calib_store *st;
+	struct report_plan {
+		char *profile;
+		struct xl_plan plan;
+		struct xl_report_cand *cands;
+		int rc;
+	} *v;
+	size_t n;
+};
+
+static int report_cands(void *arg, const char *profile, const struct xl_report_cand **out,
+			size_t *n)
+{
+	struct report_plans *rp = arg;
+	struct report_plan *e = NULL;
+	int saved = xl_verbosity;
+
+	for (size_t i = 0; i < rp->n && !e; i++)
+		if (strcmp(rp->v[i].profile, profile) == 0)
+			e = &rp->v[i];
+	if (!e) {
+		rp->v = xl_realloc(rp->v, (rp->n + 1) * sizeof(*rp->v));
+		e = &rp->v[rp->n++];
+		memset(e, 0, sizeof(*e));
+		e->profile = xl_strdup(profile);
+		xl_verbosity = -2;
+		e->rc = xl_plan_make(rp->ctx, rp->st, profile, NULL, 0, NULL, 0, &e->plan);
+		xl_verbosity = saved;
+		if (e->rc == 0 && e->plan.no_job)
+			e->rc = XL_EX_NOINPUT;
+		if (e->rc == 0) {
+			e->cands = xl_calloc(e->plan.n, sizeof(*e->cands));
+			for (size_t i = 0; i < e->plan.n; i++) {
+				e->cands[i].name = e->plan.items[i].candidate;
+				e->cands[i].parts = e->plan.items[i].parts;
+				e->cands[i].rank = &e->plan.items[i].rank;
+			}
+		}
+	}
+	*out = e->cands;
+	*n = e->rc ? 0 : e->plan.n;
+	return e->rc;
+}
+
+static void report_plans_release(struct report_plans *rp)
+{
+	for (size_t i = 0; i < rp->n; i++) {
+		xl_plan_release(&rp->v[i].plan);
+		free(rp->v[i].cands);
+		free(rp->v[i].profile);
+	}
+	free(rp->v);
+}
+
 static enum xl_exit cmd_report(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct report_opts *o = call->opts;
-	struct xl_report_opts ro = { o->profile, NAN, o->format == 1, o->chart };
+	struct xl_report_opts ro = { .profile = o->profile, .since = NAN, .svg = o->format == 1,
+				     .chart = o->chart };
 	struct xl_buf out = XL_BUF_INIT;
+	struct report_plans rp = { 0 };
 	struct calib_store *st;
 	int rc;
 
@@ -943,7 +1004,12 @@ static enum xl_exit cmd_report(struct xl_ctx *ctx, const struct xl_call *call)
 		ro.since = o->since;
 	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
+	rp.ctx = ctx;
+	rp.st = st;
+	ro.cands = report_cands;
+	ro.cands_arg = &rp;
 	rc = xl_report(ctx, st, &ro, &out);
+	report_plans_release(&rp);
 	calib_close(st);
 	if (rc) {
 		xl_buf_release(&out);

@@ -7,8 +7,7 @@
  * never read, ${VAR} takes a --set value or its default, and the output
  * says which.
  */
-#include "launcher/launcher.h"
-#include "launcher/envfmt.h"
+#include "launcher/profile/profile.h"
 
 #include <stdlib.h>
 #include <string.h>

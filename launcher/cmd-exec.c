@@ -3,7 +3,7 @@
  * Resolves the profile and replaces this process with CMD: no supervision,
  * no record, nothing on the way that the launch does not need.
  */
-#include "launcher/cachekey.h"
+#include "launcher/profile/profile.h"
 
 #include <errno.h>
 #include <stdlib.h>

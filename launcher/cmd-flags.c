@@ -1,6 +1,6 @@
 /* cmd-flags.c - `xlaunch flags list|explain|lint`: the flag catalogs and
  * the composite-flag linter on the command line. */
-#include "launcher/catalog.h"
+#include "launcher/flags/flags.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,5 @@
 /* cmd-profile.c - `xlaunch profile list | show | diff | check` */
-#include "launcher/cachekey.h"
-#include "launcher/profile.h"
-#include "launcher/record.h"
-#include "launcher/run.h"
+#include "launcher/run/run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,15 +34,14 @@ static enum xl_exit profile_list(struct xl_ctx *ctx, const struct xl_call *call)
 
 	xl_profile_names(ctx, &names, &files);
 	for (size_t i = 0; i < names.n; i++) {
-		struct layer *l = NULL;
+		char *d = NULL;
 		int q = xl_verbosity;
 
 		/* a broken file is listed, and `profile check` says why */
 		xl_verbosity = -1;
-		int lrc = layer_load_file(files.v[i], &l);
+		int lrc = xl_profile_describe(files.v[i], &d);
 		xl_verbosity = q;
-		const char *desc = lrc ? "(does not load: see 'xlaunch profile check')"
-				       : l->description ? l->description : "";
+		const char *desc = lrc ? "(does not load: see 'xlaunch profile check')" : d ? d : "";
 		if (ctx->json)
 			json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:b}", "name", names.v[i],
 							     "file", files.v[i], "description", desc,
@@ -54,7 +50,7 @@ static enum xl_exit profile_list(struct xl_ctx *ctx, const struct xl_call *call)
 			printf("%-20s %-50s %s\n", names.v[i], desc, files.v[i]);
 		else
 			printf("%-20s %s\n", names.v[i], desc);
-		layer_free(l);
+		free(d);
 	}
 	if (!names.n)
 		warn_no_profiles(ctx);
@@ -80,116 +76,9 @@ static unsigned resolve_flags(const char *arg)
 	return strchr(arg, '/') || xl_endswith(arg, ".yaml") ? XL_RESOLVE_FILE : 0;
 }
 
-/* The latest compile storm recorded for a profile: its run id and time. */
-struct storm_seen {
-	char *id;
-	double time;
-};
-
-static int latest_storm(const struct calib_attempt *a, void *arg)
+/* The header: name, file, description, chain, candidates. */
+static void show_head(const struct xl_profile *p)
 {
-	struct storm_seen *s = arg;
-
-	s->id = xl_strdup(a->id);
-	s->time = a->time;
-	return 1;
-}
-
-static bool sets_any(const json_t *env, const struct xl_strv *vars)
-{
-	for (size_t i = 0; i < vars->n; i++) {
-		const char *v = json_string_value(json_object_get(env, vars->v[i]));
-
-		if (v && *v && strcmp(v, "0") != 0)
-			return true;
-	}
-	return false;
-}
-
-/* `show --explain`: when the store has a compile storm of this profile seen
- * without compile logging, which profile to add to see what recompiles.
- * The store is opened without creating it; nothing is written. */
-static void suggest_debug(struct xl_ctx *ctx, const struct xl_profile *p)
-{
-	struct xl_patterns pats;
-	struct calib_store *st = NULL;
-	struct calib_filter f = CALIB_FILTER_INIT;
-	struct storm_seen seen = { NULL, 0 };
-	json_t *env = json_object();
-	char *err = NULL, *runs, *mpath, *text;
-	size_t len;
-	int q = xl_verbosity;
-	bool logged;
-
-	xl_verbosity = -1;
-	if (xl_patterns_load(NULL, &pats) != 0) {
-		xl_verbosity = q;
-		json_decref(env);
-		return;
-	}
-	for (size_t i = 0; i < p->nvars; i++)
-		if (p->vars[i].value)
-			json_object_set_new(env, p->vars[i].name, json_string(p->vars[i].value));
-	logged = sets_any(env, &pats.compile.logging_vars);
-	if (!logged && pats.compile.debug_profile &&
-	    calib_open(ctx->store_path, CALIB_OPEN_NOCREATE, &st, &err) == 0) {
-		f.profile = p->name;
-		f.outcome = XL_OUT_COMPILE_STORM;
-		f.limit = 1;
-		calib_history(st, &f, latest_storm, &seen);
-		calib_close(st);
-	}
-	free(err);
-	xl_verbosity = q;
-	if (seen.id) {
-		json_t *m = NULL;
-		char tbuf[40];
-
-		/* the run's own manifest says what it ran with, where it is kept */
-		runs = xl_runs_dir();
-		mpath = xl_asprintf("%s/%s/manifest.json", runs, seen.id);
-		text = xl_read_file(mpath, &len, 16u << 20);
-		if (text)
-			m = json_loadb(text, len, 0, NULL);
-		if (!m || !sets_any(json_object_get(m, "env"), &pats.compile.logging_vars)) {
-			printf("\ncompile storm recorded for this profile without compile logging (run %s, %s):\n",
-			       seen.id, xl_iso_time(seen.time, tbuf, sizeof(tbuf)));
-			printf("  to see which function recompiles and why, launch with a profile that also\n"
-			       "  extends %s (a file with 'extends: [%s, %s]'); it turns on",
-			       pats.compile.debug_profile, p->name, pats.compile.debug_profile);
-			for (size_t i = 0; i < pats.compile.logging_vars.n; i++)
-				printf("%s %s", i ? "," : "", pats.compile.logging_vars.v[i]);
-			printf("\n");
-		}
-		json_decref(m);
-		free(text);
-		free(mpath);
-		free(runs);
-		free(seen.id);
-	}
-	json_decref(env);
-	xl_patterns_release(&pats);
-}
-
-static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
-{
-	const struct show_opts *o = call->opts;
-	bool explain = o->explain;
-	struct xl_profile *p;
-	char where[1024];
-	int rc;
-
-	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, resolve_flags(call->argv[0]), &p);
-	if (rc)
-		return rc;
-	if (ctx->json) {
-		json_t *j = xl_profile_to_json(p);
-
-		print_json(j);
-		json_decref(j);
-		xl_profile_free(p);
-		return 0;
-	}
 	printf("profile:     %s\n", p->name);
 	printf("file:        %s\n", p->file);
 	if (p->description)
@@ -205,6 +94,40 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 			printf(" %s", p->cands[i].name);
 		printf("\n");
 	}
+}
+
+/* A composite variable flag by flag, each with where it was set. */
+static void show_flags(const struct xl_var *v)
+{
+	char where[1024], prev[1024];
+
+	printf("  %s:\n", v->name);
+	for (size_t k = 0; k < v->flags.n; k++) {
+		const struct xl_flag *f = &v->flags.v[k];
+		const struct xl_flag *first = NULL;
+
+		for (size_t j = 0; j < k && !first; j++)
+			if (strcmp(v->flags.v[j].name, f->name) == 0)
+				first = &v->flags.v[j];
+		printf("    --%s%s%s    # %s", f->name, f->value ? "=" : "",
+		       f->value ? f->value : "", prov_str(f->src, where, sizeof(where)));
+		/* a list-valued flag: repeated in one value it builds up; set
+		 * by several layers, the last layer's value is used */
+		if (first)
+			printf("; XLA adds it to the list of %s",
+			       prov_str(first->src, prev, sizeof(prev)));
+		else if (f->prev.file)
+			printf("; replaces the list set at %s (the last layer's value is used)",
+			       prov_str(f->prev, prev, sizeof(prev)));
+		printf("\n");
+	}
+}
+
+/* The environment; with explain, where each value was set. */
+static void show_env(const struct xl_profile *p, bool explain)
+{
+	char where[1024];
+
 	printf("\nenvironment:\n");
 	for (size_t i = 0; i < p->nvars; i++) {
 		const struct xl_var *v = &p->vars[i];
@@ -225,28 +148,15 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 			printf("\n");
 			continue;
 		}
-		printf("  %s:\n", v->name);
-		for (size_t k = 0; k < v->flags.n; k++) {
-			const struct xl_flag *f = &v->flags.v[k];
-			char prev[1024];
-			const struct xl_flag *first = NULL;
-
-			for (size_t j = 0; j < k && !first; j++)
-				if (strcmp(v->flags.v[j].name, f->name) == 0)
-					first = &v->flags.v[j];
-			printf("    --%s%s%s    # %s", f->name, f->value ? "=" : "",
-			       f->value ? f->value : "", prov_str(f->src, where, sizeof(where)));
-			/* a list-valued flag: repeated in one value it builds up;
-			 * set by several layers, the last layer's value is used */
-			if (first)
-				printf("; XLA adds it to the list of %s",
-				       prov_str(first->src, prev, sizeof(prev)));
-			else if (f->prev.file)
-				printf("; replaces the list set at %s (the last layer's value is used)",
-				       prov_str(f->prev, prev, sizeof(prev)));
-			printf("\n");
-		}
+		show_flags(v);
 	}
+}
+
+/* Policy and limits. */
+static void show_policy_limits(const struct xl_profile *p)
+{
+	char b[32];
+
 	printf("\npolicy:      timing=%s cache=%s ambient=%s",
 	       p->policy.timing ? "true" : "false",
 	       p->policy.cache == XL_CACHE_LOCAL ? "local" : "any",
@@ -257,92 +167,123 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 			printf("%s%s", i ? "," : "", p->policy.bundle.v[i]);
 	}
 	printf("\n");
-	if (p->limits.address_space >= 0 || p->limits.open_files >= 0 || p->limits.core >= 0 ||
-	    p->limits.cpu_time >= 0) {
-		char b[32];
+	if (p->limits.address_space < 0 && p->limits.open_files < 0 && p->limits.core < 0 &&
+	    p->limits.cpu_time < 0)
+		return;
+	printf("limits:     ");
+	if (p->limits.address_space >= 0)
+		printf(" address_space=%s", p->limits.address_space == INT64_MAX ? "unlimited"
+		       : xl_fmt_bytes((uint64_t)p->limits.address_space, b, sizeof(b)));
+	if (p->limits.open_files >= 0)
+		printf(" open_files=%lld", (long long)p->limits.open_files);
+	if (p->limits.core >= 0)
+		printf(" core=%s", p->limits.core == INT64_MAX ? "unlimited"
+		       : xl_fmt_bytes((uint64_t)p->limits.core, b, sizeof(b)));
+	if (p->limits.cpu_time >= 0)
+		printf(" cpu_time=%llds", (long long)p->limits.cpu_time);
+	printf("\n");
+}
 
-		printf("limits:     ");
-		if (p->limits.address_space >= 0)
-			printf(" address_space=%s", p->limits.address_space == INT64_MAX ? "unlimited"
-			       : xl_fmt_bytes((uint64_t)p->limits.address_space, b, sizeof(b)));
-		if (p->limits.open_files >= 0)
-			printf(" open_files=%lld", (long long)p->limits.open_files);
-		if (p->limits.core >= 0)
-			printf(" core=%s", p->limits.core == INT64_MAX ? "unlimited"
-			       : xl_fmt_bytes((uint64_t)p->limits.core, b, sizeof(b)));
-		if (p->limits.cpu_time >= 0)
-			printf(" cpu_time=%llds", (long long)p->limits.cpu_time);
-		printf("\n");
-	}
-	if (p->compile.step_pattern || p->compile.warmup_steps >= 0 ||
-	    p->compile.max_after_warmup >= 0 || p->compile.quiet_gaps > 0) {
-		const struct xl_compile_cfg *c = &p->compile;
+/* The compile section; with explain, where each setting was set. */
+static void show_compile(const struct xl_profile *p, bool explain)
+{
+	const struct xl_compile_cfg *c = &p->compile;
+	char where[1024];
 
-		printf("compile:    ");
-		if (c->step_pattern)
-			printf(" step_pattern='%s'", c->step_pattern);
-		if (c->warmup_steps >= 0)
-			printf(" warmup_steps=%ld", c->warmup_steps);
-		if (c->max_after_warmup >= 0)
-			printf(" max_after_warmup=%ld", c->max_after_warmup);
-		if (c->quiet_gaps > 0)
-			printf(" quiet_gaps=%g", c->quiet_gaps);
-		printf("\n");
-		if (explain) {
-			if (c->step_pattern)
-				printf("  step_pattern        # %s\n", prov_str(c->step_pattern_src, where, sizeof(where)));
-			if (c->warmup_steps >= 0)
-				printf("  warmup_steps        # %s\n", prov_str(c->warmup_steps_src, where, sizeof(where)));
-			if (c->max_after_warmup >= 0)
-				printf("  max_after_warmup    # %s\n", prov_str(c->max_after_warmup_src, where, sizeof(where)));
-			if (c->quiet_gaps > 0)
-				printf("  quiet_gaps          # %s\n", prov_str(c->quiet_gaps_src, where, sizeof(where)));
+	if (!c->step_pattern && c->warmup_steps < 0 && c->max_after_warmup < 0 && c->quiet_gaps <= 0)
+		return;
+	printf("compile:    ");
+	if (c->step_pattern)
+		printf(" step_pattern='%s'", c->step_pattern);
+	if (c->warmup_steps >= 0)
+		printf(" warmup_steps=%ld", c->warmup_steps);
+	if (c->max_after_warmup >= 0)
+		printf(" max_after_warmup=%ld", c->max_after_warmup);
+	if (c->quiet_gaps > 0)
+		printf(" quiet_gaps=%g", c->quiet_gaps);
+	printf("\n");
+	if (!explain)
+		return;
+	if (c->step_pattern)
+		printf("  step_pattern        # %s\n", prov_str(c->step_pattern_src, where, sizeof(where)));
+	if (c->warmup_steps >= 0)
+		printf("  warmup_steps        # %s\n", prov_str(c->warmup_steps_src, where, sizeof(where)));
+	if (c->max_after_warmup >= 0)
+		printf("  max_after_warmup    # %s\n", prov_str(c->max_after_warmup_src, where, sizeof(where)));
+	if (c->quiet_gaps > 0)
+		printf("  quiet_gaps          # %s\n", prov_str(c->quiet_gaps_src, where, sizeof(where)));
+}
+
+/* What the runtime adds on its own at start (--explain). */
+static void show_runtime_defaults(const struct xl_profile *p)
+{
+	json_t *def = xl_runtime_defaults(p);
+	const char *var;
+	json_t *list;
+	bool any = false;
+
+	json_object_foreach(def, var, list) {
+		size_t i;
+		json_t *d;
+
+		if (!json_array_size(list))
+			continue;
+		if (!any)
+			printf("\nadded by the runtime at start when missing (not set by the profile):\n");
+		any = true;
+		printf("  %s:\n", strcmp(var, "env") == 0 ? "environment" : var);
+		json_array_foreach(list, i, d) {
+			const char *tok = json_string_value(json_object_get(d, "token"));
+			const char *why = json_string_value(json_object_get(d, "why"));
+			const char *when = json_string_value(json_object_get(d, "when"));
+			const char *val = json_string_value(json_object_get(d, "value"));
+
+			if (tok)
+				printf("    %s", tok);
+			else
+				printf("    %s%s%s", json_string_value(json_object_get(d, "name")),
+				       val ? "=" : "", val ? val : "");
+			if (when || why)
+				printf("    # %s%s%s", when ? when : "", when && why ? "; " : "", why ? why : "");
+			printf("\n");
 		}
 	}
+	json_decref(def);
+}
+
+static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	const struct show_opts *o = call->opts;
+	struct xl_profile *p;
+	int rc;
+
+	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, resolve_flags(call->argv[0]), &p);
+	if (rc)
+		return rc;
+	if (ctx->json) {
+		json_t *j = xl_profile_to_json(p);
+
+		print_json(j);
+		json_decref(j);
+		xl_profile_free(p);
+		return 0;
+	}
+	show_head(p);
+	show_env(p, o->explain);
+	show_policy_limits(p);
+	show_compile(p, o->explain);
 	if (json_object_size(p->signature)) {
 		char *s = json_dumps(p->signature, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
 		printf("signature:   %s\n", s);
 		free(s);
 	}
-	if (explain) {
-		json_t *def = xl_runtime_defaults(p);
-		const char *var;
-		json_t *list;
-		bool any = false;
-
-		json_object_foreach(def, var, list) {
-			size_t i;
-			json_t *d;
-
-			if (!json_array_size(list))
-				continue;
-			if (!any)
-				printf("\nadded by the runtime at start when missing (not set by the profile):\n");
-			any = true;
-			printf("  %s:\n", strcmp(var, "env") == 0 ? "environment" : var);
-			json_array_foreach(list, i, d) {
-				const char *tok = json_string_value(json_object_get(d, "token"));
-				const char *why = json_string_value(json_object_get(d, "why"));
-				const char *when = json_string_value(json_object_get(d, "when"));
-
-				const char *val = json_string_value(json_object_get(d, "value"));
-
-				if (tok)
-					printf("    %s", tok);
-				else
-					printf("    %s%s%s", json_string_value(json_object_get(d, "name")),
-					       val ? "=" : "", val ? val : "");
-				if (when || why)
-					printf("    # %s%s%s", when ? when : "", when && why ? "; " : "", why ? why : "");
-				printf("\n");
-			}
-		}
-		json_decref(def);
+	if (o->explain) {
+		show_runtime_defaults(p);
 		printf("\nfiles, in the order applied:\n");
 		for (size_t i = 0; i < p->chain.n; i++)
 			printf("  %-20s %s\n", p->chain.v[i], p->chain_files.v[i]);
-		suggest_debug(ctx, p);
+		xl_run_explain_storms(ctx, p);
 	}
 	xl_profile_free(p);
 	return 0;

@@ -337,162 +337,244 @@ static void cpu_info(char **model, json_t *isa)
 	free(text);
 }
 
-void xl_probe_cpu(struct xl_probe_rep *r, const char *arg)
+#define TRIAD_S 3.0      /* the triad's scalar: a = b + s * c */
+
+/* What the probe's stages share: the report, the threads and their CPUs,
+ * the host's figures, and the arrays the kernels work on (release() frees
+ * them). */
+struct cpu_probe {
+	struct xl_probe_rep *r;
+	int nt, cpus[MAX_THREADS];     /* threads, and the CPU of each */
+	char *model;                   /* from /proc/cpuinfo, or NULL */
+	json_t *isa, *details;
+	struct xl_host_cache hc;
+	const char *rule;              /* how the working set was sized */
+	size_t n;                      /* the triad's elements per array */
+	double *a, *b, *c;             /* the triad's arrays */
+	float *A, *B, *C;              /* the SGEMM's matrices */
+	struct job tmpl, *jobs;        /* every thread's job; theirs after a run */
+};
+
+/* The host's model, ISA features, kernel version, CPUs (the threads, one
+ * each) and caches; p->n sized from the last-level cache. */
+static void read_host(struct cpu_probe *p)
 {
+	struct utsname u;
 	cpu_set_t set;
-	int nt = xl_host_cpus(&set), cpus[MAX_THREADS];
+	uint64_t ws;
+
+	p->nt = xl_host_cpus(&set);
+	cpu_info(&p->model, p->isa);
+	if (uname(&u) == 0)
+		json_object_set_new(p->r->doc, "version", json_sprintf("%s %s %s", u.sysname,
+									u.release, u.machine));
+	if (p->nt > MAX_THREADS)
+		p->nt = MAX_THREADS;
+	for (int i = 0, k = 0; i < CPU_SETSIZE && k < p->nt; i++)
+		if (CPU_ISSET(i, &set))
+			p->cpus[k++] = i;
+	xl_host_cache_read(NULL, &set, &p->hc);
+	ws = xl_host_working_set(&p->hc, xl_host_mem_available(), &p->rule);
+	p->n = (size_t)((ws + 3 * sizeof(double) - 1) / (3 * sizeof(double)));
+}
+
+/* The host as the report's one device, and the details of what it has. */
+static void describe_host(struct cpu_probe *p)
+{
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	json_int_t mem = pages > 0 && psize > 0 ? (json_int_t)pages * psize : 0;
-	json_t *isa = json_array(), *details;
-	char *model = NULL;
-	double *a = NULL, *b = NULL, *c = NULL;
-	float *A = NULL, *B = NULL, *C = NULL;
-	struct job tmpl, *jobs = NULL;
-	struct xl_host_cache hc;
-	const char *rule;
+	struct xl_host_cache *hc = &p->hc;
+
+	json_object_set_new(p->r->doc, "devices",
+			    json_pack("[{s:s, s:I, s:i}]", "kind", p->model ? p->model : "cpu",
+				      "memory_bytes", mem, "cores", p->nt));
+	p->details = json_pack("{s:i, s:I, s:o, s:i, s:I, s:I, s:i, s:i, s:s, s:s, s:i}",
+			       "cores", p->nt, "memory_bytes", mem, "isa", p->isa,
+			       "threads", p->nt,
+			       "working_set_bytes", (json_int_t)(3 * p->n * sizeof(double)),
+			       "llc_bytes", (json_int_t)hc->llc_bytes, "llc_level", hc->level,
+			       "llc_instances", hc->instances, "llc_source", hc->source,
+			       "working_set_rule", p->rule, "sgemm_n", (int)SGEMM_N);
+	json_object_set_new(p->r->doc, "details", p->details);
+	free(p->model);
+	p->model = NULL;
+}
+
+/* kind run over [0, total) by every thread: its wall time, or a negative
+ * value when a thread could not be started. */
+static double run_job(struct cpu_probe *p, int kind, size_t total)
+{
+	p->tmpl.kind = kind;
+	return run_split(p->tmpl, total, p->nt, p->cpus, p->jobs);
+}
+
+/* The arrays allocated and filled (the triad's by the threads that will
+ * work on them, so that their pages are near them). */
+static int prepare_arrays(struct cpu_probe *p)
+{
 	const size_t m = SGEMM_N;
-	const double s = 3.0;
-	double t, best, budget, gbs = 0, gflops = 0;
-	uint64_t ws;
-	size_t n;
-	int passes = 0;
 
-	(void)arg;
-	xl_probe_reached(r, XL_STAGE_INSTALLED);
-	cpu_info(&model, isa);
-	{
-		struct utsname u;
-
-		if (uname(&u) == 0)
-			json_object_set_new(r->doc, "version", json_sprintf("%s %s %s", u.sysname,
-									    u.release, u.machine));
-	}
-	if (nt > MAX_THREADS)
-		nt = MAX_THREADS;
-	for (int i = 0, k = 0; i < CPU_SETSIZE && k < nt; i++)
-		if (CPU_ISSET(i, &set))
-			cpus[k++] = i;
-	xl_host_cache_read(NULL, &set, &hc);
-	ws = xl_host_working_set(&hc, xl_host_mem_available(), &rule);
-	n = (size_t)((ws + 3 * sizeof(double) - 1) / (3 * sizeof(double)));
-	xl_probe_reached(r, XL_STAGE_INITIALIZED);
-	json_object_set_new(r->doc, "devices",
-			    json_pack("[{s:s, s:I, s:i}]", "kind", model ? model : "cpu",
-				      "memory_bytes", mem, "cores", nt));
-	details = json_pack("{s:i, s:I, s:o, s:i, s:I, s:I, s:i, s:i, s:s, s:s, s:i}",
-			    "cores", nt, "memory_bytes", mem, "isa", isa, "threads", nt,
-			    "working_set_bytes", (json_int_t)(3 * n * sizeof(double)),
-			    "llc_bytes", (json_int_t)hc.llc_bytes, "llc_level", hc.level,
-			    "llc_instances", hc.instances, "llc_source", hc.source,
-			    "working_set_rule", rule, "sgemm_n", (int)m);
-	json_object_set_new(r->doc, "details", details);
-	free(model);
-	xl_probe_reached(r, XL_STAGE_DEVICES);
-
-	jobs = calloc((size_t)nt, sizeof(*jobs));
-	a = malloc(n * sizeof(double));
-	b = malloc(n * sizeof(double));
-	c = malloc(n * sizeof(double));
-	A = malloc(m * m * sizeof(float));
-	B = malloc(m * m * sizeof(float));
-	C = malloc(m * m * sizeof(float));
-	if (!jobs || !a || !b || !c || !A || !B || !C) {
-		xl_probe_error(r, "cannot allocate the probe's buffers (%zu MiB)",
-			       (size_t)(3 * n * sizeof(double) / MIB));
-		goto out;
+	p->jobs = calloc((size_t)p->nt, sizeof(*p->jobs));
+	p->a = malloc(p->n * sizeof(double));
+	p->b = malloc(p->n * sizeof(double));
+	p->c = malloc(p->n * sizeof(double));
+	p->A = malloc(m * m * sizeof(float));
+	p->B = malloc(m * m * sizeof(float));
+	p->C = malloc(m * m * sizeof(float));
+	if (!p->jobs || !p->a || !p->b || !p->c || !p->A || !p->B || !p->C) {
+		xl_probe_error(p->r, "cannot allocate the probe's buffers (%zu MiB)",
+			       (size_t)(3 * p->n * sizeof(double) / MIB));
+		return -1;
 	}
 	for (size_t i = 0; i < m * m; i++) {
-		A[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
-		B[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+		p->A[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+		p->B[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
 	}
-	memset(&tmpl, 0, sizeof(tmpl));
-	tmpl.a = a;
-	tmpl.b = b;
-	tmpl.c = c;
-	tmpl.s = s;
-	tmpl.A = A;
-	tmpl.B = B;
-	tmpl.C = C;
-	tmpl.n = m;
-	tmpl.kind = JOB_INIT;
-	if (run_split(tmpl, n, nt, cpus, jobs) < 0) {
-		xl_probe_error(r, "cannot start %d threads", nt);
-		goto out;
+	memset(&p->tmpl, 0, sizeof(p->tmpl));
+	p->tmpl.a = p->a;
+	p->tmpl.b = p->b;
+	p->tmpl.c = p->c;
+	p->tmpl.s = TRIAD_S;
+	p->tmpl.A = p->A;
+	p->tmpl.B = p->B;
+	p->tmpl.C = p->C;
+	p->tmpl.n = m;
+	if (run_job(p, JOB_INIT, p->n) < 0) {
+		xl_probe_error(p->r, "cannot start %d threads", p->nt);
+		return -1;
 	}
-	/* the kernels are plain C, compiled in: nothing to build at run time */
-	xl_probe_reached(r, XL_STAGE_COMPILED);
+	return 0;
+}
 
-	tmpl.kind = JOB_TRIAD;
-	if (run_split(tmpl, n, nt, cpus, jobs) < 0 ||
-	    (tmpl.kind = JOB_SGEMM, run_split(tmpl, m, nt, cpus, jobs)) < 0) {
-		xl_probe_error(r, "cannot start %d threads", nt);
-		goto out;
+/* The triad and the SGEMM, once each. */
+static int execute_kernels(struct cpu_probe *p)
+{
+	if (run_job(p, JOB_TRIAD, p->n) < 0 || run_job(p, JOB_SGEMM, SGEMM_N) < 0) {
+		xl_probe_error(p->r, "cannot start %d threads", p->nt);
+		return -1;
 	}
-	xl_probe_reached(r, XL_STAGE_EXECUTED);
+	return 0;
+}
 
-	tmpl.kind = JOB_CHECK;
-	if (run_split(tmpl, n, nt, cpus, jobs) < 0) {
-		xl_probe_error(r, "cannot start %d threads", nt);
-		goto out;
+/* The triad checked element by element (by the threads), the SGEMM on a
+ * grid of elements against a scalar reference. */
+static int verify_results(struct cpu_probe *p)
+{
+	const size_t m = SGEMM_N;
+
+	if (run_job(p, JOB_CHECK, p->n) < 0) {
+		xl_probe_error(p->r, "cannot start %d threads", p->nt);
+		return -1;
 	}
-	for (int k = 0; k < nt; k++) {
-		size_t i = jobs[k].bad;
+	for (int k = 0; k < p->nt; k++) {
+		size_t i = p->jobs[k].bad;
 
 		if (i != SIZE_MAX) {
-			xl_probe_error(r, "verification failed: triad element %zu is %g, expected %g",
-				       i, a[i], b[i] + s * c[i]);
-			goto out;
+			xl_probe_error(p->r, "verification failed: triad element %zu is %g, "
+				       "expected %g", i, p->a[i], p->b[i] + TRIAD_S * p->c[i]);
+			return -1;
 		}
 	}
 	for (size_t i = 0; i < m; i += 17) {
 		for (size_t j = 0; j < m; j += 13) {
-			double want = ref_sgemm_elem(A, B, m, i, j);
+			double want = ref_sgemm_elem(p->A, p->B, m, i, j);
 
-			if (!(fabs(C[i * m + j] - want) <= 1e-4 * (1.0 + fabs(want)))) {
-				xl_probe_error(r, "verification failed: sgemm C[%zu][%zu] is %g, "
-					       "expected %g", i, j, (double)C[i * m + j], want);
-				goto out;
+			if (!(fabs(p->C[i * m + j] - want) <= 1e-4 * (1.0 + fabs(want)))) {
+				xl_probe_error(p->r, "verification failed: sgemm C[%zu][%zu] is "
+					       "%g, expected %g", i, j, (double)p->C[i * m + j],
+					       want);
+				return -1;
 			}
 		}
 	}
+	return 0;
+}
 
-	/* figures: the fastest of the timed passes (STREAM's rule), as many as
-	 * fit in the budget; the SGEMM is cache-resident by design */
-	budget = xl_probe_time_left(r) / 4;
+/* The triad's bandwidth in GB/s from the fastest of its timed passes, as
+ * many as fit in the budget (*passes); 0 when none could be timed. */
+static double triad_bandwidth(struct cpu_probe *p, int *passes)
+{
+	double t, best = 0, budget = xl_probe_time_left(p->r) / 4;
+
 	if (budget > MEASURE_S)
 		budget = MEASURE_S;
-	best = 0;
-	tmpl.kind = JOB_TRIAD;
-	for (double t0 = xl_mono(); passes < MAX_PASSES; ) {
-		if ((t = run_split(tmpl, n, nt, cpus, jobs)) > 0 && (best == 0 || t < best))
+	for (double t0 = xl_mono(); *passes < MAX_PASSES; ) {
+		t = run_job(p, JOB_TRIAD, p->n);
+		if (t > 0 && (best == 0 || t < best))
 			best = t;
-		passes++;
-		if (passes >= MIN_PASSES && xl_mono() - t0 > budget)
+		(*passes)++;
+		if (*passes >= MIN_PASSES && xl_mono() - t0 > budget)
 			break;
 		/* a slow host (or one under a memory checker): no pass that
 		 * would take more than half of the time left */
-		if (t > 0 && 2 * t > xl_probe_time_left(r))
+		if (t > 0 && 2 * t > xl_probe_time_left(p->r))
 			break;
 	}
-	if (best > 0)
-		gbs = 3.0 * n * sizeof(double) / best / 1e9;
-	best = 0;
-	tmpl.kind = JOB_SGEMM;
+	return best > 0 ? 3.0 * p->n * sizeof(double) / best / 1e9 : 0;
+}
+
+/* The SGEMM's GFLOP/s from the fastest of three runs; 0 when none could be
+ * timed. */
+static double sgemm_rate(struct cpu_probe *p)
+{
+	const size_t m = SGEMM_N;
+	double t, best = 0;
+
 	for (int k = 0; k < 3; k++)
-		if ((t = run_split(tmpl, m, nt, cpus, jobs)) > 0 && (best == 0 || t < best))
+		if ((t = run_job(p, JOB_SGEMM, m)) > 0 && (best == 0 || t < best))
 			best = t;
-	if (best > 0)
-		gflops = 2.0 * m * m * m / best / 1e9;
-	json_object_set_new(details, "triad_passes", json_integer(passes));
-	json_object_set_new(r->doc, "bandwidth_gbs", json_real(round(gbs * 100) / 100));
-	json_object_set_new(r->doc, "gflops", json_real(round(gflops * 100) / 100));
+	return best > 0 ? 2.0 * m * m * m / best / 1e9 : 0;
+}
+
+/* figures: the fastest of the timed passes (STREAM's rule), as many as fit
+ * in the budget; the SGEMM is cache-resident by design */
+static void measure(struct cpu_probe *p)
+{
+	int passes = 0;
+	double gbs, gflops;
+
+	gbs = triad_bandwidth(p, &passes);
+	gflops = sgemm_rate(p);
+	json_object_set_new(p->details, "triad_passes", json_integer(passes));
+	json_object_set_new(p->r->doc, "bandwidth_gbs", json_real(round(gbs * 100) / 100));
+	json_object_set_new(p->r->doc, "gflops", json_real(round(gflops * 100) / 100));
+}
+
+static void release(struct cpu_probe *p)
+{
+	free(p->jobs);
+	free(p->a);
+	free(p->b);
+	free(p->c);
+	free(p->A);
+	free(p->B);
+	free(p->C);
+}
+
+void xl_probe_cpu(struct xl_probe_rep *r, const char *arg)
+{
+	struct cpu_probe p;
+
+	(void)arg;
+	memset(&p, 0, sizeof(p));
+	p.r = r;
+	p.isa = json_array();
+	xl_probe_reached(r, XL_STAGE_INSTALLED);
+	read_host(&p);
+	xl_probe_reached(r, XL_STAGE_INITIALIZED);
+	describe_host(&p);
+	xl_probe_reached(r, XL_STAGE_DEVICES);
+	if (prepare_arrays(&p) < 0)
+		goto out;
+	/* the kernels are plain C, compiled in: nothing to build at run time */
+	xl_probe_reached(r, XL_STAGE_COMPILED);
+	if (execute_kernels(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_EXECUTED);
+	if (verify_results(&p) < 0)
+		goto out;
+	measure(&p);
 	xl_probe_reached(r, XL_STAGE_VERIFIED);
 out:
-	free(jobs);
-	free(a);
-	free(b);
-	free(c);
-	free(A);
-	free(B);
-	free(C);
+	release(&p);
 }

@@ -222,180 +222,278 @@ static char *load_ptx(int major, int minor, char **err)
 	return out;
 }
 
-#define CU_CHECK(call, what)                                                 \
-	do {                                                                 \
-		cu_result rc_ = (call);                                      \
-		if (rc_ != CU_OK) {                                          \
-			char *e_ = cu_explain(&c, what, rc_);                \
-			xl_probe_error(r, "%s", e_);                         \
-			free(e_);                                            \
-			goto out;                                            \
-		}                                                            \
-	} while (0)
+#define TRIAD_N (8u << 20)   /* elements per array: 32 MiB */
+#define TRIAD_S 3.0f         /* the triad's scalar: c = a + s * b */
 
-void xl_probe_cuda(struct xl_probe_rep *r, const char *arg)
-{
+/* What the probe's stages share: the report, the driver's entry points, and
+ * what each stage makes for the next ones (release() frees what is left). */
+struct cuda_probe {
+	struct xl_probe_rep *r;
 	struct cu c;
-	char *err = NULL, *ptx = NULL;
-	int ver = 0, count = 0, major = 0, minor = 0, sms = 0;
-	cu_device dev = 0;
-	cu_context ctx = NULL;
-	cu_module mod = NULL;
-	cu_function fn = NULL;
-	cu_deviceptr da = 0, db = 0, dc = 0;
-	float *ha = NULL, *hb = NULL, *hc = NULL;
-	const unsigned n = 8u << 20; /* 32 MiB per array */
-	const float s = 3.0f;
-	json_t *devs;
-	bool ctx_held = false;
+	int count, major, minor, sms;    /* devices; the first one's figures */
+	cu_device dev;                   /* the device measured: the first */
+	cu_context ctx;
+	bool ctx_held;
+	cu_module mod;
+	cu_function fn;
+	cu_deviceptr da, db, dc;
+	float *ha, *hb, *hc;
+};
 
-	(void)arg;
-	memset(&c, 0, sizeof(c));
-	c.h = cu_open(&err);
-	if (!c.h) {
-		xl_probe_error(r, "%s", err);
+/* False when rc is CU_OK; otherwise true, with the probe's error said in the
+ * driver's words (cu_explain). */
+static bool cu_failed(struct cuda_probe *p, cu_result rc, const char *what)
+{
+	char *e;
+
+	if (rc == CU_OK)
+		return false;
+	e = cu_explain(&p->c, what, rc);
+	xl_probe_error(p->r, "%s", e);
+	free(e);
+	return true;
+}
+
+/* libcuda.so.1 loaded, its entry points bound and its version read: 0, or
+ * -1 with the error said. */
+static int open_driver(struct cuda_probe *p)
+{
+	char *err = NULL;
+	int ver = 0;
+
+	p->c.h = cu_open(&err);
+	if (!p->c.h) {
+		xl_probe_error(p->r, "%s", err);
 		free(err);
-		return;
+		return -1;
 	}
-	if (!cu_bind(&c, &err)) {
-		xl_probe_error(r, "libcuda.so.1 lacks %s: not an NVIDIA driver library, or one "
+	if (!cu_bind(&p->c, &err)) {
+		xl_probe_error(p->r, "libcuda.so.1 lacks %s: not an NVIDIA driver library, or one "
 			       "too old", err);
 		free(err);
-		return;
+		return -1;
 	}
-	if (c.DriverGetVersion(&ver) == CU_OK)
-		json_object_set_new(r->doc, "version", json_sprintf("%d.%d", ver / 1000, ver % 1000 / 10));
-	xl_probe_reached(r, XL_STAGE_INSTALLED);
+	if (p->c.DriverGetVersion(&ver) == CU_OK)
+		json_object_set_new(p->r->doc, "version",
+				    json_sprintf("%d.%d", ver / 1000, ver % 1000 / 10));
+	return 0;
+}
 
-	CU_CHECK(c.Init(0), "cuInit");
-	xl_probe_reached(r, XL_STAGE_INITIALIZED);
+/* Every device described in the report; the first is the one measured
+ * (p->dev, its compute capability and multiprocessors). */
+static int list_devices(struct cuda_probe *p)
+{
+	json_t *devs;
 
-	CU_CHECK(c.DeviceGetCount(&count), "cuDeviceGetCount");
-	if (count < 1) {
-		xl_probe_error(r, "cuDeviceGetCount: no CUDA device");
-		goto out;
+	if (cu_failed(p, p->c.DeviceGetCount(&p->count), "cuDeviceGetCount"))
+		return -1;
+	if (p->count < 1) {
+		xl_probe_error(p->r, "cuDeviceGetCount: no CUDA device");
+		return -1;
 	}
 	devs = json_array();
-	json_object_set_new(r->doc, "devices", devs);
-	for (int i = 0; i < count; i++) {
+	json_object_set_new(p->r->doc, "devices", devs);
+	for (int i = 0; i < p->count; i++) {
 		char name[256] = "";
 		size_t mem = 0;
 		int ma = 0, mi = 0;
 		cu_device d;
 
-		CU_CHECK(c.DeviceGet(&d, i), "cuDeviceGet");
-		c.DeviceGetName(name, sizeof(name) - 1, d);
-		c.DeviceGetAttribute(&ma, CU_ATTR_CC_MAJOR, d);
-		c.DeviceGetAttribute(&mi, CU_ATTR_CC_MINOR, d);
-		c.DeviceTotalMem(&mem, d);
+		if (cu_failed(p, p->c.DeviceGet(&d, i), "cuDeviceGet"))
+			return -1;
+		p->c.DeviceGetName(name, sizeof(name) - 1, d);
+		p->c.DeviceGetAttribute(&ma, CU_ATTR_CC_MAJOR, d);
+		p->c.DeviceGetAttribute(&mi, CU_ATTR_CC_MINOR, d);
+		p->c.DeviceTotalMem(&mem, d);
 		json_array_append_new(devs, json_pack("{s:s, s:I, s:o}", "kind", name,
 						      "memory_bytes", (json_int_t)mem,
 						      "compute_capability",
 						      json_sprintf("%d.%d", ma, mi)));
 		if (i == 0) {
-			dev = d;
-			major = ma;
-			minor = mi;
+			p->dev = d;
+			p->major = ma;
+			p->minor = mi;
 		}
 	}
-	c.DeviceGetAttribute(&sms, CU_ATTR_SM_COUNT, dev);
-	xl_probe_reached(r, XL_STAGE_DEVICES);
+	p->c.DeviceGetAttribute(&p->sms, CU_ATTR_SM_COUNT, p->dev);
+	return 0;
+}
 
-	CU_CHECK(c.PrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-	ctx_held = true;
-	CU_CHECK(c.CtxSetCurrent(ctx), "cuCtxSetCurrent");
-	ptx = load_ptx(major, minor, &err);
+/* The device's primary context, held (p->ctx_held) and made current. */
+static int enter_context(struct cuda_probe *p)
+{
+	if (cu_failed(p, p->c.PrimaryCtxRetain(&p->ctx, p->dev), "cuDevicePrimaryCtxRetain"))
+		return -1;
+	p->ctx_held = true;
+	if (cu_failed(p, p->c.CtxSetCurrent(p->ctx), "cuCtxSetCurrent"))
+		return -1;
+	return 0;
+}
+
+/* kernels/cuda/triad.ptx JIT-compiled for the device (p->mod) and its
+ * kernel found (p->fn); a JIT failure says the JIT's log. */
+static int compile_triad(struct cuda_probe *p)
+{
+	char log[2048] = "", *err = NULL, *ptx;
+	int opts[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *vals[2] = { log, (void *)(size_t)sizeof(log) };
+	cu_result rc;
+
+	ptx = load_ptx(p->major, p->minor, &err);
 	if (!ptx) {
-		xl_probe_error(r, "%s", err);
+		xl_probe_error(p->r, "%s", err);
 		free(err);
-		goto out;
+		return -1;
 	}
-	{
-		char log[2048] = "";
-		int opts[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-		void *vals[2] = { log, (void *)(size_t)sizeof(log) };
-		cu_result rc = c.ModuleLoadDataEx(&mod, ptx, 2, opts, vals);
-
-		if (rc != CU_OK) {
-			char *e = cu_explain(&c, "cuModuleLoadDataEx", rc);
-
-			log[sizeof(log) - 1] = '\0';
-			xl_probe_error(r, "%s%s%s", e, log[0] ? "; JIT log: " : "", log);
-			free(e);
-			goto out;
-		}
-	}
-	CU_CHECK(c.ModuleGetFunction(&fn, mod, "triad"), "cuModuleGetFunction");
-	xl_probe_reached(r, XL_STAGE_COMPILED);
-
-	ha = xl_malloc(n * sizeof(float));
-	hb = xl_malloc(n * sizeof(float));
-	hc = xl_malloc(n * sizeof(float));
-	for (unsigned i = 0; i < n; i++) {
-		ha[i] = (float)(i % 1024) * 0.5f;
-		hb[i] = (float)(i % 77) - 30.0f;
-		hc[i] = -1.0f;
-	}
-	CU_CHECK(c.MemAlloc(&da, n * sizeof(float)), "cuMemAlloc");
-	CU_CHECK(c.MemAlloc(&db, n * sizeof(float)), "cuMemAlloc");
-	CU_CHECK(c.MemAlloc(&dc, n * sizeof(float)), "cuMemAlloc");
-	CU_CHECK(c.MemcpyHtoD(da, ha, n * sizeof(float)), "cuMemcpyHtoD");
-	CU_CHECK(c.MemcpyHtoD(db, hb, n * sizeof(float)), "cuMemcpyHtoD");
-	CU_CHECK(c.MemcpyHtoD(dc, hc, n * sizeof(float)), "cuMemcpyHtoD");
-	{
-		float sv = s;
-		unsigned nv = n, block = 256, grid = (n + block - 1) / block;
-		void *params[] = { &da, &db, &dc, &sv, &nv };
-		const int reps = 20;
-		double t0, best = 1e30;
-
-		CU_CHECK(c.LaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL),
-			 "cuLaunchKernel");
-		CU_CHECK(c.CtxSynchronize(), "cuCtxSynchronize");
-		xl_probe_reached(r, XL_STAGE_EXECUTED);
-		CU_CHECK(c.MemcpyDtoH(hc, dc, n * sizeof(float)), "cuMemcpyDtoH");
-		for (unsigned i = 0; i < n; i++) {
-			float want = fmaf(s, hb[i], ha[i]);
-
-			if (hc[i] != want && fabsf(hc[i] - want) > 1e-5f * fabsf(want)) {
-				xl_probe_error(r, "verification failed: element %u is %g, expected %g",
-					       i, (double)hc[i], (double)want);
-				goto out;
-			}
-		}
-		/* bandwidth: best of a few timed batches, 3 arrays moved per launch */
-		for (int k = 0; k < 3; k++) {
-			t0 = xl_mono();
-			for (int j = 0; j < reps; j++)
-				CU_CHECK(c.LaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, NULL, params,
-							NULL), "cuLaunchKernel");
-			CU_CHECK(c.CtxSynchronize(), "cuCtxSynchronize");
-			if (xl_mono() - t0 < best)
-				best = xl_mono() - t0;
-		}
-		if (best > 0)
-			json_object_set_new(r->doc, "bandwidth_gbs",
-					    json_real(3.0 * n * sizeof(float) * reps / best / 1e9));
-		xl_probe_reached(r, XL_STAGE_VERIFIED);
-	}
-	json_object_set_new(r->doc, "details",
-			    json_pack("{s:i, s:i, s:s, s:I}", "device_count", count,
-				      "multiprocessors", sms, "ptx_isa", TRIAD_PTX_ISA,
-				      "buffer_bytes", (json_int_t)n * (json_int_t)sizeof(float)));
-out:
-	if (da)
-		c.MemFree(da);
-	if (db)
-		c.MemFree(db);
-	if (dc)
-		c.MemFree(dc);
-	if (mod)
-		c.ModuleUnload(mod);
-	if (ctx_held)
-		c.PrimaryCtxRelease(dev);
-	free(ha);
-	free(hb);
-	free(hc);
+	rc = p->c.ModuleLoadDataEx(&p->mod, ptx, 2, opts, vals);
 	free(ptx);
-	/* the library stays loaded: the child exits right after */
+	if (rc != CU_OK) {
+		char *e = cu_explain(&p->c, "cuModuleLoadDataEx", rc);
+
+		log[sizeof(log) - 1] = '\0';
+		xl_probe_error(p->r, "%s%s%s", e, log[0] ? "; JIT log: " : "", log);
+		free(e);
+		return -1;
+	}
+	if (cu_failed(p, p->c.ModuleGetFunction(&p->fn, p->mod, "triad"), "cuModuleGetFunction"))
+		return -1;
+	return 0;
+}
+
+/* The arrays made on the host and copied to the device (p->da, p->db; p->dc
+ * filled with -1 so that a kernel that writes nothing is seen). */
+static int transfer_inputs(struct cuda_probe *p)
+{
+	const size_t bytes = TRIAD_N * sizeof(float);
+
+	p->ha = xl_malloc(bytes);
+	p->hb = xl_malloc(bytes);
+	p->hc = xl_malloc(bytes);
+	for (unsigned i = 0; i < TRIAD_N; i++) {
+		p->ha[i] = (float)(i % 1024) * 0.5f;
+		p->hb[i] = (float)(i % 77) - 30.0f;
+		p->hc[i] = -1.0f;
+	}
+	if (cu_failed(p, p->c.MemAlloc(&p->da, bytes), "cuMemAlloc") ||
+	    cu_failed(p, p->c.MemAlloc(&p->db, bytes), "cuMemAlloc") ||
+	    cu_failed(p, p->c.MemAlloc(&p->dc, bytes), "cuMemAlloc") ||
+	    cu_failed(p, p->c.MemcpyHtoD(p->da, p->ha, bytes), "cuMemcpyHtoD") ||
+	    cu_failed(p, p->c.MemcpyHtoD(p->db, p->hb, bytes), "cuMemcpyHtoD") ||
+	    cu_failed(p, p->c.MemcpyHtoD(p->dc, p->hc, bytes), "cuMemcpyHtoD"))
+		return -1;
+	return 0;
+}
+
+/* One launch of the triad over the device's arrays, not waited for. */
+static cu_result launch_triad(struct cuda_probe *p)
+{
+	float sv = TRIAD_S;
+	unsigned nv = TRIAD_N, block = 256, grid = (TRIAD_N + block - 1) / block;
+	void *params[] = { &p->da, &p->db, &p->dc, &sv, &nv };
+
+	return p->c.LaunchKernel(p->fn, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL);
+}
+
+/* One launch, waited for. */
+static int execute_once(struct cuda_probe *p)
+{
+	if (cu_failed(p, launch_triad(p), "cuLaunchKernel") ||
+	    cu_failed(p, p->c.CtxSynchronize(), "cuCtxSynchronize"))
+		return -1;
+	return 0;
+}
+
+/* The result read back and checked against the host's arithmetic. */
+static int verify_output(struct cuda_probe *p)
+{
+	const float s = TRIAD_S;
+
+	if (cu_failed(p, p->c.MemcpyDtoH(p->hc, p->dc, TRIAD_N * sizeof(float)),
+		      "cuMemcpyDtoH"))
+		return -1;
+	for (unsigned i = 0; i < TRIAD_N; i++) {
+		float want = fmaf(s, p->hb[i], p->ha[i]);
+
+		if (p->hc[i] != want && fabsf(p->hc[i] - want) > 1e-5f * fabsf(want)) {
+			xl_probe_error(p->r, "verification failed: element %u is %g, expected %g",
+				       i, (double)p->hc[i], (double)want);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* bandwidth: best of a few timed batches, 3 arrays moved per launch */
+static int measure_bandwidth(struct cuda_probe *p)
+{
+	const int reps = 20;
+	double t0, best = 1e30;
+
+	for (int k = 0; k < 3; k++) {
+		t0 = xl_mono();
+		for (int j = 0; j < reps; j++)
+			if (cu_failed(p, launch_triad(p), "cuLaunchKernel"))
+				return -1;
+		if (cu_failed(p, p->c.CtxSynchronize(), "cuCtxSynchronize"))
+			return -1;
+		if (xl_mono() - t0 < best)
+			best = xl_mono() - t0;
+	}
+	if (best > 0)
+		json_object_set_new(p->r->doc, "bandwidth_gbs",
+				    json_real(3.0 * TRIAD_N * sizeof(float) * reps / best / 1e9));
+	return 0;
+}
+
+/* The device's memory, the module and the context given back, the host's
+ * arrays freed.  The library stays loaded: the child exits right after. */
+static void release(struct cuda_probe *p)
+{
+	if (p->da)
+		p->c.MemFree(p->da);
+	if (p->db)
+		p->c.MemFree(p->db);
+	if (p->dc)
+		p->c.MemFree(p->dc);
+	if (p->mod)
+		p->c.ModuleUnload(p->mod);
+	if (p->ctx_held)
+		p->c.PrimaryCtxRelease(p->dev);
+	free(p->ha);
+	free(p->hb);
+	free(p->hc);
+}
+
+void xl_probe_cuda(struct xl_probe_rep *r, const char *arg)
+{
+	struct cuda_probe p;
+
+	(void)arg;
+	memset(&p, 0, sizeof(p));
+	p.r = r;
+	if (open_driver(&p) < 0)
+		return;
+	xl_probe_reached(r, XL_STAGE_INSTALLED);
+	if (cu_failed(&p, p.c.Init(0), "cuInit"))
+		goto out;
+	xl_probe_reached(r, XL_STAGE_INITIALIZED);
+	if (list_devices(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_DEVICES);
+	if (enter_context(&p) < 0 || compile_triad(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_COMPILED);
+	if (transfer_inputs(&p) < 0 || execute_once(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_EXECUTED);
+	if (verify_output(&p) < 0 || measure_bandwidth(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_VERIFIED);
+	json_object_set_new(r->doc, "details",
+			    json_pack("{s:i, s:i, s:s, s:I}", "device_count", p.count,
+				      "multiprocessors", p.sms, "ptx_isa", TRIAD_PTX_ISA,
+				      "buffer_bytes",
+				      (json_int_t)TRIAD_N * (json_int_t)sizeof(float)));
+out:
+	release(&p);
 }

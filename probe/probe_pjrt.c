@@ -39,16 +39,35 @@ static char *pj_take(const struct xpj_api *api, xpj_error *e)
 	return s;
 }
 
-#define PJ_CHECK(call, what)                                                  \
-	do {                                                                  \
-		xpj_error *e_ = (call);                                       \
-		if (e_) {                                                     \
-			char *m_ = pj_take(api, e_);                          \
-			xl_probe_error(r, "%s: %s", what, m_);                \
-			free(m_);                                             \
-			goto out;                                             \
-		}                                                             \
-	} while (0)
+/* What the probe's stages share: the report, the plugin's API, and what each
+ * stage makes for the next ones (release() destroys what is left). */
+struct pjrt_probe {
+	struct xl_probe_rep *r;
+	const char *path;
+	const struct xpj_api *api;
+	json_t *details;
+	const char *platform;          /* the client's platform name, in details */
+	xpj_client *client;
+	xpj_device *dev;               /* the device measured: the first */
+	xpj_loaded_exec *exec;
+	xpj_buffer *ba, *bb, *bc;      /* the two inputs, the first output */
+	size_t n;                      /* elements per array */
+	double first;                  /* seconds the first execution took */
+};
+
+/* False when e is NULL; otherwise true, with the probe's error "what: the
+ * plugin's message" said and e destroyed. */
+static bool pj_failed(struct pjrt_probe *p, xpj_error *e, const char *what)
+{
+	char *m;
+
+	if (!e)
+		return false;
+	m = pj_take(p->api, e);
+	xl_probe_error(p->r, "%s: %s", what, m);
+	free(m);
+	return true;
+}
 
 static xpj_error *pj_await(const struct xpj_api *api, xpj_event *ev)
 {
@@ -382,58 +401,62 @@ static size_t client_options(const char *path, bool legacy, struct xpj_named_val
 	return n;
 }
 
-void xl_probe_pjrt(struct xl_probe_rep *r, const char *path)
+/* The plugin loaded and its API version checked: 0, or -1 with the error
+ * said. */
+static int load_plugin(struct pjrt_probe *p)
 {
-	const struct xpj_api *api = NULL;
+	const struct xpj_api *api;
 	void *handle = NULL;
-	char *err = NULL, *tmpl = NULL, *code = NULL, *kpath = NULL;
-	const char *platform = NULL, *rule = NULL;
-	xpj_client *client = NULL;
-	xpj_device *dev = NULL;
-	xpj_loaded_exec *exec = NULL;
-	xpj_buffer *ba = NULL, *bb = NULL, *bc = NULL;
-	float *ha = NULL, *hb = NULL, *hc = NULL;
-	json_t *details = json_object();
-	json_t *devs;
-	const float s = 3.0f;
-	size_t n = 0;
+	char *err = NULL;
 
-	json_object_set_new(r->doc, "details", details);
-	child_env();
-	if (xl_pjrt_load(path, &api, &handle, &err) < 0) {
-		xl_probe_error(r, "%s", err);
+	if (xl_pjrt_load(p->path, &p->api, &handle, &err) < 0) {
+		xl_probe_error(p->r, "%s", err);
 		free(err);
-		return;
+		return -1;
 	}
-	json_object_set_new(r->doc, "version", json_sprintf("PJRT C API %d.%d",
-							    api->version.major,
-							    api->version.minor));
-	json_object_set_new(details, "api_version",
+	api = p->api;
+	json_object_set_new(p->r->doc, "version", json_sprintf("PJRT C API %d.%d",
+							       api->version.major,
+							       api->version.minor));
+	json_object_set_new(p->details, "api_version",
 			    json_sprintf("%d.%d", api->version.major, api->version.minor));
-	xl_probe_reached(r, XL_STAGE_INSTALLED);
+	xl_probe_reached(p->r, XL_STAGE_INSTALLED);
 	if (api->version.major != XPJ_SUPPORTED_MAJOR) {
-		xl_probe_error(r, "the plugin speaks PJRT C API %d.%d; this xlaunch supports "
+		xl_probe_error(p->r, "the plugin speaks PJRT C API %d.%d; this xlaunch supports "
 			       "major version %d only", api->version.major, api->version.minor,
 			       XPJ_SUPPORTED_MAJOR);
-		return;
+		return -1;
 	}
 	if (api->struct_size < XPJ_API_MIN_SIZE) {
-		xl_probe_error(r, "the plugin's PJRT API table is too small (%zu bytes, PJRT C API "
-			       "%d.%d): the plugin is older than the functions the probe calls",
+		xl_probe_error(p->r, "the plugin's PJRT API table is too small (%zu bytes, PJRT C "
+			       "API %d.%d): the plugin is older than the functions the probe calls",
 			       api->struct_size, api->version.major, api->version.minor);
-		return;
+		return -1;
 	}
+	return 0;
+}
 
-	{
-		struct xpj_plugin_init_args ia = { XPJ_SIZE(struct xpj_plugin_init_args, ext), NULL };
+/* PJRT_Plugin_Initialize, where the plugin has one. */
+static int initialize_plugin(struct pjrt_probe *p)
+{
+	struct xpj_plugin_init_args ia = { XPJ_SIZE(struct xpj_plugin_init_args, ext), NULL };
 
-		if (api->plugin_initialize)
-			PJ_CHECK(api->plugin_initialize(&ia), "PJRT_Plugin_Initialize");
-	}
-	for (int legacy = 0; legacy < 2 && !client; legacy++) {
+	if (p->api->plugin_initialize &&
+	    pj_failed(p, p->api->plugin_initialize(&ia), "PJRT_Plugin_Initialize"))
+		return -1;
+	return 0;
+}
+
+/* p->client, made with the client options; when a plugin refuses them, made
+ * once more the old way, the refusal kept in the details. */
+static int create_client(struct pjrt_probe *p)
+{
+	const struct xpj_api *api = p->api;
+
+	for (int legacy = 0; legacy < 2 && !p->client; legacy++) {
 		struct xpj_named_value opts[3];
 		struct xpj_client_create_args ca;
-		size_t nopt = client_options(path, legacy, opts);
+		size_t nopt = client_options(p->path, legacy, opts);
 		xpj_error *e;
 
 		memset(&ca, 0, sizeof(ca));
@@ -445,93 +468,124 @@ void xl_probe_pjrt(struct xl_probe_rep *r, const char *path)
 			/* a plugin that refuses the options: once more, the old way */
 			char *m = pj_take(api, e);
 
-			json_object_set_new(details, "client_options_refused", json_string(m));
+			json_object_set_new(p->details, "client_options_refused", json_string(m));
 			free(m);
 			continue;
 		}
-		PJ_CHECK(e, "PJRT_Client_Create");
-		client = ca.client;
+		if (pj_failed(p, e, "PJRT_Client_Create"))
+			return -1;
+		p->client = ca.client;
 		if (nopt)
-			json_object_set_new(details, "allocator", json_string(legacy ? "platform"
-									       : "bfc"));
+			json_object_set_new(p->details, "allocator", json_string(legacy ? "platform"
+										 : "bfc"));
 	}
-	{
-		struct xpj_client_string_args sa;
+	return 0;
+}
 
-		memset(&sa, 0, sizeof(sa));
-		sa.struct_size = XPJ_SIZE(struct xpj_client_string_args, str_size);
-		sa.client = client;
-		if (!api->client_platform_name(&sa) && sa.str)
-			json_object_set_new(details, "platform", json_stringn(sa.str, sa.str_size));
-		memset(&sa, 0, sizeof(sa));
-		sa.struct_size = XPJ_SIZE(struct xpj_client_string_args, str_size);
-		sa.client = client;
-		if (!api->client_platform_version(&sa) && sa.str)
-			json_object_set_new(details, "platform_version",
-					    json_stringn(sa.str, sa.str_size));
-		platform = json_string_value(json_object_get(details, "platform"));
+/* The client's platform name and version into the details, where it tells
+ * them; p->platform the name. */
+static void read_platform(struct pjrt_probe *p)
+{
+	struct xpj_client_string_args sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.struct_size = XPJ_SIZE(struct xpj_client_string_args, str_size);
+	sa.client = p->client;
+	if (!p->api->client_platform_name(&sa) && sa.str)
+		json_object_set_new(p->details, "platform", json_stringn(sa.str, sa.str_size));
+	memset(&sa, 0, sizeof(sa));
+	sa.struct_size = XPJ_SIZE(struct xpj_client_string_args, str_size);
+	sa.client = p->client;
+	if (!p->api->client_platform_version(&sa) && sa.str)
+		json_object_set_new(p->details, "platform_version",
+				    json_stringn(sa.str, sa.str_size));
+	p->platform = json_string_value(json_object_get(p->details, "platform"));
+}
+
+/* Every addressable device described in the report; the first is the one
+ * measured (p->dev), and p->n the triad's elements per array for it. */
+static int list_devices(struct pjrt_probe *p)
+{
+	struct xpj_client_devices_args da;
+	const char *rule = NULL;
+	json_t *devs;
+
+	memset(&da, 0, sizeof(da));
+	da.struct_size = XPJ_SIZE(struct xpj_client_devices_args, num_devices);
+	da.client = p->client;
+	if (pj_failed(p, p->api->client_addressable_devices(&da),
+		      "PJRT_Client_AddressableDevices"))
+		return -1;
+	if (!da.num_devices) {
+		xl_probe_error(p->r, "PJRT_Client_AddressableDevices: the client has no device");
+		return -1;
 	}
-	xl_probe_reached(r, XL_STAGE_INITIALIZED);
+	devs = json_array();
+	json_object_set_new(p->r->doc, "devices", devs);
+	for (size_t i = 0; i < da.num_devices; i++) {
+		json_t *jd = json_object();
 
-	{
-		struct xpj_client_devices_args da;
-
-		memset(&da, 0, sizeof(da));
-		da.struct_size = XPJ_SIZE(struct xpj_client_devices_args, num_devices);
-		da.client = client;
-		PJ_CHECK(api->client_addressable_devices(&da), "PJRT_Client_AddressableDevices");
-		if (!da.num_devices) {
-			xl_probe_error(r, "PJRT_Client_AddressableDevices: the client has no device");
-			goto out;
-		}
-		devs = json_array();
-		json_object_set_new(r->doc, "devices", devs);
-		for (size_t i = 0; i < da.num_devices; i++) {
-			json_t *jd = json_object();
-
-			describe_device(api, da.devices[i], jd);
-			json_array_append_new(devs, jd);
-		}
-		dev = da.devices[0];
-		json_object_set_new(details, "measured_device", json_integer(0));
-		n = (size_t)((working_set(platform, json_array_get(devs, 0), &rule) + 11) / 12);
-		json_object_set_new(details, "working_set_bytes", json_integer((json_int_t)(n * 12)));
-		json_object_set_new(details, "working_set_rule", json_string(rule));
+		describe_device(p->api, da.devices[i], jd);
+		json_array_append_new(devs, jd);
 	}
-	xl_probe_reached(r, XL_STAGE_DEVICES);
+	p->dev = da.devices[0];
+	json_object_set_new(p->details, "measured_device", json_integer(0));
+	p->n = (size_t)((working_set(p->platform, json_array_get(devs, 0), &rule) + 11) / 12);
+	json_object_set_new(p->details, "working_set_bytes", json_integer((json_int_t)(p->n * 12)));
+	json_object_set_new(p->details, "working_set_rule", json_string(rule));
+	return 0;
+}
 
-	kpath = xl_data_path("kernels/stablehlo/triad.mlir");
-	tmpl = xl_read_file(kpath, NULL, 1 << 20);
+/* kernels/stablehlo/triad.mlir for p->n elements, compiled into p->exec. */
+static int compile_triad(struct pjrt_probe *p)
+{
+	char *kpath = xl_data_path("kernels/stablehlo/triad.mlir");
+	char *tmpl = xl_read_file(kpath, NULL, 1 << 20), *code;
+	struct xpj_program prog;
+	struct xpj_compile_args cc;
+	int rc = 0;
+
 	if (!tmpl) {
-		xl_probe_error(r, "%s: cannot read the program: %s", kpath, strerror(errno));
-		goto out;
+		xl_probe_error(p->r, "%s: cannot read the program: %s", kpath, strerror(errno));
+		free(kpath);
+		return -1;
 	}
-	code = program_for(tmpl, n);
-	{
-		struct xpj_program prog;
-		struct xpj_compile_args cc;
+	code = program_for(tmpl, p->n);
+	memset(&prog, 0, sizeof(prog));
+	prog.struct_size = XPJ_SIZE(struct xpj_program, format_size);
+	prog.code = code;
+	prog.code_size = strlen(code);
+	prog.format = "mlir";
+	prog.format_size = 4;
+	memset(&cc, 0, sizeof(cc));
+	cc.struct_size = XPJ_SIZE(struct xpj_compile_args, exec);
+	cc.client = p->client;
+	cc.program = &prog;
+	cc.options = compile_options;
+	cc.options_size = sizeof(compile_options);
+	if (pj_failed(p, p->api->client_compile(&cc), "PJRT_Client_Compile"))
+		rc = -1;
+	else
+		p->exec = cc.exec;
+	free(code);
+	free(tmpl);
+	free(kpath);
+	return rc;
+}
 
-		memset(&prog, 0, sizeof(prog));
-		prog.struct_size = XPJ_SIZE(struct xpj_program, format_size);
-		prog.code = code;
-		prog.code_size = strlen(code);
-		prog.format = "mlir";
-		prog.format_size = 4;
-		memset(&cc, 0, sizeof(cc));
-		cc.struct_size = XPJ_SIZE(struct xpj_compile_args, exec);
-		cc.client = client;
-		cc.program = &prog;
-		cc.options = compile_options;
-		cc.options_size = sizeof(compile_options);
-		PJ_CHECK(api->client_compile(&cc), "PJRT_Client_Compile");
-		exec = cc.exec;
-	}
-	xl_probe_reached(r, XL_STAGE_COMPILED);
+/* The two inputs made on the host and copied to the device (p->ba, p->bb);
+ * the host's copies are freed once the device has its own. */
+static int transfer_inputs(struct pjrt_probe *p)
+{
+	size_t n = p->n;
+	float *ha = malloc(n * sizeof(float)), *hb = malloc(n * sizeof(float));
+	int64_t dims[1] = { (int64_t)n };
+	float *src[2] = { ha, hb };
+	xpj_buffer **dst[2] = { &p->ba, &p->bb };
+	int rc = -1;
 
-	ha = malloc(n * sizeof(float));
-	hb = malloc(n * sizeof(float));
 	if (!ha || !hb) {
-		xl_probe_error(r, "cannot allocate %zu MiB on the host for the inputs",
+		xl_probe_error(p->r, "cannot allocate %zu MiB on the host for the inputs",
 			       2 * n * sizeof(float) / (size_t)MIB);
 		goto out;
 	}
@@ -539,135 +593,196 @@ void xl_probe_pjrt(struct xl_probe_rep *r, const char *path)
 		ha[i] = (float)(i & 1023) * 0.5f;
 		hb[i] = (float)(i & 127) - 60.0f;
 	}
-	{
-		int64_t dims[1] = { (int64_t)n };
-		float *src[2] = { ha, hb };
-		xpj_buffer **dst[2] = { &ba, &bb };
+	for (int k = 0; k < 2; k++) {
+		struct xpj_from_host_args fh;
 
-		for (int k = 0; k < 2; k++) {
-			struct xpj_from_host_args fh;
-
-			memset(&fh, 0, sizeof(fh));
-			fh.struct_size = XPJ_SIZE(struct xpj_from_host_args, buffer);
-			fh.client = client;
-			fh.data = src[k];
-			fh.type = XPJ_F32;
-			fh.dims = dims;
-			fh.num_dims = 1;
-			fh.semantics = XPJ_IMMUTABLE_ONLY_DURING_CALL;
-			fh.device = dev;
-			PJ_CHECK(api->client_buffer_from_host(&fh), "PJRT_Client_BufferFromHostBuffer");
-			*dst[k] = fh.buffer;
-			PJ_CHECK(pj_await(api, fh.done_with_host), "PJRT_Client_BufferFromHostBuffer");
-		}
+		memset(&fh, 0, sizeof(fh));
+		fh.struct_size = XPJ_SIZE(struct xpj_from_host_args, buffer);
+		fh.client = p->client;
+		fh.data = src[k];
+		fh.type = XPJ_F32;
+		fh.dims = dims;
+		fh.num_dims = 1;
+		fh.semantics = XPJ_IMMUTABLE_ONLY_DURING_CALL;
+		fh.device = p->dev;
+		if (pj_failed(p, p->api->client_buffer_from_host(&fh),
+			      "PJRT_Client_BufferFromHostBuffer"))
+			goto out;
+		*dst[k] = fh.buffer;
+		if (pj_failed(p, pj_await(p->api, fh.done_with_host),
+			      "PJRT_Client_BufferFromHostBuffer"))
+			goto out;
 	}
+	rc = 0;
+out:
 	/* the device has its copies: the host's go before the result comes back */
 	free(ha);
 	free(hb);
-	ha = hb = NULL;
-	{
-		double t0 = xl_mono(), first;
+	return rc;
+}
 
-		PJ_CHECK(run_once(api, exec, ba, bb, &bc), "PJRT_LoadedExecutable_Execute");
-		first = xl_mono() - t0;
-		if (!bc) {
-			xl_probe_error(r, "PJRT_LoadedExecutable_Execute: no output buffer");
-			goto out;
-		}
-		xl_probe_reached(r, XL_STAGE_EXECUTED);
-		hc = malloc(n * sizeof(float));
-		if (!hc) {
-			xl_probe_error(r, "cannot allocate %zu MiB on the host for the result",
-				       n * sizeof(float) / (size_t)MIB);
-			goto out;
-		}
-		{
-			struct xpj_to_host_args th;
+/* One execution, waited for: its output in p->bc, its time in p->first. */
+static int execute_once(struct pjrt_probe *p)
+{
+	double t0 = xl_mono();
 
-			memset(&th, 0, sizeof(th));
-			th.struct_size = XPJ_SIZE(struct xpj_to_host_args, event);
-			th.src = bc;
-			th.dst = hc;
-			th.dst_size = n * sizeof(float);
-			PJ_CHECK(api->buffer_to_host(&th), "PJRT_Buffer_ToHostBuffer");
-			PJ_CHECK(pj_await(api, th.event), "PJRT_Buffer_ToHostBuffer");
-		}
-		for (size_t i = 0; i < n; i++) {
-			float want = (float)(i & 1023) * 0.5f + s * ((float)(i & 127) - 60.0f);
+	if (pj_failed(p, run_once(p->api, p->exec, p->ba, p->bb, &p->bc),
+		      "PJRT_LoadedExecutable_Execute"))
+		return -1;
+	p->first = xl_mono() - t0;
+	if (!p->bc) {
+		xl_probe_error(p->r, "PJRT_LoadedExecutable_Execute: no output buffer");
+		return -1;
+	}
+	return 0;
+}
 
-			if (!(fabsf(hc[i] - want) <= 1e-5f * (1.0f + fabsf(want)))) {
-				xl_probe_error(r, "verification failed: element %zu is %g, expected %g",
-					       i, (double)hc[i], (double)want);
-				goto out;
-			}
-		}
-		free(hc);
-		hc = NULL;
-		destroy_buffer(api, bc);
-		bc = NULL;
+/* The first execution's output read back into hc (n floats) and checked
+ * against the host's arithmetic. */
+static int check_output(struct pjrt_probe *p, float *hc)
+{
+	const float s = 3.0f;
+	struct xpj_to_host_args th;
 
-		/* the figure: the kernel as the device runs it, executions queued
-		 * back to back (each launch overlaps the work before it), the
-		 * inputs already on the device, nothing copied back.  The first
-		 * batch is sized by the first execution's time, the second by
-		 * the first batch's; the faster per execution counts. */
-		{
-			double budget = xl_probe_time_left(r) / 4, per = first, best = 0, used = 0;
-			json_t *queued = json_array();
+	memset(&th, 0, sizeof(th));
+	th.struct_size = XPJ_SIZE(struct xpj_to_host_args, event);
+	th.src = p->bc;
+	th.dst = hc;
+	th.dst_size = p->n * sizeof(float);
+	if (pj_failed(p, p->api->buffer_to_host(&th), "PJRT_Buffer_ToHostBuffer") ||
+	    pj_failed(p, pj_await(p->api, th.event), "PJRT_Buffer_ToHostBuffer"))
+		return -1;
+	for (size_t i = 0; i < p->n; i++) {
+		float want = (float)(i & 1023) * 0.5f + s * ((float)(i & 127) - 60.0f);
 
-			if (budget > MEASURE_S)
-				budget = MEASURE_S;
-			json_object_set_new(details, "executions_queued", queued);
-			for (int b = 0; b < 2 && (b == 0 || used < budget * 0.75); b++) {
-				double share = b == 0 ? budget / 2 : budget - used, t = 0;
-				int execs = per > 0 ? (int)(share / per) : MIN_EXECS;
-
-				if (execs < MIN_EXECS)
-					execs = MIN_EXECS;
-				if (execs > MAX_EXECS)
-					execs = MAX_EXECS;
-				/* a slow device: no more than half of the time left */
-				if (per > 0 && execs * per > xl_probe_time_left(r) / 2)
-					execs = (int)(xl_probe_time_left(r) / 2 / per);
-				if (execs < 1)
-					execs = 1;
-				PJ_CHECK(timed_batch(api, exec, ba, bb, execs, &t),
-					 "PJRT_LoadedExecutable_Execute");
-				used += t;
-				json_array_append_new(queued, json_integer(execs));
-				if (t > 0) {
-					per = t / execs;
-					if (best == 0 || per < best)
-						best = per;
-				}
-			}
-			json_object_set_new(details, "first_execution_s",
-					    json_real(round(first * 1e6) / 1e6));
-			if (best > 0)
-				json_object_set_new(r->doc, "bandwidth_gbs",
-						    json_real(round(3.0 * n * sizeof(float) / best
-								    / 1e7) / 100));
+		if (!(fabsf(hc[i] - want) <= 1e-5f * (1.0f + fabsf(want)))) {
+			xl_probe_error(p->r, "verification failed: element %zu is %g, expected %g",
+				       i, (double)hc[i], (double)want);
+			return -1;
 		}
 	}
-	xl_probe_reached(r, XL_STAGE_VERIFIED);
-out:
-	destroy_buffer(api, ba);
-	destroy_buffer(api, bb);
-	destroy_buffer(api, bc);
-	if (exec) {
+	return 0;
+}
+
+/* The first execution's output verified on the host, then destroyed. */
+static int verify_output(struct pjrt_probe *p)
+{
+	float *hc = malloc(p->n * sizeof(float));
+
+	if (!hc) {
+		xl_probe_error(p->r, "cannot allocate %zu MiB on the host for the result",
+			       p->n * sizeof(float) / (size_t)MIB);
+		return -1;
+	}
+	if (check_output(p, hc) < 0) {
+		free(hc);
+		return -1;
+	}
+	free(hc);
+	destroy_buffer(p->api, p->bc);
+	p->bc = NULL;
+	return 0;
+}
+
+/* How many executions a timed batch queues: share seconds' worth at per
+ * seconds each (MIN_EXECS when per is not known), within MIN_EXECS and
+ * MAX_EXECS, and no more than half of the time left on a slow device. */
+static int batch_size(const struct xl_probe_rep *r, double share, double per)
+{
+	int execs = per > 0 ? (int)(share / per) : MIN_EXECS;
+
+	if (execs < MIN_EXECS)
+		execs = MIN_EXECS;
+	if (execs > MAX_EXECS)
+		execs = MAX_EXECS;
+	/* a slow device: no more than half of the time left */
+	if (per > 0 && execs * per > xl_probe_time_left(r) / 2)
+		execs = (int)(xl_probe_time_left(r) / 2 / per);
+	if (execs < 1)
+		execs = 1;
+	return execs;
+}
+
+/* The figure: the kernel as the device runs it, executions queued back to
+ * back (each launch overlaps the work before it), the inputs already on the
+ * device, nothing copied back.  The first batch is sized by the first
+ * execution's time, the second by the first batch's; the faster per
+ * execution counts. */
+static int measure_bandwidth(struct pjrt_probe *p)
+{
+	double budget = xl_probe_time_left(p->r) / 4, per = p->first, best = 0, used = 0;
+	json_t *queued = json_array();
+
+	if (budget > MEASURE_S)
+		budget = MEASURE_S;
+	json_object_set_new(p->details, "executions_queued", queued);
+	for (int b = 0; b < 2 && (b == 0 || used < budget * 0.75); b++) {
+		double share = b == 0 ? budget / 2 : budget - used, t = 0;
+		int execs = batch_size(p->r, share, per);
+
+		if (pj_failed(p, timed_batch(p->api, p->exec, p->ba, p->bb, execs, &t),
+			      "PJRT_LoadedExecutable_Execute"))
+			return -1;
+		used += t;
+		json_array_append_new(queued, json_integer(execs));
+		if (t > 0) {
+			per = t / execs;
+			if (best == 0 || per < best)
+				best = per;
+		}
+	}
+	json_object_set_new(p->details, "first_execution_s",
+			    json_real(round(p->first * 1e6) / 1e6));
+	if (best > 0)
+		json_object_set_new(p->r->doc, "bandwidth_gbs",
+				    json_real(round(3.0 * p->n * sizeof(float) / best
+						    / 1e7) / 100));
+	return 0;
+}
+
+/* The buffers and the executable destroyed.  The client is not: some
+ * plugins block in their teardown, and the child exits right after this. */
+static void release(struct pjrt_probe *p)
+{
+	const struct xpj_api *api = p->api;
+
+	destroy_buffer(api, p->ba);
+	destroy_buffer(api, p->bb);
+	destroy_buffer(api, p->bc);
+	if (p->exec) {
 		struct xpj_exec_destroy_args ed = { XPJ_SIZE(struct xpj_exec_destroy_args, exec),
-						    NULL, exec };
+						    NULL, p->exec };
 		xpj_error *e = api->loaded_exec_destroy(&ed);
 
 		if (e)
 			free(pj_take(api, e));
 	}
-	/* the client is not destroyed: some plugins block in their teardown, and
-	 * the child exits right after this */
-	free(ha);
-	free(hb);
-	free(hc);
-	free(code);
-	free(tmpl);
-	free(kpath);
+}
+
+void xl_probe_pjrt(struct xl_probe_rep *r, const char *path)
+{
+	struct pjrt_probe p = { .r = r, .path = path, .details = json_object() };
+
+	json_object_set_new(r->doc, "details", p.details);
+	child_env();
+	if (load_plugin(&p) < 0)
+		return;
+	if (initialize_plugin(&p) < 0 || create_client(&p) < 0)
+		goto out;
+	read_platform(&p);
+	xl_probe_reached(r, XL_STAGE_INITIALIZED);
+	if (list_devices(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_DEVICES);
+	if (compile_triad(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_COMPILED);
+	if (transfer_inputs(&p) < 0 || execute_once(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_EXECUTED);
+	if (verify_output(&p) < 0 || measure_bandwidth(&p) < 0)
+		goto out;
+	xl_probe_reached(r, XL_STAGE_VERIFIED);
+out:
+	release(&p);
 }

@@ -1,46 +1,80 @@
 #!/bin/sh
-# check-deps.sh - the module arrows, checked on every #include.
+# check-deps.sh - the arrows between modules and rooms, checked on every
+# #include, and the length of every function.
 #   tools/check-deps.sh [ROOT]      (make check-deps; run by make test)
 #
-# launcher -> calib, probe, bundle -> common; bundle -> probe only in
-# bundle/bundle.c, to read a PJRT plugin's API version and the CUDA driver
-# version; probe -> kernels (the kernels it runs).  Across modules only the
-# public header is included (common/common.h, calib/calib.h, probe/probe.h,
-# bundle/bundle.h).  Some system headers belong to one place: <sqlite3.h>
-# to the SQLite store backend (calib/sqlite.c), <libpq-fe.h> to the
-# PostgreSQL one (calib/postgres.c); <getopt.h> to nobody (options are
+# Modules and rooms, and what each may include:
+#   launcher (the commands: launcher/main.c, launcher/cmd-*.c)
+#                     -> every room and module
+#   launcher/run      -> profile, flags, calib, probe, bundle, common
+#   launcher/profile  -> flags, calib, probe, bundle, common
+#   launcher/flags    -> calib, probe, bundle, common
+#   launcher/report   -> calib, common (it reads the store only)
+#   calib, probe, bundle -> common; bundle -> probe only in bundle/bundle.c,
+#                     to read a PJRT plugin's API version and the CUDA
+#                     driver version; probe -> kernels (what it runs)
+# Across modules and rooms only the front door is included:
+# common/common.h, calib/calib.h, probe/probe.h, bundle/bundle.h,
+# launcher/flags/flags.h, launcher/profile/profile.h, launcher/run/run.h,
+# launcher/report/report.h; every other header is its folder's back room.
+# Nothing includes a command.  Some system headers belong to one place:
+# <sqlite3.h> to the SQLite store backend (calib/sqlite.c), <libpq-fe.h> to
+# the PostgreSQL one (calib/postgres.c); <getopt.h> to nobody (options are
 # parsed from tables in common/cmd.c).
-# Prints one line per include that points the wrong way and exits 1.
+#
+# Functions: none longer than MAX_FUNC_LINES (150) lines, from its opening
+# brace to its closing one, in the modules and in tools/ (the kernel's
+# "one or two screenfuls"); tools/check-funcs.sh counts them.
+#
+# Prints one line per include that points the wrong way and per function
+# that is too long, and exits 1 when there is any.
 set -eu
 ROOT=${1:-.}
+HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT"
-for m in common calib probe bundle launcher; do
+for m in common calib probe bundle launcher launcher/flags launcher/profile launcher/run \
+	launcher/report; do
 	[ -d "$m" ] || { echo "check-deps: no module '$m' under $ROOT" >&2; exit 2; }
 done
+status=0
 find common calib probe bundle launcher kernels -name '*.[ch]' 2>/dev/null | sort |
 awk '
 BEGIN {
-	# module -> modules it may include
 	allow["common"] = " common "
 	allow["calib"] = " calib common "
 	allow["probe"] = " probe common kernels "
 	allow["bundle"] = " bundle common "
-	allow["launcher"] = " launcher calib probe bundle common "
+	allow["launcher/flags"] = " launcher/flags calib probe bundle common "
+	allow["launcher/profile"] = " launcher/profile launcher/flags calib probe bundle common "
+	allow["launcher/run"] = " launcher/run launcher/profile launcher/flags calib probe bundle common "
+	allow["launcher/report"] = " launcher/report calib common "
+	allow["launcher"] = " launcher launcher/run launcher/profile launcher/flags launcher/report calib probe bundle common "
 	allow["kernels"] = " kernels "
 	public["common"] = "common/common.h"
 	public["calib"] = "calib/calib.h"
 	public["probe"] = "probe/probe.h"
 	public["bundle"] = "bundle/bundle.h"
+	public["launcher/flags"] = "launcher/flags/flags.h"
+	public["launcher/profile"] = "launcher/profile/profile.h"
+	public["launcher/run"] = "launcher/run/run.h"
+	public["launcher/report"] = "launcher/report/report.h"
+	arrows = "commands -> run -> profile -> flags -> calib, probe, bundle -> common; report -> calib"
 	bad = 0
 }
 function complain(msg) {
 	printf "check-deps: %s:%d: %s\n", file, line, msg
 	bad++
 }
+# The module or room a path belongs to.
+function owner(path,    p, n) {
+	n = split(path, p, "/")
+	if (p[1] == "launcher" && n > 2 && ("launcher/" p[2]) in allow)
+		return "launcher/" p[2]
+	return p[1]
+}
 {
 	file = $0
-	split(file, parts, "/")
-	mod = parts[1]
+	mod = owner(file)
 	dir = file
 	sub(/\/[^\/]*$/, "", dir)
 	line = 0
@@ -66,20 +100,25 @@ function complain(msg) {
 		if (inc !~ /\//)
 			inc = dir "/" inc
 		split(inc, ip, "/")
-		to = ip[1]
-		if (to == mod)
-			continue
-		if (to == "tests" || to == "tools") {
-			complain("includes \"" inc "\": modules do not reach into " to "/")
+		if (ip[1] == "tests" || ip[1] == "tools") {
+			complain("includes \"" inc "\": modules do not reach into " ip[1] "/")
 			continue
 		}
+		to = owner(inc)
+		if (to == "launcher") {
+			if (inc ~ /\.c$/ || mod != "launcher" || inc ~ /^launcher\/[^\/]*$/)
+				complain("includes \"" inc "\": nothing includes a command")
+			continue
+		}
+		if (to == mod)
+			continue
 		if (mod == "bundle" && inc == "probe/probe.h") {
 			if (file != "bundle/bundle.c")
 				complain("includes \"probe/probe.h\": only bundle/bundle.c reads from the probe (a plugin'\''s API version)")
 			continue
 		}
 		if (index(allow[mod], " " to " ") == 0) {
-			complain("includes \"" inc "\": " mod " may not depend on " to " (launcher -> calib, probe, bundle -> common)")
+			complain("includes \"" inc "\": " mod " may not depend on " to " (" arrows ")")
 			continue
 		}
 		if ((to in public) && inc != public[to])
@@ -92,4 +131,6 @@ END {
 		printf "check-deps: %d include%s point%s the wrong way\n", bad, bad == 1 ? "" : "s", bad == 1 ? "s" : ""
 		exit 1
 	}
-}'
+}' || status=1
+"$HERE/check-funcs.sh" common calib probe bundle launcher tools || status=1
+exit $status

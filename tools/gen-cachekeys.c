@@ -108,7 +108,20 @@ static void expect(const struct xl_ynode *m, const char *key, const char *want)
 	}
 }
 
-static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode *rt)
+/* One runtime's rules as the steps read them: its name and mapping, the
+ * mappings in it, and what its row in the table takes from the lists. */
+struct rtgen {
+	FILE *f;                   /* the lists go here, the row to the table */
+	const char *name;
+	const struct xl_ynode *rt, *up, *cd, *fl, *unless;
+	const char *split, *tokens;
+	size_t nexc, nadded, nst;  /* exceptions, added tokens, settings */
+};
+
+/* The runtime's keys and those of its upstream, cache_dir and flags
+ * checked, and the flags' rules the model implements; false when upstream,
+ * cache_dir or flags is not a mapping (nothing more to read then). */
+static bool check_runtime(struct rtgen *r)
 {
 	static const char *const rt_keys[] = { "version", "upstream", "cache_dir", "flags", "settings",
 					       "raw_vars", "reads_back", NULL };
@@ -119,47 +132,59 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 	static const char *const fl_keys[] = { "vars", "argv_prefix", "split", "tokens", "prefix", "order",
 					       "duplicates", "explicit_default", "exclude", "exceptions",
 					       "added_on_import", NULL };
-	static const char *const ex_keys[] = { "flag", "invalidates", "verified", NULL };
-	static const char *const st_keys[] = { "env", "in_key", "verified", "why", NULL };
-	const struct xl_ynode *up, *cd, *fl, *unless, *ex, *st, *added, *rb;
-	const char *split, *tokens, *label;
-	char nm[96];
+	const struct xl_ynode *fl;
 
-	keys(rt, rname, rt_keys);
-	up = xl_ymap_get(rt, "upstream");
-	keys(up, "upstream", up_keys);
-	cd = xl_ymap_get(rt, "cache_dir");
-	keys(cd, "cache_dir", cd_keys);
-	fl = xl_ymap_get(rt, "flags");
+	keys(r->rt, r->name, rt_keys);
+	r->up = xl_ymap_get(r->rt, "upstream");
+	keys(r->up, "upstream", up_keys);
+	r->cd = xl_ymap_get(r->rt, "cache_dir");
+	keys(r->cd, "cache_dir", cd_keys);
+	fl = r->fl = xl_ymap_get(r->rt, "flags");
 	keys(fl, "flags", fl_keys);
-	if (!up || !cd || !fl || up->kind != XL_Y_MAP || cd->kind != XL_Y_MAP || fl->kind != XL_Y_MAP)
-		return;
-	unless = xl_ymap_get(cd, "path_in_key_unless");
-	if (unless)
-		keys(unless, "path_in_key_unless", unless_keys);
+	if (!r->up || !r->cd || !fl || r->up->kind != XL_Y_MAP || r->cd->kind != XL_Y_MAP ||
+	    fl->kind != XL_Y_MAP)
+		return false;
+	r->unless = xl_ymap_get(r->cd, "path_in_key_unless");
+	if (r->unless)
+		keys(r->unless, "path_in_key_unless", unless_keys);
 	expect(fl, "order", "sorted");
 	expect(fl, "duplicates", "hashed");
 	expect(fl, "explicit_default", "hashed");
-	split = str(fl, "split", true);
-	if (split && strcmp(split, "whitespace") != 0 && strcmp(split, "space") != 0)
-		bad(xl_ymap_get(fl, "split"), "split must be whitespace or space, not '%s'", split);
-	tokens = str(fl, "tokens", true);
-	if (tokens && strcmp(tokens, "all") != 0 && strcmp(tokens, "prefix") != 0)
-		bad(xl_ymap_get(fl, "tokens"), "tokens must be all or prefix, not '%s'", tokens);
-	if (tokens && strcmp(tokens, "prefix") == 0)
+	r->split = str(fl, "split", true);
+	if (r->split && strcmp(r->split, "whitespace") != 0 && strcmp(r->split, "space") != 0)
+		bad(xl_ymap_get(fl, "split"), "split must be whitespace or space, not '%s'", r->split);
+	r->tokens = str(fl, "tokens", true);
+	if (r->tokens && strcmp(r->tokens, "all") != 0 && strcmp(r->tokens, "prefix") != 0)
+		bad(xl_ymap_get(fl, "tokens"), "tokens must be all or prefix, not '%s'", r->tokens);
+	if (r->tokens && strcmp(r->tokens, "prefix") == 0)
 		str(fl, "prefix", true);
+	return true;
+}
 
-	snprintf(nm, sizeof(nm), "%s_vars", rname);
-	strlist(f, nm, xl_ymap_get(fl, "vars"), "vars");
-	snprintf(nm, sizeof(nm), "%s_exclude", rname);
-	strlist(f, nm, xl_ymap_get(fl, "exclude"), "exclude");
-	snprintf(nm, sizeof(nm), "%s_raw", rname);
-	strlist(f, nm, xl_ymap_get(rt, "raw_vars"), "raw_vars");
-	snprintf(nm, sizeof(nm), "%s_unless", rname);
-	strlist(f, nm, unless ? xl_ymap_get(unless, "not_containing") : NULL, "not_containing");
+/* NAME_vars, NAME_exclude, NAME_raw and NAME_unless. */
+static void emit_strlists(const struct rtgen *r)
+{
+	char nm[96];
 
-	ex = xl_ymap_get(fl, "exceptions");
-	fprintf(f, "static const struct xl_ck_exception %s_exc[] = {\n", rname);
+	snprintf(nm, sizeof(nm), "%s_vars", r->name);
+	strlist(r->f, nm, xl_ymap_get(r->fl, "vars"), "vars");
+	snprintf(nm, sizeof(nm), "%s_exclude", r->name);
+	strlist(r->f, nm, xl_ymap_get(r->fl, "exclude"), "exclude");
+	snprintf(nm, sizeof(nm), "%s_raw", r->name);
+	strlist(r->f, nm, xl_ymap_get(r->rt, "raw_vars"), "raw_vars");
+	snprintf(nm, sizeof(nm), "%s_unless", r->name);
+	strlist(r->f, nm, r->unless ? xl_ymap_get(r->unless, "not_containing") : NULL,
+		"not_containing");
+}
+
+/* NAME_exc, the flags' exceptions; r->nexc how many the list has. */
+static void emit_exceptions(struct rtgen *r)
+{
+	static const char *const ex_keys[] = { "flag", "invalidates", "verified", NULL };
+	const struct xl_ynode *ex = xl_ymap_get(r->fl, "exceptions");
+	FILE *f = r->f;
+
+	fprintf(f, "static const struct xl_ck_exception %s_exc[] = {\n", r->name);
 	if (ex && ex->kind != XL_Y_SEQ)
 		bad(ex, "%s must be a list", "exceptions");
 	for (size_t i = 0; ex && ex->kind == XL_Y_SEQ && i < ex->n; i++) {
@@ -178,13 +203,18 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 		fprintf(f, ", %d },\n", inv && strcmp(inv, "always") == 0 ? 0 : 1);
 	}
 	fputs("\t{ NULL, 0 }\n};\n", f);
+	r->nexc = ex && ex->kind == XL_Y_SEQ ? ex->n : (size_t)0;
+}
 
-	added = xl_ymap_get(fl, "added_on_import");
-	fprintf(f, "static const struct xl_ck_added %s_added[] = {\n", rname);
+/* NAME_added, the tokens importing the runtime adds; r->nadded of them. */
+static void emit_added(struct rtgen *r)
+{
+	const struct xl_ynode *added = xl_ymap_get(r->fl, "added_on_import");
+	FILE *f = r->f;
+
+	fprintf(f, "static const struct xl_ck_added %s_added[] = {\n", r->name);
 	if (added && added->kind != XL_Y_MAP)
 		bad(added, "%s must be a mapping", "added_on_import");
-	size_t nadded = 0;
-
 	for (size_t i = 0; added && added->kind == XL_Y_MAP && i + 1 < added->n; i += 2) {
 		const struct xl_ynode *var = added->items[i], *toks = added->items[i + 1];
 
@@ -198,15 +228,20 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 			fputs(", ", f);
 			gen_cstr(f, toks->items[k]->kind == XL_Y_SCALAR ? toks->items[k]->str : "");
 			fputs(" },\n", f);
-			nadded++;
+			r->nadded++;
 		}
 	}
 	fputs("\t{ NULL, NULL }\n};\n", f);
+}
 
-	st = xl_ymap_get(rt, "settings");
-	fprintf(f, "static const struct xl_ck_setting %s_settings[] = {\n", rname);
-	size_t nst = 0;
+/* NAME_settings, the variables the key may hold; r->nst of them. */
+static void emit_settings(struct rtgen *r)
+{
+	static const char *const st_keys[] = { "env", "in_key", "verified", "why", NULL };
+	const struct xl_ynode *st = xl_ymap_get(r->rt, "settings");
+	FILE *f = r->f;
 
+	fprintf(f, "static const struct xl_ck_setting %s_settings[] = {\n", r->name);
 	if (st && st->kind != XL_Y_SEQ)
 		bad(st, "%s must be a list", "settings");
 	for (size_t i = 0; st && st->kind == XL_Y_SEQ && i < st->n; i++) {
@@ -232,12 +267,18 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 		fprintf(f, ", %d, ", in);
 		gen_cstr(f, str(e, "why", false));
 		fputs(" },\n", f);
-		nst++;
+		r->nst++;
 	}
 	fputs("\t{ NULL, 0, NULL }\n};\n", f);
+}
 
-	rb = xl_ymap_get(rt, "reads_back");
-	fprintf(f, "static const char *const %s_noread[] = { ", rname);
+/* NAME_noread, the PJRT_DEVICE values whose runs do not read the cache back. */
+static void emit_noread(const struct rtgen *r)
+{
+	const struct xl_ynode *rb = xl_ymap_get(r->rt, "reads_back");
+	FILE *f = r->f;
+
+	fprintf(f, "static const char *const %s_noread[] = { ", r->name);
 	if (rb && rb->kind != XL_Y_MAP)
 		bad(rb, "%s must be a mapping of PJRT_DEVICE values to true or false", "reads_back");
 	for (size_t i = 0; rb && rb->kind == XL_Y_MAP && i + 1 < rb->n; i += 2) {
@@ -253,32 +294,53 @@ static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode
 		}
 	}
 	fputs("NULL };\n\n", f);
+}
 
-	label = strcmp(rname, "jax") == 0 ? "JAX" : rname;
+/* The runtime's row of xl_ck_runtimes[] into tab. */
+static void emit_row(const struct rtgen *r, FILE *tab)
+{
+	const char *rname = r->name, *label = strcmp(rname, "jax") == 0 ? "JAX" : rname;
+
 	fputs("\t{ ", tab);
 	gen_cstr(tab, rname);
 	fputs(", ", tab);
 	gen_cstr(tab, label);
 	fputs(", ", tab);
-	gen_cstr(tab, str(rt, "version", true));
+	gen_cstr(tab, str(r->rt, "version", true));
 	fputs(", ", tab);
-	gen_cstr(tab, str(up, "repo", true));
+	gen_cstr(tab, str(r->up, "repo", true));
 	fputs(", ", tab);
-	gen_cstr(tab, str(up, "tag", true));
+	gen_cstr(tab, str(r->up, "tag", true));
 	fputs(",\n\t  ", tab);
-	gen_cstr(tab, str(cd, "env", true));
+	gen_cstr(tab, str(r->cd, "env", true));
 	fputs(", ", tab);
-	gen_cstr(tab, str(cd, "read_only_env", false));
-	fprintf(tab, ", %s, ", boolean(cd, "path_in_key", false) ? "true" : "false");
-	gen_cstr(tab, unless ? str(unless, "env", true) : NULL);
+	gen_cstr(tab, str(r->cd, "read_only_env", false));
+	fprintf(tab, ", %s, ", boolean(r->cd, "path_in_key", false) ? "true" : "false");
+	gen_cstr(tab, r->unless ? str(r->unless, "env", true) : NULL);
 	fprintf(tab, ", %s_unless,\n\t  %s_vars, %d, ", rname, rname,
-		split && strcmp(split, "space") == 0 ? 1 : 0);
-	gen_cstr(tab, tokens && strcmp(tokens, "prefix") == 0 ? str(fl, "prefix", true) : NULL);
+		r->split && strcmp(r->split, "space") == 0 ? 1 : 0);
+	gen_cstr(tab, r->tokens && strcmp(r->tokens, "prefix") == 0 ? str(r->fl, "prefix", true)
+								    : NULL);
 	fputs(", ", tab);
-	gen_cstr(tab, str(fl, "argv_prefix", false));
+	gen_cstr(tab, str(r->fl, "argv_prefix", false));
 	fprintf(tab, ", %s_exclude,\n\t  %s_exc, %zu, %s_added, %zu, %s_settings, %zu, %s_raw, %s_noread },\n",
-		rname, rname, ex && ex->kind == XL_Y_SEQ ? ex->n : (size_t)0, rname, nadded, rname, nst,
-		rname, rname);
+		rname, rname, r->nexc, rname, r->nadded, rname, r->nst, rname, rname);
+}
+
+/* One runtime rt, named rname: checked, its lists into f and its row into
+ * tab. */
+static void runtime(FILE *f, FILE *tab, const char *rname, const struct xl_ynode *rt)
+{
+	struct rtgen r = { .f = f, .name = rname, .rt = rt };
+
+	if (!check_runtime(&r))
+		return;
+	emit_strlists(&r);
+	emit_exceptions(&r);
+	emit_added(&r);
+	emit_settings(&r);
+	emit_noread(&r);
+	emit_row(&r, tab);
 }
 
 int main(int argc, char **argv)
@@ -314,7 +376,7 @@ int main(int argc, char **argv)
 		return 73;
 	}
 	fprintf(out, "/* Generated by tools/gen-cachekeys from etc/cachekeys.yaml; do not edit. */\n"
-		     "#include \"launcher/cachekey.h\"\n\n");
+		     "#include \"launcher/flags/flags.h\"\n\n");
 	for (size_t i = 0; i + 1 < root->n; i += 2) {
 		const struct xl_ynode *k = root->items[i];
 

@@ -60,7 +60,7 @@ static const char *const entkeys[] = { "name", "type", "values", "case", "defaul
 static const char *const varkeys[] = { "releases", "type", "reader", "values", NULL };
 static const char *const pkgkeys[] = { "repository", "xla_repository", "pinned", "releases", NULL };
 static const char *const relkeys[] = { "version", "date", "tag", "commit", "xla", "libtpu", "known", NULL };
-/* A reader spec: "TYPE [CHECK [ARG]]" (launcher/xlareader.c). */
+/* A reader spec: "TYPE [CHECK [ARG]]" (launcher/flags/xlareader.c). */
 static const char *const reader_types[] = { "bool", "int32", "int64", "float", "string", NULL };
 static const char *const reader_checks[] = { "enum", "enum-upper", "enum-lower", "enum-prefix",
 					     "repeated-enum", "collectives", "duration", "fuel",
@@ -458,95 +458,18 @@ static void write_pool(FILE *out)
 	fputs("\t\"\";\n", out);
 }
 
-/* ---- reading the catalogs -------------------------------------------------- */
-
-static struct fam fams[32];
-static struct xl_ynode *roots[32];
-static int nf;
-
-static void read_entry(const char *file, struct fam *fm, struct xl_ynode *e)
-{
-	struct xl_ynode *tags;
-	struct ent en;
-	const char *s;
-
-	if (e->kind != XL_Y_MAP) {
-		bad(file, e, "%s", "an entry must be a mapping");
-		return;
-	}
-	check_keys(file, e, entkeys);
-	memset(&en, 0, sizeof(en));
-	en.family = nf;
-	en.def_index = -1;
-	en.name = scalar(file, xl_ymap_get(e, "name"), "name");
-	en.type = scalar(file, xl_ymap_get(e, "type"), "type");
-	en.def = scalar(file, xl_ymap_get(e, "default"), "default");
-	en.desc = scalar(file, xl_ymap_get(e, "description"), "description");
-	en.parser = scalar(file, xl_ymap_get(e, "parser"), "parser");
-	en.reader = scalar(file, xl_ymap_get(e, "reader"), "reader");
-	s = scalar(file, xl_ymap_get(e, "order"), "order");
-	en.order = s ? atoi(s) : -1;
-	en.values = xl_ymap_get(e, "values");
-	en.timing_allows = xl_ymap_get(e, "timing_allows");
-	s = scalar(file, xl_ymap_get(e, "case"), "case");
-	en.icase = s && strcmp(s, "insensitive") == 0;
-	if (!en.name || !*en.name) {
-		bad(file, e, "%s", "entry without a name");
-		return;
-	}
-	if (!en.type || index_of(en.type, types) < 0)
-		bad(file, e, "'%s': type must be bool, int, float, string, enum or list", en.name);
-	if (!en.desc || !*en.desc)
-		bad(file, e, "'%s': no description", en.name);
-	if (en.reader && !valid_reader(en.reader))
-		bad(file, e, "'%s': unknown reader", en.name);
-	if (en.parser && index_of(en.parser, parsers) < 0)
-		bad(file, e, "'%s': unknown parser", en.name);
-	if (en.values && (en.values->kind != XL_Y_SEQ ||
-			  (en.type && strcmp(en.type, "enum") == 0 && en.values->n == 0)))
-		bad(file, e, "'%s': values must be a non-empty list", en.name);
-	if (en.type && strcmp(en.type, "enum") == 0 && !en.values)
-		bad(file, e, "'%s': an enum needs values", en.name);
-	if (en.timing_allows && (en.timing_allows->kind != XL_Y_SEQ || !en.type ||
-				 strcmp(en.type, "list") != 0))
-		bad(file, e, "'%s': timing_allows is a list, for a list-typed entry", en.name);
-	if (en.values && en.values->kind == XL_Y_SEQ)
-		for (size_t k = 0; k < en.values->n; k++)
-			if (en.values->items[k]->kind != XL_Y_SCALAR)
-				bad(file, en.values->items[k], "'%s': a value must be a scalar", en.name);
-	tags = xl_ymap_get(e, "tags");
-	if (tags && tags->kind == XL_Y_SEQ) {
-		for (size_t k = 0; k < tags->n; k++) {
-			int t = tags->items[k]->kind == XL_Y_SCALAR ?
-				index_of(tags->items[k]->str, tagnames) : -1;
-
-			if (t < 0)
-				bad(file, tags->items[k], "'%s': unknown tag", en.name);
-			else
-				en.tags |= 1u << t;
-		}
-	} else if (tags) {
-		bad(file, tags, "'%s': tags must be a list", en.name);
-	}
-	entry_releases(file, fm, e, &en);
-	if (nents == capents) {
-		capents = capents ? 2 * capents : 1024;
-		ents = xl_realloc(ents, capents * sizeof(*ents));
-	}
-	ents[nents++] = en;
-}
-
-/* Reads and checks one catalog; returns 0, or an exit status. */
-static int read_catalog(const char *file)
+/* file read and parsed: its root, a mapping; NULL once said, with the exit
+ * status in *rc (66: unreadable, 65: not a mapping). */
+static struct xl_ynode *read_catalog(const char *file, int *rc)
 {
 	size_t len;
 	char *data = xl_read_file(file, &len, 0), *err = NULL;
-	struct xl_ynode *root, *src, *fl;
-	struct fam *fm = &fams[nf];
+	struct xl_ynode *root;
 
 	if (!data) {
 		fprintf(stderr, "gen-catalog: %s: cannot read\n", file);
-		return 66;
+		*rc = 66;
+		return NULL;
 	}
 	root = xl_yaml_parse(data, len, &err);
 	free(data);
@@ -554,9 +477,18 @@ static int read_catalog(const char *file)
 		fprintf(stderr, "gen-catalog: %s:%s\n", file, err ? err : "1:1: not a mapping");
 		free(err);
 		xl_ynode_free(root);
-		return 65;
+		*rc = 65;
+		return NULL;
 	}
-	roots[nf] = root;
+	return root;
+}
+
+/* The family's own keys (family, kind, variables, complete, bool_parser and
+ * its source) from root into fm, checked. */
+static void read_family(const char *file, const struct xl_ynode *root, struct fam *fm)
+{
+	struct xl_ynode *src;
+
 	memset(fm, 0, sizeof(*fm));
 	fm->file = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	check_keys(file, root, famkeys);
@@ -579,32 +511,135 @@ static int read_catalog(const char *file)
 	src = xl_ymap_get(root, "source");
 	if (!src || src->kind != XL_Y_MAP) {
 		bad(file, root, "%s", "no 'source' mapping");
-	} else {
-		check_keys(file, src, srckeys);
-		fm->repository = scalar(file, xl_ymap_get(src, "repository"), "repository");
-		fm->path = scalar(file, xl_ymap_get(src, "path"), "path");
-		fm->commit = scalar(file, xl_ymap_get(src, "commit"), "commit");
-		fm->release = scalar(file, xl_ymap_get(src, "release"), "release");
-		fm->also = scalar(file, xl_ymap_get(src, "also"), "also");
-		if (!fm->repository || !fm->path || (!fm->commit && !fm->release))
-			bad(file, src, "%s", "source needs repository, path and commit or release");
+		return;
 	}
-	fl = xl_ymap_get(root, "flags");
-	if (!fl || fl->kind != XL_Y_SEQ || fl->n == 0)
-		bad(file, root, "%s", "'flags' must be a non-empty list");
-	else
-		for (size_t i = 0; i < fl->n; i++)
-			read_entry(file, fm, fl->items[i]);
-	nf++;
-	return 0;
+	check_keys(file, src, srckeys);
+	fm->repository = scalar(file, xl_ymap_get(src, "repository"), "repository");
+	fm->path = scalar(file, xl_ymap_get(src, "path"), "path");
+	fm->commit = scalar(file, xl_ymap_get(src, "commit"), "commit");
+	fm->release = scalar(file, xl_ymap_get(src, "release"), "release");
+	fm->also = scalar(file, xl_ymap_get(src, "also"), "also");
+	if (!fm->repository || !fm->path || (!fm->commit && !fm->release))
+		bad(file, src, "%s", "source needs repository, path and commit or release");
 }
 
-/* ---- writing --------------------------------------------------------------- */
-
-static void write_catalog(FILE *out)
+/* The named entry en (of the mapping e) checked: its type, description,
+ * reader, parser, values and timing_allows. */
+static void check_entry(const char *file, const struct xl_ynode *e, const struct ent *en)
 {
-	size_t ndefs = 0;
+	if (!en->type || index_of(en->type, types) < 0)
+		bad(file, e, "'%s': type must be bool, int, float, string, enum or list", en->name);
+	if (!en->desc || !*en->desc)
+		bad(file, e, "'%s': no description", en->name);
+	if (en->reader && !valid_reader(en->reader))
+		bad(file, e, "'%s': unknown reader", en->name);
+	if (en->parser && index_of(en->parser, parsers) < 0)
+		bad(file, e, "'%s': unknown parser", en->name);
+	if (en->values && (en->values->kind != XL_Y_SEQ ||
+			   (en->type && strcmp(en->type, "enum") == 0 && en->values->n == 0)))
+		bad(file, e, "'%s': values must be a non-empty list", en->name);
+	if (en->type && strcmp(en->type, "enum") == 0 && !en->values)
+		bad(file, e, "'%s': an enum needs values", en->name);
+	if (en->timing_allows && (en->timing_allows->kind != XL_Y_SEQ || !en->type ||
+				  strcmp(en->type, "list") != 0))
+		bad(file, e, "'%s': timing_allows is a list, for a list-typed entry", en->name);
+	if (en->values && en->values->kind == XL_Y_SEQ)
+		for (size_t k = 0; k < en->values->n; k++)
+			if (en->values->items[k]->kind != XL_Y_SCALAR)
+				bad(file, en->values->items[k], "'%s': a value must be a scalar",
+				    en->name);
+}
 
+/* The entry's tags (a list of tagnames) into en->tags, checked. */
+static void read_tags(const char *file, const struct xl_ynode *e, struct ent *en)
+{
+	struct xl_ynode *tags = xl_ymap_get(e, "tags");
+
+	if (tags && tags->kind == XL_Y_SEQ) {
+		for (size_t k = 0; k < tags->n; k++) {
+			int t = tags->items[k]->kind == XL_Y_SCALAR ?
+				index_of(tags->items[k]->str, tagnames) : -1;
+
+			if (t < 0)
+				bad(file, tags->items[k], "'%s': unknown tag", en->name);
+			else
+				en->tags |= 1u << t;
+		}
+	} else if (tags) {
+		bad(file, tags, "'%s': tags must be a list", en->name);
+	}
+}
+
+/* One entry e of family `family` (fm) read and checked; added to ents when
+ * it has a name. */
+static void read_entry(const char *file, struct xl_ynode *e, int family, const struct fam *fm)
+{
+	struct ent en;
+	const char *s;
+
+	if (e->kind != XL_Y_MAP) {
+		bad(file, e, "%s", "an entry must be a mapping");
+		return;
+	}
+	check_keys(file, e, entkeys);
+	memset(&en, 0, sizeof(en));
+	en.family = family;
+	en.def_index = -1;
+	en.name = scalar(file, xl_ymap_get(e, "name"), "name");
+	en.type = scalar(file, xl_ymap_get(e, "type"), "type");
+	en.def = scalar(file, xl_ymap_get(e, "default"), "default");
+	en.desc = scalar(file, xl_ymap_get(e, "description"), "description");
+	en.parser = scalar(file, xl_ymap_get(e, "parser"), "parser");
+	en.reader = scalar(file, xl_ymap_get(e, "reader"), "reader");
+	s = scalar(file, xl_ymap_get(e, "order"), "order");
+	en.order = s ? atoi(s) : -1;
+	en.values = xl_ymap_get(e, "values");
+	en.timing_allows = xl_ymap_get(e, "timing_allows");
+	s = scalar(file, xl_ymap_get(e, "case"), "case");
+	en.icase = s && strcmp(s, "insensitive") == 0;
+	if (!en.name || !*en.name) {
+		bad(file, e, "%s", "entry without a name");
+		return;
+	}
+	check_entry(file, e, &en);
+	read_tags(file, e, &en);
+	entry_releases(file, fm, e, &en);
+	if (nents == capents) {
+		capents = capents ? 2 * capents : 1024;
+		ents = xl_realloc(ents, capents * sizeof(*ents));
+	}
+	ents[nents++] = en;
+}
+
+/* Every entry of root's 'flags' list, of family `family` (fm), into ents. */
+static void read_flags(const char *file, const struct xl_ynode *root, int family,
+		       const struct fam *fm)
+{
+	struct xl_ynode *fl = xl_ymap_get(root, "flags");
+
+	if (!fl || fl->kind != XL_Y_SEQ || fl->n == 0) {
+		bad(file, root, "%s", "'flags' must be a non-empty list");
+		return;
+	}
+	for (size_t i = 0; i < fl->n; i++)
+		read_entry(file, fl->items[i], family, fm);
+}
+
+/* No name twice in a family (ents sorted), no family twice. */
+static void check_twice(const struct fam *fams, int nf)
+{
+	for (size_t i = 1; i < nents; i++)
+		if (strcmp(ents[i].name, ents[i - 1].name) == 0 && ents[i].family == ents[i - 1].family)
+			bad(fams[ents[i].family].file, NULL, "'%s' is listed twice", ents[i].name);
+	for (int i = 0; i < nf; i++)
+		for (int j = 0; j < i; j++)
+			if (fams[i].name && fams[j].name && strcmp(fams[i].name, fams[j].name) == 0)
+				bad(fams[i].file, NULL, "family '%s' defined twice", fams[i].name);
+}
+
+/* The catalog entries' lists of values (v<i>) and of timing_allows (t<i>). */
+static void emit_lists(FILE *out)
+{
 	for (size_t i = 0; i < nents; i++) {
 		if (!ents[i].pinned)
 			continue;
@@ -628,9 +663,14 @@ static void write_catalog(FILE *out)
 			fputs("NULL };\n", out);
 		}
 	}
+}
+
+/* xl_families[] and xl_nfamilies. */
+static void emit_families(FILE *out, const struct fam *fams, int nf)
+{
 	fprintf(out, "\nconst struct xl_family xl_families[] = {\n");
 	for (int i = 0; i < nf; i++) {
-		struct fam *fm = &fams[i];
+		const struct fam *fm = &fams[i];
 		struct xl_buf vars = XL_BUF_INIT;
 
 		if (fm->variables && fm->variables->kind == XL_Y_SEQ)
@@ -651,6 +691,14 @@ static void write_catalog(FILE *out)
 		xl_buf_release(&vars);
 	}
 	fprintf(out, "};\nconst size_t xl_nfamilies = %d;\n\n", nf);
+}
+
+/* xl_flagdefs[] and xl_nflagdefs, in ents' order: the entries the pinned
+ * release of their family registers (each one's place in def_index). */
+static void emit_flagdefs(FILE *out)
+{
+	size_t ndefs = 0;
+
 	fprintf(out, "const struct xl_flagdef xl_flagdefs[] = {\n");
 	for (size_t i = 0; i < nents; i++) {
 		struct ent *e = &ents[i];
@@ -679,7 +727,7 @@ static void write_catalog(FILE *out)
 }
 
 /* The variants of every entry, in entry order; returns how many. */
-static size_t write_variants(FILE *out)
+static size_t emit_variants(FILE *out, const struct fam *fams)
 {
 	size_t n = 0;
 
@@ -706,11 +754,12 @@ static size_t write_variants(FILE *out)
 	return n;
 }
 
-static void write_knowledge(FILE *out)
+/* The knowledge tables (launcher/flags/knowledge.h) and their string pool. */
+static void emit_knowledge(FILE *out, const struct fam *fams, int nf)
 {
 	size_t nk = 0, var = 0;
 
-	write_variants(out);
+	emit_variants(out, fams);
 	fputs("\nconst struct xl_kpackage xl_kpackages[] = {\n", out);
 	for (int i = 0; i < npkgs; i++)
 		fprintf(out, "\t{ %" PRIu32 ", %d, %d, %d, %d },\n", pool_add(pkgs[i].name), pkgs[i].first,
@@ -755,50 +804,59 @@ static void write_knowledge(FILE *out)
 	write_pool(out);
 }
 
+/* The table into path: 0, or 73 once said. */
+static int emit_table(const char *path, const struct fam *fams, int nf)
+{
+	FILE *out = fopen(path, "w");
+
+	if (!out) {
+		perror(path);
+		return 73;
+	}
+	fprintf(out, "/* Generated by tools/gen-catalog from etc/flags/FAMILY.yaml and releases.yaml; do not edit. */\n"
+		     "#include \"launcher/flags/flags.h\"\n#include \"launcher/flags/knowledge.h\"\n\n");
+	emit_lists(out);
+	emit_families(out, fams, nf);
+	emit_flagdefs(out);
+	emit_knowledge(out, fams, nf);
+	if (fclose(out) != 0) {
+		perror(path);
+		return 73;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *outname;
-	FILE *out;
-	int a = 2, rc;
+	struct fam fams[32];
+	struct xl_ynode *roots[32];
+	int nf = 0, rc, first = 2;
 
 	if (argc >= 4 && strcmp(argv[2], "--releases") == 0) {
 		load_releases(argv[3]);
-		a = 4;
+		first = 4;
 	}
-	if (argc - a < 1 || argc - a > 32) {
+	if (argc - first < 1 || argc - first > 32) {
 		fprintf(stderr, "usage: gen-catalog OUT.c [--releases RELEASES.yaml] CATALOG.yaml...\n");
 		return 64;
 	}
-	outname = argv[1];
-	for (; a < argc; a++)
-		if ((rc = read_catalog(argv[a])) != 0)
+	for (int a = first; a < argc; a++) {
+		roots[nf] = read_catalog(argv[a], &rc);
+		if (!roots[nf])
 			return rc;
+		read_family(argv[a], roots[nf], &fams[nf]);
+		read_flags(argv[a], roots[nf], nf, &fams[nf]);
+		nf++;
+	}
 	qsort(ents, nents, sizeof(*ents), cmp_ent);
-	for (size_t i = 1; i < nents; i++)
-		if (strcmp(ents[i].name, ents[i - 1].name) == 0 && ents[i].family == ents[i - 1].family)
-			bad(fams[ents[i].family].file, NULL, "'%s' is listed twice", ents[i].name);
-	for (int i = 0; i < nf; i++)
-		for (int j = 0; j < i; j++)
-			if (fams[i].name && fams[j].name && strcmp(fams[i].name, fams[j].name) == 0)
-				bad(fams[i].file, NULL, "family '%s' defined twice", fams[i].name);
+	check_twice(fams, nf);
 	if (failures) {
 		fprintf(stderr, "gen-catalog: %d error(s)\n", failures);
 		return 65;
 	}
-
-	out = fopen(outname, "w");
-	if (!out) {
-		perror(outname);
-		return 73;
-	}
-	fprintf(out, "/* Generated by tools/gen-catalog from etc/flags/FAMILY.yaml and releases.yaml; do not edit. */\n"
-		     "#include \"launcher/catalog.h\"\n#include \"launcher/flags/knowledge.h\"\n\n");
-	write_catalog(out);
-	write_knowledge(out);
-	if (fclose(out) != 0) {
-		perror(outname);
-		return 73;
-	}
+	rc = emit_table(argv[1], fams, nf);
+	if (rc)
+		return rc;
 	for (int i = 0; i < nf; i++)
 		xl_ynode_free(roots[i]);
 	xl_ynode_free(rel_root);

@@ -3,7 +3,7 @@
  * jaxlib, torch_xla and jax register each flag of the families that record
  * releases (etc/flags/releases.yaml, and `releases`, `variants`, `removed`,
  * `replaced_by` in etc/flags/FAMILY.yaml), compiled into tables at build
- * time by tools/gen-catalog.c, next to the catalog of launcher/catalog.h.
+ * time by tools/gen-catalog.c, next to the catalog (flags.h).
  *
  * The catalog (xl_flagdefs) describes each family as its pinned release
  * registers it; these tables add the flags other releases register and

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/profile.h"
-#include "launcher/xlareader.h"
+#include "launcher/profile/layer.h"
+#include "launcher/flags/xlareader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

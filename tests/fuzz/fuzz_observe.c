@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/observe.h"
+#include "launcher/run/observe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

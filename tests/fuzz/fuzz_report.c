@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "launcher/run.h"
+#include "launcher/run/supervise.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

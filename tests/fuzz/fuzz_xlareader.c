@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "launcher/xlareader.h"
+#include "launcher/flags/xlareader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

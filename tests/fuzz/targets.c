@@ -1,11 +1,10 @@
 /* targets.c - the fuzz targets (targets.h), on the modules' own interfaces. */
 #include "tests/fuzz/targets.h"
 #include "bundle/bundle.h"
-#include "launcher/cachekey.h"
+#include "launcher/flags/flags.h"
 #include "calib/calib.h"
-#include "launcher/catalog.h"
-#include "launcher/profile.h"
-#include "launcher/run.h"
+#include "launcher/profile/layer.h"
+#include "launcher/run/supervise.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 # check_deps.sh - tools/check-deps.sh passes on the tree and fails, naming
 # the file, the line and the rule, on each kind of include that points the
-# wrong way.
+# wrong way between modules and rooms, and on a function that is too long.
 . "$(dirname "$0")/lib.sh"
 cd "$SRC"
 run tools/check-deps.sh .
@@ -14,10 +14,26 @@ inject() {  # inject FILE LINE: a copy with LINE appended to FILE
 	printf '%s\n' "$2" >>"$T/tree/$1"
 	run tools/check-deps.sh "$T/tree"
 }
-inject calib/order.c '#include "launcher/launcher.h"'
-expect_rc 1 "calib -> launcher refused"
+inject calib/order.c '#include "launcher/run/run.h"'
+expect_rc 1 "calib -> launcher/run refused"
 expect_out "check-deps: calib/order.c:" "file and line named"
-expect_out "calib may not depend on launcher" "rule named"
+expect_out "calib may not depend on launcher/run" "rule named"
+# the rooms of launcher/
+inject launcher/report/report.c '#include "launcher/run/run.h"'
+expect_rc 1 "report -> run refused: the report reads the store only"
+expect_out "launcher/report may not depend on launcher/run" "the room's rule named"
+inject launcher/flags/lint.c '#include "launcher/profile/profile.h"'
+expect_rc 1 "flags -> profile refused"
+inject launcher/profile/resolve.c '#include "launcher/run/run.h"'
+expect_rc 1 "profile -> run refused"
+inject launcher/cmd-profile.c '#include "launcher/profile/layer.h"'
+expect_rc 1 "a room's back room refused to a command"
+expect_out "private to launcher/profile/ (use launcher/profile/profile.h)" "the front door named"
+inject launcher/run/plan.c '#include "launcher/flags/xlareader.h"'
+expect_rc 1 "another room's back room refused"
+inject launcher/run/plan.c '#include "launcher/cmd-run.c"'
+expect_rc 1 "including a command refused"
+expect_out "nothing includes a command" "the rule named"
 inject common/str.c '#include "probe/probe.h"'
 expect_rc 1 "common -> probe refused"
 inject probe/probe_run.c '#include "bundle/bundle.h"'
@@ -44,4 +60,24 @@ inject launcher/cmd-env.c '#include "bundle/bundle.h"'
 expect_rc 0 "launcher -> bundle allowed"
 inject bundle/bundle.c '#include "probe/probe.h"'
 expect_rc 0 "bundle/bundle.c -> probe allowed"
+inject launcher/run/plan.c '#include "launcher/profile/profile.h"'
+expect_rc 0 "run -> profile allowed"
+inject launcher/profile/resolve.c '#include "launcher/flags/flags.h"'
+expect_rc 0 "profile -> flags allowed"
+
+# a function longer than 150 lines
+{
+	printf 'int too_long(void)\n{\n\tint x = 0;\n'
+	i=0
+	while [ $i -lt 160 ]; do printf '\tx++;\n'; i=$((i + 1)); done
+	printf '\treturn x;\n}\n'
+} >"$T/long.c"
+rm -rf "$T/tree"; mkdir "$T/tree"
+cp -R common calib probe bundle launcher kernels "$T/tree/"
+cp "$T/long.c" "$T/tree/calib/long.c"
+run tools/check-deps.sh "$T/tree"
+expect_rc 1 "a function of 164 lines refused"
+expect_out "check-funcs: calib/long.c:2: too_long() is 164 lines long (at most 150" "the function and its length named"
+MAX_FUNC_LINES=200 run tools/check-deps.sh "$T/tree"
+expect_rc 0 "MAX_FUNC_LINES raises the bound"
 done_ok

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/cachekey.h"
+#include "launcher/flags/flags.h"
 #include "tests/fuzz/targets.h"
 
 static const struct xl_ck_runtime *rt(const char *name)

@@ -1762,14 +1762,15 @@ static void test_pg_serialization_retried(void **state)
 	char *loc, *ser, *sql;
 	struct calib_store *st;
 	struct calib_sig sig1, sig2;
-	json_t *p1 = json_loads("{\"model\": {\"params\": 1}}", 0, NULL);
-	json_t *p2 = json_loads("{\"model\": {\"params\": 2}}", 0, NULL);
-	json_t *a;
+	json_t *p1, *p2, *a;
 	PGconn *conn;
 	PGresult *r;
 	pid_t pid;
 
+	/* skips without a server: nothing allocated before */
 	backend_of(state);
+	p1 = json_loads("{\"model\": {\"params\": 1}}", 0, NULL);
+	p2 = json_loads("{\"model\": {\"params\": 2}}", 0, NULL);
 	loc = pg_location("ser");
 	/* a server whose transactions are all SERIALIZABLE (loc ends in its
 	 * options) */

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "launcher/catalog.h"
+#include "launcher/flags/flags.h"
 
 static void test_sorted_unique(void **state)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/catalog.h"
+#include "launcher/flags/flags.h"
 #include "launcher/flags/knowledge.h"
 
 static int package(const char *name)

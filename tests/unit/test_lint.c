@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/catalog.h"
+#include "launcher/flags/flags.h"
 #include "tests/fuzz/targets.h"
 
 /* The report with code, or NULL. */

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/job.h"
-#include "launcher/observe.h"
+#include "launcher/run/job.h"
+#include "launcher/run/observe.h"
 
 static int setup_dir(void **state)
 {

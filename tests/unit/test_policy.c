@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "launcher/catalog.h"
+#include "launcher/profile/profile.h"
 
 static int setup_dir(void **state)
 {

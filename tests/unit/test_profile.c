@@ -7,9 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/launcher.h"
-#include "launcher/envfmt.h"
-#include "launcher/profile.h"
+#include "launcher/profile/profile.h"
+#include "launcher/profile/layer.h"
 
 static void write_profile(const char *name, const char *text)
 {

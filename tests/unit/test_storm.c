@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/run.h"
+#include "launcher/run/supervise.h"
 #include "tests/fuzz/targets.h"
 
 static struct xl_patterns pats;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/xlareader.h"
+#include "launcher/flags/xlareader.h"
 
 static void split_one(const char *s, struct xl_xla_words *w)
 {

@@ -1,0 +1,54 @@
+/* gate.c - the bundle gate of a profile, before exec and run.
+ *
+ * Only a profile that names bundles (policy.bundle) pays for reading the
+ * installed packages: the installed bundle must match one of the names,
+ * and the flags the matrix records as known-bad on it are refused.
+ */
+#include "launcher/profile/profile.h"
+#include "bundle/bundle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
+{
+	const struct xl_prov *src = &p->policy.bundle_src;
+	char *why = NULL;
+	json_t *bad = NULL, *o;
+	size_t i;
+	int rc;
+
+	(void)ctx;
+	if (!p->policy.bundle.n)
+		return 0;
+	rc = xl_bundle_gate(NULL, &p->policy.bundle, &bad, &why);
+	if (rc) {
+		xl_error("profile '%s': %s:%u:%u: policy 'bundle' refuses the launch: %s", p->name,
+			 src->file, src->line, src->col, why ? why : "the installed bundle does not match");
+		free(why);
+		return rc;
+	}
+	json_array_foreach(bad, i, o) {
+		struct xl_known_bad kb;
+		const char *var = json_string_value(json_object_get(o, "var"));
+		const char *flag = json_string_value(json_object_get(o, "flag"));
+		const struct xl_var *v;
+
+		if (!flag)
+			continue;
+		/* a flag is bad in the composite variable the matrix names */
+		v = var ? xl_profile_var(p, var) : NULL;
+		if (var && (!v || !xl_flagmap_get(&v->flags, flag)))
+			continue;
+		kb.flag = flag;
+		kb.reason = json_string_value(json_object_get(o, "reason"));
+		kb.value = json_string_value(json_object_get(o, "value"));
+		if (!kb.reason)
+			kb.reason = "recorded as known-bad";
+		if (xl_policy_check_known_bad(p, &kb, 1,
+					      json_string_value(json_object_get(o, "bundle"))))
+			rc = XL_EX_NOPERM;
+	}
+	json_decref(bad);
+	return rc;
+}

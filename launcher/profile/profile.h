@@ -1,0 +1,207 @@
+/*
+ * profile.h - the profile room: named profiles, found on the profile path,
+ * resolved layer by layer with the provenance of every value, checked, and
+ * turned into the environment a launch gets.  Code outside
+ * launcher/profile/ includes only this header.
+ *
+ * It owns:
+ *   - loading and validating profile files (profile.c; the layers are
+ *     private, layer.h) and resolving them: extends, ${VAR}, candidates,
+ *     composite-flag merging with flags files read (resolve.c, flagfile.c);
+ *   - the checks every resolved profile passes and the launch policy:
+ *     types, unknown flags, timing, cache, ambient, known-bad flags, the
+ *     rlimits of the child (policy.c), and the bundle gate (gate.c);
+ *   - rendering: sh, json, dotenv, k8s (envfmt.c).
+ *
+ * It builds on the flags room (flags.h) and on bundle/ (the gate).
+ *
+ * Ownership: an xl_profile owns everything it points to; free it with
+ * xl_profile_free().  Provenance file names point into the profile's own
+ * storage and live as long as the profile.
+ */
+#ifndef XLAUNCH_LAUNCHER_PROFILE_H
+#define XLAUNCH_LAUNCHER_PROFILE_H
+
+#include "launcher/flags/flags.h"
+
+/* Expands ${VAR} and ${VAR:-default} from the environment ("$$" is a
+ * literal '$'); profiles expand from their own layers first (resolve.c).  Returns a new string, or NULL with *err set (caller frees). */
+char *xl_expand_vars(const char *s, char **err);
+
+/* ---- profiles ------------------------------------------------------------------ */
+
+enum xl_ambient { XL_AMB_STRIP, XL_AMB_KEEP, XL_AMB_WARN, XL_AMB_ERROR };
+enum xl_cache_policy { XL_CACHE_ANY, XL_CACHE_LOCAL };
+
+struct xl_policy {
+	bool timing;
+	bool strict;              /* refuse profiles that every user may change */
+	enum xl_cache_policy cache;
+	enum xl_ambient ambient;
+	struct xl_strv bundle;    /* bundle gate: names of validated bundles */
+	struct xl_prov timing_src, cache_src, ambient_src, bundle_src, strict_src;
+};
+
+/* rlimits for the child; a negative value is "not set". */
+struct xl_limits {
+	int64_t address_space, open_files, core, cpu_time;
+};
+
+/* A managed variable of the resolved profile. */
+struct xl_var {
+	char *name;
+	char *value;             /* NULL: removed from the child's environment */
+	struct xl_prov src;      /* the last layer that set or unset it */
+	bool composite;
+	bool ambient;            /* the value came (partly) from the launching shell */
+	struct xl_flagmap flags; /* composite variables: tokens with provenance */
+	char *experr;            /* while resolving: why the value could not be expanded
+				  * (an error only if no later layer replaces it) */
+};
+
+struct xl_candidate {
+	char *name;
+	char *description;
+	struct xl_prov src;
+};
+
+/* The profile's compile section: how the compilations of its runs are
+ * judged (see etc/outcomes.yaml, compile_storm).  A number not set is -1
+ * and the file's value applies. */
+struct xl_compile_cfg {
+	char *step_pattern;      /* a POSIX extended regex for a step line, or NULL */
+	long warmup_steps, max_after_warmup;
+	double quiet_gaps;
+	struct xl_prov step_pattern_src, warmup_steps_src, max_after_warmup_src, quiet_gaps_src;
+};
+
+struct xl_profile {
+	char *name;
+	char *file;              /* the file the name resolved to */
+	char *description;
+	struct xl_strv chain;    /* linearized: bases first, this profile last */
+	struct xl_strv chain_files;
+	struct xl_var *vars;     /* in order of first appearance */
+	size_t nvars;
+	struct xl_policy policy;
+	struct xl_limits limits;
+	struct xl_compile_cfg compile;
+	json_t *signature;       /* merged `signature` mapping, candidate applied */
+	struct xl_candidate *cands;
+	size_t ncands;
+	int cand;                /* selected candidate index, -1 for none */
+	struct xl_strv notes;    /* what resolution did on its own (ambient stripped, ...) */
+	struct xl_strv stripped; /* variables of the launching environment the ambient
+				  * policy keeps from the child */
+	struct xl_strv target_notes; /* rendering for another machine: what each
+				  * ${VAR} without a profile value took (--set, default) */
+	bool for_target;         /* resolved for another machine (XL_RESOLVE_TARGET) */
+	void *priv;              /* loaded layers */
+};
+
+enum {
+	XL_RESOLVE_NO_AMBIENT = 1 << 0,  /* ignore the launching environment (profile show/diff) */
+	XL_RESOLVE_FILE = 1 << 1,        /* the name is a path to a profile file */
+	XL_RESOLVE_TARGET = 1 << 2,      /* for another machine: the launching environment
+					  * is not read (no ambient policy; ${VAR} takes a
+					  * --set value, else its default) */
+};
+
+/* Finds, loads and resolves a profile and (optionally) one candidate.
+ * Prints its own errors.  Returns 0 or an exit code (65, 66, 77, 78). */
+int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *cand,
+		       unsigned flags, struct xl_profile **out);
+/* The same with values given for ${VAR} (NAME=VALUE, NULL-terminated, or
+ * NULL): they take the place of the launching environment's. */
+int xl_profile_resolve_set(const struct xl_ctx *ctx, const char *name, const char *cand,
+			   unsigned flags, char *const *set, struct xl_profile **out);
+void xl_profile_free(struct xl_profile *p);
+/* Index of the candidate called name, or -1. */
+int xl_profile_find_candidate(const struct xl_profile *p, const char *name);
+/* Looks up a managed variable. */
+const struct xl_var *xl_profile_var(const struct xl_profile *p, const char *name);
+
+/* Builds the child's environment from environ and the profile: managed
+ * variables set or removed, ambient policy applied.  Returns a
+ * NULL-terminated array (free with xl_env_free). */
+char **xl_profile_build_env(const struct xl_profile *p, char *const *environ_in);
+void xl_env_free(char **env);
+/* Says on one line (a warning) which variables of the launching
+ * environment the ambient policy keeps from the child (strip), or passes
+ * to it (warn).  exec and run call it before the child starts. */
+void xl_profile_report_ambient(const struct xl_profile *p);
+
+/* The profile search path, in order; caller releases. */
+void xl_profile_search_path(const struct xl_ctx *ctx, struct xl_strv *dirs);
+/* The same joined with ':', for messages; caller frees. */
+char *xl_profile_search_path_str(const struct xl_ctx *ctx);
+/* Valid profile name: [A-Za-z0-9][A-Za-z0-9._-]*, no "..". */
+bool xl_valid_profile_name(const char *name);
+
+/* The resolved profile as JSON: {"profile","file","chain","env","unset",
+ * "sources","flags","policy","limits","compile","signature","candidate"}.
+ * New reference. */
+json_t *xl_profile_to_json(const struct xl_profile *p);
+
+/* The set keys of a compile section: {step_pattern, warmup_steps,
+ * max_after_warmup, quiet_gaps}.  New reference. */
+json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c);
+
+/* Checks done on every resolved profile before it is used (types, unknown
+ * XLA flags, policy).  Prints what it refuses; returns 0, 65 or 77. */
+int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p);
+
+/* Before exec and run, on the machine that launches: under policy
+ * cache: local, creates the directories of the profile's cache variables
+ * (the checks and every rendering create nothing).  Prints what fails;
+ * returns 0 or 73. */
+int xl_profile_make_cache_dirs(const struct xl_profile *p);
+
+/* Before exec and run: when the profile names bundles (policy.bundle), the
+ * installed bundle must match one and its known-bad flags are refused.
+ * Prints what it refuses; returns 0, 65, 66, 69 or 77. */
+int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p);
+
+/* What the runtime adds on its own at start (PyTorch/XLA's defaults for
+ * XLA_FLAGS and LIBTPU_INIT_ARGS tokens and variables it sets when missing)
+ * given the resolved profile: {"variable": [{"name","value","when","why"}]}.
+ * New reference; empty object when nothing would be added. */
+json_t *xl_runtime_defaults(const struct xl_profile *p);
+
+/* Applies the profile's rlimits to this process (before exec). */
+void xl_apply_limits(const struct xl_limits *l);
+
+/* Every profile name on the path (first match wins), sorted; files gets the
+ * matching paths when non-NULL. */
+void xl_profile_names(const struct xl_ctx *ctx, struct xl_strv *names, struct xl_strv *files);
+/* Loads the profile file at path on its own (no extends followed) for its
+ * description: 0 with *description set (caller frees; NULL when it has
+ * none), or the exit code of what is wrong with the file, after printing
+ * it. */
+int xl_profile_describe(const char *path, char **description);
+
+/* ---- known-bad flags (policy.c) --------------------------------------------------- */
+
+struct xl_known_bad {
+	const char *flag;        /* flag name without dashes, or VAR for an env variable */
+	const char *reason;
+	const char *value;       /* the bad value; NULL: any value is bad */
+};
+
+/* Refuses every flag or variable of p that is listed in bad[0..n) (77),
+ * printing the recorded reason.  Returns 0 or 77. */
+int xl_policy_check_known_bad(const struct xl_profile *p, const struct xl_known_bad *bad,
+			      size_t n, const char *bundle);
+
+
+/* ---- rendering (envfmt.c) --------------------------------------------------------- */
+
+enum xl_env_format { XL_FMT_SH, XL_FMT_JSON, XL_FMT_DOTENV, XL_FMT_K8S };
+
+/* 'value' quoted for POSIX sh: safe to eval for any byte string; caller frees. */
+char *xl_sh_quote(const char *s);
+int xl_env_format_parse(const char *s, enum xl_env_format *out);
+/* The managed variables of p in the given format; caller frees. */
+char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt);
+
+#endif

@@ -1,0 +1,503 @@
+/* attempt.c - one attempt of a launch, in the order a reader follows it:
+ * the run directory with its start manifest, the child's environment (and
+ * XLA's dump), the supervised child, its outcome, what it used, the
+ * manifest's end, and the record kept until the store has it. */
+#include "launcher/run/attempt.h"
+#include "launcher/run/observe.h"
+#include "launcher/run/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* One attempt's state, from its run directory to its record; released by
+ * attempt_release() whatever step it stopped at. */
+struct attempt {
+	const struct xl_launch *l;
+	const struct xl_plan_item *it;
+	int n, total;
+	struct calib_sig sig;
+	bool have_sig;
+	char *runs, *id, *dir, *part, *report, *mpath, *end_path, *guard_path;
+	json_t *manifest;
+	double t0;
+	struct xl_observe obs;
+	struct xl_xla_dump dump;
+	struct xl_scan so, se;
+	struct xl_watch watch;
+	bool watching;
+	struct xl_sup_result sr;
+	struct xl_report rep;
+	struct xl_storm storm;
+	struct xl_classified cl;
+	struct calib_attempt figs;
+	json_t *xla_mods, *prev_mods;
+	char *prev_run;
+};
+
+static int open_log(const char *dir, const char *name)
+{
+	char *path = xl_asprintf("%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0600);
+
+	if (fd < 0)
+		xl_warn("cannot create '%s': %s; output is not logged", path, strerror(errno));
+	free(path);
+	return fd;
+}
+
+static void add_env(char ***envp, const char *name, const char *value)
+{
+	size_t n = 0;
+
+	while ((*envp)[n])
+		n++;
+	*envp = xl_realloc(*envp, (n + 2) * sizeof(char *));
+	(*envp)[n] = xl_asprintf("%s=%s", name, value);
+	(*envp)[n + 1] = NULL;
+}
+
+struct last_mods {
+	json_t *mods;
+	char *run;
+};
+
+static int take_mods(const struct calib_attempt *a, void *arg)
+{
+	struct last_mods *l = arg;
+	json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
+	json_t *m = json_object_get(d, "xla_modules");
+
+	if (json_is_object(m) && json_object_size(m)) {
+		l->mods = json_incref(m);
+		l->run = xl_strdup(a->id);
+	}
+	json_decref(d);
+	return l->mods ? 1 : 0;
+}
+
+/* The compiler's per-program figures of the latest attempt of signature
+ * that has them ({name: bytes}), and that run's id; NULL when none. */
+static json_t *last_xla_modules(struct calib_store *st, const char *signature, char **run)
+{
+	struct calib_filter f = CALIB_FILTER_INIT;
+	struct last_mods l = { NULL, NULL };
+
+	f.signature = signature;
+	f.limit = 20;
+	calib_history(st, &f, take_mods, &l);
+	*run = l.run;
+	return l.mods;
+}
+
+/* The manifest as the attempt starts: what runs, under what, where. */
+static json_t *start_manifest(struct attempt *at)
+{
+	const struct xl_launch *l = at->l;
+	const struct xl_profile *p = at->it->profile;
+	json_t *argvj = json_array(), *pj = xl_profile_to_json(p), *m;
+	char tbuf[40];
+
+	for (int i = 0; i < l->argc; i++)
+		json_array_append_new(argvj, json_string(l->argv[i]));
+	m = json_pack("{s:s,s:s,s:o,s:s,s:O,s:O,s:i,s:i,s:O,s:O,s:O,s:O,s:O}",
+		      "xlaunch", XLAUNCH_VERSION, "id", at->id, "argv", argvj,
+		      "profile", p->name, "profile_chain", json_object_get(pj, "chain"),
+		      "candidate", json_object_get(pj, "candidate"),
+		      "attempt", at->n, "attempts_planned", at->total,
+		      "env", json_object_get(pj, "env"), "unset", json_object_get(pj, "unset"),
+		      "flags", json_object_get(pj, "flags"), "policy", json_object_get(pj, "policy"),
+		      "limits", json_object_get(pj, "limits"));
+	json_decref(pj);
+	json_object_set_new(m, "signature", json_pack("{s:s,s:s,s:s,s:O}", "hash", at->sig.hash,
+						      "shape_hash", at->sig.shape_hash, "stack_hash",
+						      at->sig.stack_hash, "parts", at->sig.parts));
+	json_object_set_new(m, "order", xl_plan_item_json(at->it));
+	json_object_set_new(m, "host", json_string(xl_hostname()));
+	json_object_set_new(m, "rank", json_integer(l->rank));
+	json_object_set_new(m, "rank_from", l->rank_from ? json_string(l->rank_from) : json_null());
+	json_object_set_new(m, "world_size", json_integer(l->world));
+	json_object_set_new(m, "job_id", l->job_id ? json_string(l->job_id) : json_null());
+	json_object_set_new(m, "prediction", calib_estimate_json(&at->it->rank.est));
+	json_object_set_new(m, "run_dir", json_string(at->dir));
+	json_object_set_new(m, "report", json_string(at->report));
+	at->t0 = xl_now();
+	json_object_set_new(m, "start", json_string(xl_iso_time(at->t0, tbuf, sizeof(tbuf))));
+	json_object_set_new(m, "end", json_null());
+	json_object_set_new(m, "outcome", json_null());
+	/* who runs it, so that a later xlaunch can tell when nobody does */
+	json_object_set_new(m, "owner", xl_run_owner());
+	json_object_set_new(m, "end_record_expected", json_boolean(l->record));
+	json_object_set_new(m, "store", l->st ? json_string(calib_store_path(l->st)) : json_null());
+	return m;
+}
+
+/* The run directory, which appears whole with its start manifest: made as
+ * ".ID.part" and renamed (a sweep removes one its owner left).  Returns 0
+ * or 73 after saying why. */
+static int make_run_dir(struct attempt *at)
+{
+	char *ppath;
+
+	at->runs = xl_runs_dir();
+	at->id = xl_new_run_id(at->l->rank, at->n);
+	at->dir = xl_asprintf("%s/%s", at->runs, at->id);
+	at->part = xl_asprintf("%s/.%s.part", at->runs, at->id);
+	if (xl_mkdirs(at->runs, 0700) < 0 || mkdir(at->part, 0700) < 0) {
+		xl_error("run directory '%s': %s", at->dir, strerror(errno));
+		return XL_EX_CANTCREAT;
+	}
+	at->report = xl_asprintf("%s/report.jsonl", at->dir);
+	at->mpath = xl_asprintf("%s/manifest.json", at->dir);
+	at->end_path = xl_asprintf("%s/end.json", at->dir);
+	at->manifest = start_manifest(at);
+	ppath = xl_asprintf("%s/manifest.json", at->part);
+	if (xl_write_json_atomic(ppath, at->manifest, true) < 0 || rename(at->part, at->dir) < 0) {
+		xl_error("run directory '%s': %s", at->dir, strerror(errno));
+		free(ppath);
+		return XL_EX_CANTCREAT;
+	}
+	free(ppath);
+	close(open(at->report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	return 0;
+}
+
+/* "attempt 2/3: profile 'p' candidate 'c' (unseen, predicted ...) run ID":
+ * the place in the order says why this candidate runs now. */
+static void announce(const struct attempt *at)
+{
+	const char *cand = at->it->candidate;
+	const struct calib_estimate *est = &at->it->rank.est;
+	const char *pl = calib_place_name(at->it->rank.place);
+	struct xl_buf why = XL_BUF_INIT;
+	char b1[32];
+
+	if (pl && strcmp(pl, "only") != 0)
+		xl_buf_adds(&why, pl);
+	if (est->known)
+		xl_buf_addf(&why, "%spredicted %s of %s", why.len ? ", " : "",
+			    xl_fmt_bytes((uint64_t)est->predicted_bytes, b1, sizeof(b1)),
+			    calib_kind_name(est->kind));
+	xl_info("attempt %d/%d: profile '%s'%s%s%s%s%s%s run %s", at->n, at->total,
+		at->it->profile->name, cand ? " candidate '" : "", cand ? cand : "", cand ? "'" : "",
+		why.len ? " (" : "", xl_buf_str(&why), why.len ? ")" : "", at->id);
+	xl_buf_release(&why);
+}
+
+/* The child's environment: the profile's, xlaunch's own variables, and
+ * the dump flags that ask XLA for its memory reports (no cache key sees
+ * them).  Says before the start when a compile cache will be cold.
+ * Caller frees with xl_env_free. */
+static char **child_env(struct attempt *at)
+{
+	const struct xl_profile *p = at->it->profile;
+	char **envp = xl_profile_build_env(p, environ);
+	char *helper = xl_data_path("etc/report/xlaunch_report.py");
+
+	add_env(&envp, "XLAUNCH_RUN_ID", at->id);
+	add_env(&envp, "XLAUNCH_REPORT", at->report);
+	add_env(&envp, "XLAUNCH_RUN_DIR", at->dir);
+	add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
+	free(helper);
+	xl_ck_before_launch(envp, at->l->argv, p->name, at->id);
+	xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
+	if (at->dump.ours)
+		at->obs.prune_dir = xl_strdup(at->dump.dir);
+	return envp;
+}
+
+/* Runs the child to its end, its output scanned and its compilations
+ * watched as they come.  Returns 0, or 70 when it could not start. */
+static int supervise(struct attempt *at, char **envp)
+{
+	const struct xl_launch *l = at->l;
+	struct xl_sup_opts so;
+	int rc;
+
+	xl_scan_init(&at->so, l->pats);
+	xl_scan_init(&at->se, l->pats);
+	xl_run_watch_init(&at->watch, l->pats, at->it->profile, at->report, xl_mono());
+	at->watching = true;
+	xl_scan_watch(&at->so, &at->watch);
+	xl_scan_watch(&at->se, &at->watch);
+	memset(&so, 0, sizeof(so));
+	so.argv = l->argv;
+	so.envp = envp;
+	so.limits = &at->it->profile->limits;
+	so.timeout_s = l->o->timeout_s;
+	so.grace_s = l->o->grace_s;
+	so.out_log = open_log(at->dir, "stdout.log");
+	so.err_log = open_log(at->dir, "stderr.log");
+	so.scan_out = &at->so;
+	so.scan_err = &at->se;
+	so.watch = &at->watch;
+	so.observe = &at->obs;
+	so.end_path = at->end_path;
+	at->guard_path = xl_asprintf("%s/guardian", at->dir);
+	so.guardian_path = at->guard_path;
+	rc = xl_supervise(&so, &at->sr);
+	if (so.out_log >= 0)
+		close(so.out_log);
+	if (so.err_log >= 0)
+		close(so.err_log);
+	return rc;
+}
+
+/* The outcome: exit status, out-of-memory lines, report, storm verdict. */
+static void classify(struct attempt *at)
+{
+	xl_report_init(&at->rep);
+	xl_report_read(at->report, &at->rep);
+	xl_watch_verdict(&at->watch, &at->storm);
+	xl_classify(&at->sr, &at->so, &at->se, &at->rep, &at->storm, &at->cl);
+}
+
+/* What was used, each figure of its kind: the process group, NVML, the
+ * report, the failed allocation, XLA's own figure (reused from the last
+ * launch of this signature for programs loaded from the cache). */
+static void observe_figures(struct attempt *at)
+{
+	struct calib_attempt *f = &at->figs;
+	const struct xl_scan *oom = at->se.oom_line ? &at->se : at->so.oom_line ? &at->so : NULL;
+	char src[400];
+	int64_t xb;
+
+	xl_observe_figures(f, &at->obs, at->sr.peak_rss_bytes, at->report,
+			   at->cl.outcome == XL_OUT_OOM && oom ? oom->oom_line : NULL);
+	at->xla_mods = xl_xla_dump_collect(&at->dump, (double)(time_t)at->t0);
+	if (at->l->st)
+		at->prev_mods = last_xla_modules(at->l->st, at->sig.hash, &at->prev_run);
+	xb = xl_xla_modules_figure(at->xla_mods, at->prev_mods, at->prev_run, src, sizeof(src));
+	if (xb >= 0)
+		calib_attempt_add_figure(f, false, CALIB_KIND_XLA_BUFFERS, xb, CALIB_BASIS_NONE,
+					 CALIB_UNSET, src);
+	xl_observe_headline(f, &at->it->rank.est);
+}
+
+/* The headline observed figure, -1 when none. */
+static long long observed_bytes(const struct attempt *at)
+{
+	return at->figs.observed_bytes != CALIB_UNSET ? at->figs.observed_bytes : -1;
+}
+
+static const char *observed_kind(const struct attempt *at)
+{
+	return at->figs.observed_bytes != CALIB_UNSET ? calib_kind_name(at->figs.observed_kind)
+						      : "none";
+}
+
+/* The manifest's end: outcome, figures, compilations, the dump; written. */
+static void end_manifest(struct attempt *at)
+{
+	json_t *m = at->manifest;
+	const struct calib_estimate *est = &at->it->rank.est;
+	const struct calib_figure *hf = at->figs.observed_bytes != CALIB_UNSET
+		? calib_attempt_figure(&at->figs, false, at->figs.observed_kind) : NULL;
+	long long observed = observed_bytes(at);
+	json_t *fj = calib_attempt_to_json(&at->figs, CALIB_JSON_HISTORY);
+	char tbuf[40];
+
+	json_object_set_new(m, "end", json_string(xl_iso_time(xl_now(), tbuf, sizeof(tbuf))));
+	json_object_set_new(m, "wall_s", json_real(at->sr.wall_s));
+	json_object_set_new(m, "outcome", json_string(xl_outcome_name(at->cl.outcome)));
+	json_object_set_new(m, "reason", json_string(at->cl.reason));
+	json_object_set_new(m, "exit_status", json_integer(at->sr.exit_code));
+	json_object_set_new(m, "compile_count", json_integer(at->cl.compile_count));
+	json_object_set_new(m, "compile_storm", json_boolean(at->cl.storm));
+	json_object_set_new(m, "cache_hits", at->storm.cache_hits >= 0 ? json_integer(at->storm.cache_hits) : json_null());
+	json_object_set_new(m, "first_step_s", at->watch.first_step_s >= 0 ? json_real(at->watch.first_step_s) : json_null());
+	json_object_set_new(m, "compile", xl_watch_json(&at->watch, &at->storm));
+	json_object_set_new(m, "predicted_bytes", est->known ? json_integer((json_int_t)est->predicted_bytes) : json_null());
+	json_object_set_new(m, "reported_predicted_bytes", at->rep.predicted_bytes >= 0 ? json_integer(at->rep.predicted_bytes) : json_null());
+	json_object_set_new(m, "observed_bytes", observed >= 0 ? json_integer(observed) : json_null());
+	json_object_set_new(m, "observed_kind", json_string(observed_kind(at)));
+	json_object_set_new(m, "observed_source", hf && hf->source ? json_string(hf->source) : json_null());
+	json_object_set_new(m, "host_peak_rss_bytes", json_integer(at->sr.peak_rss_bytes));
+	json_object_set(m, "figures", json_object_get(fj, "figures"));
+	json_decref(fj);
+	json_object_set_new(m, "observation", xl_observe_json(&at->obs));
+	json_object_set_new(m, "xla_dump", json_pack("{s:o, s:b, s:o, s:o, s:O}",
+		"dir", at->dump.dir ? json_string(at->dump.dir) : json_null(), "added_by_xlaunch",
+		at->dump.ours, "tokens", at->dump.tokens ? json_string(at->dump.tokens) : json_null(),
+		"why_not", at->dump.dir ? json_null() : json_string(at->dump.why), "modules",
+		at->xla_mods));
+	json_object_set_new(m, "report_lines", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)at->rep.lines,
+							 "malformed", (json_int_t)at->rep.malformed,
+							 "unknown", (json_int_t)at->rep.unknown));
+	if (at->sr.term_dropped)
+		json_object_set_new(m, "terminal_dropped_bytes", json_integer((json_int_t)at->sr.term_dropped));
+	if (xl_write_json_atomic(at->mpath, m, false) < 0)
+		xl_warn("cannot write '%s': %s", at->mpath, strerror(errno));
+}
+
+/* The outcome line, with what the watch has to say first. */
+static void say_outcome(struct attempt *at)
+{
+	const struct calib_estimate *est = &at->it->rank.est;
+	long long observed = observed_bytes(at);
+	char comp[256], b1[32], b2[32];
+
+	xl_watch_warn(&at->watch, &at->storm, at->dir);
+	if (at->sr.term_dropped)
+		xl_warn("the terminal could not keep up: %zu bytes were not shown; %s/stdout.log and stderr.log have everything",
+			at->sr.term_dropped, at->dir);
+	xl_watch_summary(&at->watch, &at->storm, comp, sizeof(comp));
+	xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s%s", at->n, at->total,
+		xl_outcome_name(at->cl.outcome), at->cl.reason, at->sr.wall_s,
+		xl_fmt_bytes((uint64_t)(observed < 0 ? 0 : observed), b2, sizeof(b2)),
+		observed_kind(at), est->known ? ", predicted " : "",
+		est->known ? xl_fmt_bytes((uint64_t)est->predicted_bytes, b1, sizeof(b1)) : "",
+		comp);
+}
+
+/* The store's record of the attempt; takes the attempt's figures. */
+static void fill_record(struct attempt *at, struct calib_attempt *rec)
+{
+	const struct xl_launch *l = at->l;
+	json_t *d = json_object(), *c = json_object_get(at->manifest, "compile");
+
+	rec->id = xl_strdup(at->id);
+	rec->time = (double)(time_t)at->t0;   /* whole seconds, as the manifest's start */
+	rec->profile = xl_strdup(at->it->profile->name);
+	rec->candidate = at->it->candidate ? xl_strdup(at->it->candidate) : NULL;
+	snprintf(rec->signature, sizeof(rec->signature), "%s", at->sig.hash);
+	rec->host = xl_strdup(xl_hostname());
+	rec->rank = l->rank;
+	rec->job_id = l->job_id ? xl_strdup(l->job_id) : NULL;
+	rec->outcome = at->cl.outcome;
+	rec->exit_status = at->sr.exit_code;
+	rec->figures = at->figs.figures;
+	rec->nfigures = at->figs.nfigures;
+	at->figs.figures = NULL;
+	at->figs.nfigures = 0;
+	rec->predicted_bytes = at->figs.predicted_bytes;
+	rec->predicted_kind = at->figs.predicted_kind;
+	rec->predicted_basis = at->figs.predicted_basis;
+	rec->observed_bytes = at->figs.observed_bytes;
+	rec->observed_kind = at->figs.observed_kind;
+	rec->cache_hits = at->storm.cache_hits >= 0 ? at->storm.cache_hits : CALIB_UNSET;
+	rec->first_step_s = at->watch.first_step_s >= 0 ? at->watch.first_step_s : NAN;
+	/* what the store keeps of the compilations and of XLA's figures: the
+	 * manifest's objects */
+	if (json_is_object(c))
+		json_object_set(d, "compile", c);
+	if (json_object_size(at->xla_mods))
+		json_object_set(d, "xla_modules", at->xla_mods);
+	if (json_object_size(d))
+		rec->details = json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(d);
+	rec->wall_s = at->sr.wall_s;
+	rec->compile_count = at->cl.compile_count;
+	rec->host_peak_rss_bytes = at->sr.peak_rss_bytes;
+	rec->signature_json = xl_strdup(at->sig.canonical);
+	snprintf(rec->shape_hash, sizeof(rec->shape_hash), "%s", at->sig.shape_hash);
+	snprintf(rec->stack_hash, sizeof(rec->stack_hash), "%s", at->sig.stack_hash);
+	rec->hardware_kind = at->sig.hardware_kind ? xl_strdup(at->sig.hardware_kind) : NULL;
+	rec->signature_scheme = CALIB_SIG_SCHEME;
+}
+
+/* The record, kept in the state directory first (it outlives a store that
+ * fails), then into the store; the run directory is settled either way. */
+static void record(struct attempt *at)
+{
+	struct calib_store *st = at->l->st;
+	struct calib_attempt rec;
+	json_t *record;
+	char *kept = NULL;
+
+	if (!at->l->record) {
+		xl_run_settled(at->id, "not recorded: this launch records nothing in the store");
+		return;
+	}
+	calib_attempt_init(&rec);
+	fill_record(at, &rec);
+	record = calib_attempt_to_json(&rec, CALIB_JSON_FULL);
+	if (xl_record_keep(record, &kept) < 0)
+		xl_warn("cannot keep the record in '%s': %s", kept ? kept : "?", strerror(errno));
+	if (st && calib_record_attempt(st, &rec) == 0) {
+		xl_record_done(record);
+		xl_run_settled(at->id, "recorded");
+	} else {
+		xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
+			st ? calib_errmsg(st) : "store unavailable", kept ? kept : at->dir);
+	}
+	free(kept);
+	json_decref(record);
+	calib_attempt_release(&rec);
+}
+
+static void attempt_release(struct attempt *at)
+{
+	if (at->watching) {
+		xl_scan_release(&at->so);
+		xl_scan_release(&at->se);
+		xl_watch_release(&at->watch);
+	}
+	calib_attempt_release(&at->figs);
+	xl_observe_release(&at->obs);
+	xl_xla_dump_release(&at->dump);
+	json_decref(at->xla_mods);
+	json_decref(at->prev_mods);
+	free(at->prev_run);
+	json_decref(at->manifest);
+	if (at->have_sig)
+		calib_sig_release(&at->sig);
+	free(at->runs);
+	free(at->id);
+	free(at->dir);
+	free(at->part);
+	free(at->report);
+	free(at->mpath);
+	free(at->end_path);
+	free(at->guard_path);
+}
+
+int xl_attempt(const struct xl_launch *l, const struct xl_plan_item *it, int n, int total,
+	       enum xl_outcome *outcome)
+{
+	struct attempt at;
+	char **envp;
+	int rc;
+
+	*outcome = XL_OUT_ERROR;
+	memset(&at, 0, sizeof(at));
+	at.l = l;
+	at.it = it;
+	at.n = n;
+	at.total = total;
+	calib_attempt_init(&at.figs);
+	/* a candidate may add a flag that is known-bad on the installed bundle */
+	if (it->candidate && (rc = xl_profile_bundle_gate(l->ctx, it->profile)))
+		return rc;
+	/* the cache directories are made here, on the machine that launches */
+	if ((rc = xl_profile_make_cache_dirs(it->profile)))
+		return rc;
+	calib_signature(it->parts, &at.sig);
+	at.have_sig = true;
+	xl_observe_init(&at.obs, 0.1);
+	if ((rc = make_run_dir(&at)))
+		goto out;
+	announce(&at);
+	envp = child_env(&at);
+	rc = supervise(&at, envp);
+	xl_env_free(envp);
+	if (rc)
+		goto out;
+	classify(&at);
+	*outcome = at.cl.outcome;
+	observe_figures(&at);
+	end_manifest(&at);
+	say_outcome(&at);
+	record(&at);
+	rc = at.sr.exit_code;
+out:
+	attempt_release(&at);
+	return rc;
+}

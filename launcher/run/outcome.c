@@ -1,0 +1,415 @@
+/* outcome.c - naming how a launch ended: output patterns, the report file
+ * and the exit status. */
+#include "launcher/run/supervise.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- patterns ------------------------------------------------------------------ */
+
+static int load_list(const char *path, const struct xl_ynode *seq, struct xl_pattern **out,
+		     size_t *n)
+{
+	if (!seq)
+		return 0;
+	if (seq->kind != XL_Y_SEQ) {
+		xl_error("outcomes '%s':%u:%u: expected a list of patterns", path, seq->line, seq->col);
+		return XL_EX_DATAERR;
+	}
+	*out = xl_calloc(seq->n, sizeof(**out));
+	for (size_t i = 0; i < seq->n; i++) {
+		const struct xl_ynode *m = seq->items[i];
+		const struct xl_ynode *id = xl_ymap_get(m, "id");
+		const struct xl_ynode *text = xl_ymap_get(m, "text");
+		const struct xl_ynode *re = xl_ymap_get(m, "regex");
+		struct xl_pattern *p = &(*out)[i];
+
+		*n = i + 1;
+		if (!id || id->kind != XL_Y_SCALAR || (!text == !re) ||
+		    (text && text->kind != XL_Y_SCALAR) || (re && re->kind != XL_Y_SCALAR)) {
+			xl_error("outcomes '%s':%u:%u: a pattern needs an id and one of text or regex",
+				 path, m->line, m->col);
+			return XL_EX_DATAERR;
+		}
+		p->id = xl_strdup(id->str);
+		if (text) {
+			p->text = xl_strdup(text->str);
+		} else {
+			int e = regcomp(&p->re, re->str, REG_EXTENDED | REG_NOSUB);
+
+			if (e) {
+				char msg[200];
+
+				regerror(e, &p->re, msg, sizeof(msg));
+				xl_error("outcomes '%s':%u:%u: bad regex: %s", path, re->line, re->col, msg);
+				return XL_EX_DATAERR;
+			}
+			p->has_re = true;
+		}
+	}
+	return 0;
+}
+
+int xl_patterns_load(const char *path, struct xl_patterns *out)
+{
+	char *def = NULL, *data, *err = NULL;
+	struct xl_ynode *root;
+	size_t len;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	xl_storm_rule_default(&out->compile.rule);
+	if (!path)
+		path = def = xl_data_path("etc/outcomes.yaml");
+	data = xl_read_file(path, &len, 0);
+	if (!data) {
+		xl_error("outcomes '%s': cannot read: %s", path, strerror(errno));
+		free(def);
+		return XL_EX_NOINPUT;
+	}
+	root = xl_yaml_parse(data, len, &err);
+	free(data);
+	if (!root) {
+		xl_error("outcomes '%s':%s", path, err);
+		free(err);
+		free(def);
+		return XL_EX_DATAERR;
+	}
+	rc = load_list(path, xl_ymap_get(root, "oom"), &out->oom, &out->noom);
+	if (!rc)
+		rc = xl_cpats_load(path, root, &out->compile);
+	xl_ynode_free(root);
+	free(def);
+	if (rc)
+		xl_patterns_release(out);
+	return rc;
+}
+
+static void release_list(struct xl_pattern *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].id);
+		free(v[i].text);
+		if (v[i].has_re)
+			regfree(&v[i].re);
+	}
+	free(v);
+}
+
+void xl_patterns_release(struct xl_patterns *p)
+{
+	release_list(p->oom, p->noom);
+	xl_cpats_release(&p->compile);
+	memset(p, 0, sizeof(*p));
+}
+
+static const struct xl_pattern *match(const struct xl_pattern *v, size_t n, const char *line)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].text ? strstr(line, v[i].text) != NULL
+			      : regexec(&v[i].re, line, 0, NULL, 0) == 0)
+			return &v[i];
+	}
+	return NULL;
+}
+
+/* ---- the scanner ------------------------------------------------------------------ */
+
+void xl_scan_init(struct xl_scan *s, const struct xl_patterns *pats)
+{
+	memset(s, 0, sizeof(*s));
+	s->pats = pats;
+	xl_cblock_init(&s->block);
+}
+
+void xl_scan_watch(struct xl_scan *s, struct xl_watch *w)
+{
+	s->watch = w;
+}
+
+static void scan_line(struct xl_scan *s)
+{
+	const struct xl_pattern *p;
+
+	s->line[s->len] = '\0';
+	if (!s->pats || !s->len)
+		return;
+	if (!s->oom_id && (p = match(s->pats->oom, s->pats->noom, s->line))) {
+		s->oom_id = xl_strdup(p->id);
+		s->oom_line = xl_strndup(s->line, s->len > 400 ? 400 : s->len);
+	}
+	if (s->watch)
+		xl_watch_line(s->watch, &s->block, s->line, s->len, xl_mono());
+}
+
+void xl_scan_feed(struct xl_scan *s, const char *data, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = data[i];
+
+		s->tail[s->tail_pos++] = c;
+		if (s->tail_pos == XL_SCAN_TAIL) {
+			s->tail_pos = 0;
+			s->tail_full = true;
+		}
+		if (c == '\n' || c == '\r') {
+			scan_line(s);
+			s->len = 0;
+			continue;
+		}
+		if (c == '\0')
+			c = ' ';
+		s->line[s->len++] = c;
+		if (s->len == XL_SCAN_LINE_MAX - 1) {
+			/* a very long line is scanned in pieces */
+			scan_line(s);
+			s->len = 0;
+		}
+	}
+}
+
+void xl_scan_finish(struct xl_scan *s)
+{
+	if (s->len) {
+		scan_line(s);
+		s->len = 0;
+	}
+	if (s->watch)
+		xl_cblock_close(s->watch, &s->block);
+}
+
+char *xl_scan_tail(const struct xl_scan *s, int lines)
+{
+	struct xl_buf b = XL_BUF_INIT;
+	const char *start;
+	char *all;
+
+	if (s->tail_full)
+		xl_buf_add(&b, s->tail + s->tail_pos, XL_SCAN_TAIL - s->tail_pos);
+	xl_buf_add(&b, s->tail, s->tail_pos);
+	all = xl_buf_detach(&b);
+	start = all + strlen(all);
+	while (start > all && (start[-1] == '\n'))
+		start--;
+	for (int k = 0; start > all; start--) {
+		if (start[-1] == '\n' && ++k == lines)
+			break;
+	}
+	char *out = xl_strdup(start);
+
+	free(all);
+	return out;
+}
+
+void xl_scan_release(struct xl_scan *s)
+{
+	free(s->oom_id);
+	free(s->oom_line);
+	s->oom_id = s->oom_line = NULL;
+	if (s->watch)
+		xl_cblock_close(s->watch, &s->block);
+}
+
+/* ---- the report file ---------------------------------------------------------------- */
+
+void xl_report_init(struct xl_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->predicted_bytes = r->peak_bytes = r->limit_bytes = -1;
+	r->compiles = r->cache_hits = r->last_step = -1;
+}
+
+static bool get_count(json_t *o, const char *key, long long *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = json_integer_value(v);
+		return true;
+	}
+	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18) {
+		*out = (long long)json_real_value(v);
+		return true;
+	}
+	return false;
+}
+
+bool xl_report_line(const char *line, size_t len, struct xl_report *r)
+{
+	json_error_t jerr;
+	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	const char *kind;
+	long long v;
+
+	r->lines++;
+	if (!json_is_object(o) || !json_is_string(json_object_get(o, "kind"))) {
+		json_decref(o);
+		r->malformed++;
+		return false;
+	}
+	kind = json_string_value(json_object_get(o, "kind"));
+	if (strcmp(kind, "memory") == 0) {
+		json_t *src = json_object_get(o, "source");
+
+		if (get_count(o, "predicted_bytes", &v))
+			r->predicted_bytes = v;
+		if (get_count(o, "peak_bytes", &v) && v > r->peak_bytes) {
+			r->peak_bytes = v;
+			if (json_is_string(src))
+				snprintf(r->source, sizeof(r->source), "%s", json_string_value(src));
+			else
+				snprintf(r->source, sizeof(r->source), "report");
+		}
+		if (get_count(o, "limit_bytes", &v))
+			r->limit_bytes = v;
+	} else if (strcmp(kind, "compile") == 0) {
+		if (get_count(o, "count", &v))
+			r->compiles = (long)v;
+		if (get_count(o, "cache_hits", &v))
+			r->cache_hits = (long)v;
+	} else if (strcmp(kind, "step") == 0) {
+		if (get_count(o, "step", &v))
+			r->last_step = (long)v;
+	} else {
+		r->unknown++;
+	}
+	json_decref(o);
+	return true;
+}
+
+void xl_report_read(const char *path, struct xl_report *r)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long first_bad = 0;
+
+	if (!f)
+		return;
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (!n)
+			continue;
+		if (n > (1 << 20)) {
+			/* a line this long is not a report; do not parse it */
+			r->lines++;
+			r->malformed++;
+		} else if (!xl_report_line(line, (size_t)n, r)) {
+			/* counted inside */
+		}
+		if (r->malformed && !first_bad)
+			first_bad = r->lines;
+	}
+	free(line);
+	fclose(f);
+	if (r->malformed)
+		xl_warn("report '%s': %ld malformed line%s ignored (first: line %ld)", path,
+			r->malformed, r->malformed == 1 ? "" : "s", first_bad);
+	if (r->unknown)
+		xl_warn("report '%s': %ld line%s of unknown kind ignored", path, r->unknown,
+			r->unknown == 1 ? "" : "s");
+}
+
+/* ---- classification --------------------------------------------------------------------- */
+
+void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
+		 const struct xl_scan *se, const struct xl_report *rep,
+		 const struct xl_storm *storm, struct xl_classified *out)
+{
+	const struct xl_scan *hit = se && se->oom_id ? se : so && so->oom_id ? so : NULL;
+	bool failed = sr->exit_code != 0;
+
+	memset(out, 0, sizeof(*out));
+	out->compile_count = storm ? storm->compiles : 0;
+	if (rep && rep->compiles > out->compile_count)
+		out->compile_count = rep->compiles;
+	out->storm = storm && storm->storm;
+
+	if (sr->forwarded) {
+		out->outcome = XL_OUT_INTERRUPTED;
+		snprintf(out->reason, sizeof(out->reason), "interrupted by %s (forwarded to the child)",
+			 strsignal(sr->forwarded));
+	} else if (sr->timed_out) {
+		out->outcome = XL_OUT_TIMEOUT;
+		snprintf(out->reason, sizeof(out->reason), "ran past --timeout and was stopped");
+	} else if (failed && sr->oom_killed) {
+		out->outcome = XL_OUT_OOM;
+		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer (cgroup oom_kill)");
+	} else if (failed && hit) {
+		out->outcome = XL_OUT_OOM;
+		snprintf(out->reason, sizeof(out->reason), "%s: %s", hit->oom_id, hit->oom_line);
+	} else if (failed && rep && rep->peak_bytes >= 0 && rep->limit_bytes > 0 &&
+		   rep->peak_bytes >= rep->limit_bytes) {
+		out->outcome = XL_OUT_OOM;
+		snprintf(out->reason, sizeof(out->reason), "reported peak %lld bytes reached the limit %lld",
+			 rep->peak_bytes, rep->limit_bytes);
+	} else if (sr->exec_failed) {
+		out->outcome = XL_OUT_ERROR;
+		snprintf(out->reason, sizeof(out->reason), "the command could not be run");
+	} else if (sr->signaled) {
+		out->outcome = XL_OUT_CRASH;
+		snprintf(out->reason, sizeof(out->reason), "killed by signal %d (%s)", sr->sig,
+			 strsignal(sr->sig));
+	} else if (failed) {
+		out->outcome = XL_OUT_ERROR;
+		snprintf(out->reason, sizeof(out->reason), "exited with status %d", sr->exit_code);
+	} else if (out->storm) {
+		out->outcome = XL_OUT_COMPILE_STORM;
+		snprintf(out->reason, sizeof(out->reason), "%s", storm->reason);
+	} else {
+		out->outcome = XL_OUT_OK;
+		snprintf(out->reason, sizeof(out->reason), "exited 0");
+	}
+}
+
+void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
+		       const struct xl_profile *p, const char *report_path, double start)
+{
+	struct xl_watch_cfg cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pats = pats ? &pats->compile : NULL;
+	if (pats)
+		cfg.rule = pats->compile.rule;
+	else
+		xl_storm_rule_default(&cfg.rule);
+	if (p->compile.warmup_steps >= 0)
+		cfg.rule.warmup_steps = p->compile.warmup_steps;
+	if (p->compile.max_after_warmup >= 0)
+		cfg.rule.max_after_warmup = p->compile.max_after_warmup;
+	if (p->compile.quiet_gaps > 0)
+		cfg.rule.quiet_gaps = p->compile.quiet_gaps;
+	cfg.step_pattern = p->compile.step_pattern;
+	cfg.report_path = report_path;
+	cfg.start = start;
+	xl_watch_init(w, &cfg);
+}
+
+int xl_rank(const char **from)
+{
+	static const char *const vars[] = {
+		"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "TPU_WORKER_ID", NULL,
+	};
+
+	for (size_t i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		r = strtol(v, &end, 10);
+		if (*end || errno || r < 0 || r > 1000000)
+			continue;
+		if (from)
+			*from = vars[i];
+		return (int)r;
+	}
+	if (from)
+		*from = NULL;
+	return 0;
+}

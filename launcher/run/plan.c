@@ -1,0 +1,231 @@
+/* plan.c - resolve every candidate of a profile, compute its signature
+ * parts and limits and ask the store for the order (see plan.h). */
+#include "launcher/run/run.h"
+#include "launcher/run/job.h"
+#include "launcher/run/record.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Signature parts and limits of a resolved item. */
+static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan_item *it)
+{
+	struct calib_hardware hw;
+	bool have_hw = false;
+
+	it->parts = xl_signature_parts(it->profile, job);
+	if (!json_object_get(it->parts, "hardware") && st &&
+	    calib_latest_hardware(st, NULL, xl_job_on_host(it->profile) ? CALIB_HW_HOST : 0, &hw) == 0) {
+		have_hw = true;
+		json_object_set_new(it->parts, "hardware",
+				    json_pack("{s:s, s:I, s:I, s:s}", "kind", hw.kind,
+					      "count", (json_int_t)hw.count,
+					      "memory", (json_int_t)hw.memory_bytes,
+					      "type", hw.host ? "host" : "accelerator"));
+	}
+	it->nlimits = xl_job_limits(it->profile, it->parts, have_hw ? &hw : NULL, it->limits,
+				    CALIB_MAX_LIMITS);
+}
+
+/* Resolves and checks one candidate (NULL: the profile alone) into it. */
+static int plan_item(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
+		     const char *cand, const json_t *job, struct xl_plan_item *it)
+{
+	int rc;
+
+	memset(it, 0, sizeof(*it));
+	rc = xl_profile_resolve(ctx, name, cand, 0, &it->profile);
+	if (!rc)
+		rc = xl_profile_check(ctx, it->profile);
+	if (rc)
+		return rc;
+	if (it->profile->cand >= 0)
+		it->candidate = it->profile->cands[it->profile->cand].name;
+	item_parts(st, job, it);
+	return 0;
+}
+
+/* The job's parts: from argv, else from the profile's latest run. */
+static json_t *job_parts(struct calib_store *st, const char *name, char **argv, int argc,
+			 struct xl_plan *out)
+{
+	json_t *job = NULL;
+
+	if (argc > 0) {
+		struct xl_job j;
+
+		xl_job_from_argv(argv, argc, &j);
+		job = json_incref(j.parts);
+		xl_job_release(&j);
+	} else if (st) {
+		json_t *last = NULL;
+		char *id = NULL;
+
+		if (calib_last_parts(st, name, &last, &id) == 0 && last) {
+			static const char *const keys[] = { "argv", "code", "bundle" };
+
+			job = json_object();
+			for (size_t i = 0; i < 3; i++)
+				if (json_object_get(last, keys[i]))
+					json_object_set(job, keys[i], json_object_get(last, keys[i]));
+			out->job_from = id;
+			id = NULL;
+		}
+		json_decref(last);
+		free(id);
+	}
+	out->no_job = !job;
+	return job;
+}
+
+static int by_profile_index(const void *x, const void *y)
+{
+	const struct xl_plan_item *a = x, *b = y;
+
+	return a->rank.index < b->rank.index ? -1 : a->rank.index > b->rank.index;
+}
+
+/* Estimates and places items[from..n) (ties in profile order), or keeps
+ * profile order. */
+static int rank_items(struct xl_plan *plan, struct calib_store *st, size_t from, bool reorder)
+{
+	size_t n = plan->n - from;
+	struct calib_target *t = xl_calloc(n + 1, sizeof(*t));
+	struct calib_rank *ranks = xl_calloc(n + 1, sizeof(*ranks));
+	struct xl_plan_item *sorted;
+	int rc;
+
+	qsort(plan->items + from, n, sizeof(*plan->items), by_profile_index);
+	for (size_t i = 0; i < n; i++) {
+		const struct xl_plan_item *it = &plan->items[from + i];
+
+		t[i] = (struct calib_target){ it->parts, it->limits, it->nlimits };
+	}
+	rc = calib_order(st, t, n, ranks);
+	if (!reorder) {
+		/* every rank, in profile order */
+		for (size_t i = 0; i < n; i++) {
+			size_t pi = plan->items[from + ranks[i].index].rank.index;
+
+			plan->items[from + ranks[i].index].rank = ranks[i];
+			plan->items[from + ranks[i].index].rank.index = pi;
+		}
+	} else {
+		sorted = xl_calloc(n + 1, sizeof(*sorted));
+		for (size_t i = 0; i < n; i++) {
+			sorted[i] = plan->items[from + ranks[i].index];
+			sorted[i].rank = ranks[i];
+			sorted[i].rank.index = plan->items[from + ranks[i].index].rank.index;
+		}
+		memcpy(plan->items + from, sorted, n * sizeof(*sorted));
+		free(sorted);
+	}
+	free(t);
+	free(ranks);
+	return rc;
+}
+
+int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
+		 const char *pinned, unsigned flags, char **argv, int argc, struct xl_plan *out)
+{
+	struct xl_profile *base = NULL;
+	json_t *job;
+	size_t n;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->profile = xl_strdup(name);
+	job = job_parts(st, name, argv, argc, out);
+	if (pinned) {
+		out->items = xl_calloc(1, sizeof(*out->items));
+		out->n = 1;
+		if ((rc = plan_item(ctx, st, name, pinned, job, &out->items[0])))
+			goto done;
+		out->store_rc = rank_items(out, st, 0, false);
+		out->items[0].rank.place = CALIB_PLACE_PINNED;
+		{
+			struct calib_rank *r = &out->items[0].rank;
+			size_t l;
+
+			snprintf(r->reason, sizeof(r->reason), "pinned with -c; ");
+			l = strlen(r->reason);
+			snprintf(r->reason + l, sizeof(r->reason) - l, "%.*s",
+				 (int)(sizeof(r->reason) - l - 1), r->est.reason);
+		}
+		rc = 0;
+		goto done;
+	}
+	/* the candidates are the base profile's */
+	if ((rc = xl_profile_resolve(ctx, name, NULL, 0, &base)))
+		goto done;
+	if (!base->ncands) {
+		out->items = xl_calloc(1, sizeof(*out->items));
+		out->items[0].profile = base;
+		out->n = 1;
+		if ((rc = xl_profile_check(ctx, base)))
+			goto done;
+		item_parts(st, job, &out->items[0]);
+		out->store_rc = rank_items(out, st, 0, false);
+		out->items[0].rank.place = CALIB_PLACE_ONLY;
+		{
+			struct calib_rank *r = &out->items[0].rank;
+			char why[sizeof(r->reason)];
+			size_t l;
+
+			snprintf(why, sizeof(why), "%s", r->reason);
+			snprintf(r->reason, sizeof(r->reason), "the profile has no candidates; ");
+			l = strlen(r->reason);
+			snprintf(r->reason + l, sizeof(r->reason) - l, "%.*s",
+				 (int)(sizeof(r->reason) - l - 1), why);
+		}
+		goto done;
+	}
+	n = base->ncands;
+	out->items = xl_calloc(n, sizeof(*out->items));
+	for (size_t i = 0; i < n; i++) {
+		rc = plan_item(ctx, st, name, base->cands[i].name, job, &out->items[i]);
+		out->items[i].rank.index = i;
+		out->n = i + 1;
+		if (rc) {
+			xl_profile_free(base);
+			goto done;
+		}
+	}
+	xl_profile_free(base);
+	out->store_rc = rank_items(out, st, 0, !(flags & XL_PLAN_PROFILE_ORDER));
+	rc = 0;
+done:
+	json_decref(job);
+	return rc;
+}
+
+int xl_plan_rerank(struct xl_plan *plan, struct calib_store *st, size_t from)
+{
+	if (from >= plan->n || !st)
+		return 0;
+	if (plan->items[from].rank.place == CALIB_PLACE_PINNED ||
+	    plan->items[from].rank.place == CALIB_PLACE_ONLY)
+		return 0;
+	return rank_items(plan, st, from, true);
+}
+
+void xl_plan_release(struct xl_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		xl_profile_free(plan->items[i].profile);
+		json_decref(plan->items[i].parts);
+	}
+	free(plan->items);
+	free(plan->profile);
+	free(plan->job_from);
+	memset(plan, 0, sizeof(*plan));
+}
+
+json_t *xl_plan_item_json(const struct xl_plan_item *it)
+{
+	json_t *o = calib_rank_json(&it->rank, it->candidate);
+
+	json_object_set_new(o, "limit_source", it->rank.est.limit_bytes != CALIB_UNSET
+							? json_string(it->rank.est.limit_source) : json_null());
+	return o;
+}

@@ -1,0 +1,221 @@
+/* storm.h - compilations seen from outside the job: the runtimes' own lines
+ * about compiling (etc/outcomes.yaml, compile_events) and the report file,
+ * turned into events per function, the persistent cache's hits, misses and
+ * failed loads, torch.compile's recompile limit and graph breaks, steps and
+ * the time to the first one, and the storm rule (compile_storm).  Internal
+ * to the launcher module (run.h includes it).
+ *
+ * Ownership: xl_cpats_load fills patterns that xl_cpats_release frees.  An
+ * xl_watch borrows its patterns and profile settings; xl_watch_release frees
+ * what it collected.  Strings returned as char * are the caller's to free.
+ */
+#ifndef XLAUNCH_LAUNCHER_RUN_STORM_H
+#define XLAUNCH_LAUNCHER_RUN_STORM_H
+
+#include "launcher/run/run.h"
+
+#include <regex.h>
+#include <sys/types.h>
+
+/* What a line about compilation says (the `event` of a pattern). */
+enum xl_cev {
+	XL_CEV_COMPILED,
+	XL_CEV_CACHE_HIT,
+	XL_CEV_CACHE_MISS,
+	XL_CEV_CACHE_WRITTEN,
+	XL_CEV_CACHE_NOT_WRITTEN,
+	XL_CEV_CACHE_UNREADABLE,
+	XL_CEV_SHAPES,
+	XL_CEV_TRACE_MISS,
+	XL_CEV_TRACE_FUNCTION,
+	XL_CEV_TRACE_KIND,
+	XL_CEV_TRACE_CHANGE,
+	XL_CEV_COMPILE_CAUSE,
+	XL_CEV_GRAPH,
+	XL_CEV_FRAME,
+	XL_CEV_RECOMPILING,
+	XL_CEV_GUARD,
+	XL_CEV_LIMIT,
+	XL_CEV_LIMIT_FUNCTION,
+	XL_CEV_LIMIT_REASON,
+	XL_CEV_GRAPH_BREAK,
+	XL_CEV_GRAPH_BREAK_PLACE,
+	XL_CEV_GRAPH_BREAK_REASON,
+	XL_CEV_N
+};
+
+/* "compiled", "cache-hit", ...; NULL when out of range. */
+const char *xl_cev_name(int ev);
+/* Whether a line of this event opens a block. */
+bool xl_cev_opens(int ev);
+
+/* One pattern of compile_events. */
+struct xl_cpat {
+	char *id, *runtime;
+	int event;               /* enum xl_cev */
+	int in;                  /* the block's event, or -1 */
+	bool first;              /* only the line right after the opening line */
+	char *text;              /* substring every such line has */
+	regex_t re;
+	bool has_re;
+	int g_function, g_file, g_line, g_detail, g_frame;  /* group numbers, 0: none */
+	regex_t skip;            /* frames of the runtime itself */
+	bool has_skip;
+};
+
+/* The storm thresholds (etc/outcomes.yaml compile_storm, or a profile's
+ * compile section). */
+struct xl_storm_rule {
+	long warmup_steps;       /* by steps: compilations after this step */
+	long max_after_warmup;   /* more than this many after warm-up is a storm */
+	double quiet_gaps;       /* by time: a pause of this many median gaps ends a stream */
+};
+
+struct xl_cpats {
+	struct xl_cpat *v;
+	size_t n;
+	long block_lines;
+	struct xl_storm_rule rule;
+	char *debug_profile;         /* compile_logging.debug_profile, or NULL */
+	struct xl_strv logging_vars; /* compile_logging.variables */
+};
+
+/* Reads compile_events, block_lines, compile_storm and compile_logging from
+ * the parsed etc/outcomes.yaml root (path for messages).  Returns 0, or 65
+ * after printing "outcomes 'PATH':LINE:COL: what failed". */
+int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats *out);
+void xl_cpats_release(struct xl_cpats *c);
+/* The compiled-in defaults of the storm rule. */
+void xl_storm_rule_default(struct xl_storm_rule *r);
+
+/* ---- the watch ------------------------------------------------------------------ */
+
+/* One function (program, graph-triggering frame) that compiled. */
+struct xl_cfn {
+	char *name;              /* "jit(step)", "forward", "main" */
+	char *runtime;           /* "jax", "torch_xla", "torch.compile", "report" */
+	char *place;             /* "file:line", or NULL */
+	long compiles;           /* real compilations */
+	long loads;              /* programs loaded from the persistent cache */
+	long after_warmup;       /* compilations after warm-up (by steps) */
+	long first_step, last_step;   /* the step seen before its first and last compilation, -1 */
+	double first_s, last_s;       /* seconds from the start of the run */
+	char *cause;             /* why it compiled the last time, in the runtime's words */
+	char *first_reason;      /* torch.compile: the first guard failure seen */
+	char *shapes, *prev_shapes;   /* JAX: argument types now and before */
+	struct xl_strv graphs;   /* torch_xla: distinct graph hashes */
+	bool limit_hit;          /* torch.compile gave up on it (recompile limit) */
+	long limit;
+	char *limit_reason;
+};
+
+/* A graph break, by place. */
+struct xl_gbreak {
+	char *place;             /* file:line, or NULL when the runtime did not say */
+	char *reason;
+	long count;              /* distinct occurrences (frames) */
+	struct xl_strv frames;
+	bool reason_strong;      /* the reason is the logged one, not the warning's summary */
+};
+
+/* The state of one open block (per output stream). */
+struct xl_cblock {
+	int event;               /* the opening event, -1 when none is open */
+	long lines;              /* lines since it opened */
+	double t;                /* when it opened */
+	long step;
+	char *runtime;
+	char *function, *place, *detail, *frame;
+	char *extra;             /* trace-kind, graph hash, ... */
+	struct xl_buf changes;   /* trace-change lines */
+	bool frame_done;
+};
+
+/* A compilation in time, for the time rule. */
+struct xl_cev_at {
+	double t;
+	long step;
+	int fn;                  /* index into fns, -1 */
+	bool recompile;          /* its function had compiled before */
+};
+
+struct xl_watch_cfg {
+	const struct xl_cpats *pats;      /* may be NULL: nothing is matched */
+	struct xl_storm_rule rule;        /* in effect (profile over outcomes.yaml) */
+	const char *step_pattern;         /* a profile's, or NULL */
+	const char *report_path;          /* read as the run goes, or NULL */
+	double start;                     /* monotonic start of the run */
+};
+
+struct xl_watch {
+	struct xl_watch_cfg cfg;
+	regex_t step_re;
+	bool has_step_re;
+	struct xl_cfn *fns;
+	size_t nfns;
+	struct xl_cev_at *ev;
+	size_t nev, capev;
+	long compiles;               /* real compilations seen in the output */
+	long loads;                  /* cache hits seen in the output */
+	long cache_misses, cache_written, cache_unreadable;
+	char *unreadable_reason, *unreadable_runtime;
+	struct xl_strv not_written;  /* "NAME: why", the first few */
+	struct xl_strv pending_hits; /* programs announced as loaded, not yet built */
+	struct xl_strv pending_shapes;  /* "NAME\tshapes" */
+	char *pending_cause_fn, *pending_cause;   /* JAX: why the next compile */
+	struct xl_gbreak *gbs;
+	size_t ngbs;
+	long gb_count;
+	long limits_hit;
+	/* steps */
+	long steps;                  /* step events seen */
+	long step;                   /* the last step number, -1 none */
+	double first_step_s;         /* seconds from start to the first step, -1 */
+	bool steps_from_report, steps_from_output;
+	/* the report file, read as it grows */
+	int rep_fd;
+	char *rep_buf;
+	size_t rep_len;
+	long rep_count, rep_hits;    /* the latest reported compile count and hits, -1 */
+	long rep_pending;            /* increments not yet followed by a step */
+	double rep_first_step_time;  /* a reported step_time_s of the first step, -1 */
+	double end_s;                /* seconds from start to the end, set by finish */
+	bool finished;
+};
+
+void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg);
+void xl_watch_release(struct xl_watch *w);
+/* One complete line of output (without its newline) from one stream's
+ * block state.  t: monotonic time of arrival. */
+void xl_watch_line(struct xl_watch *w, struct xl_cblock *b, const char *line, size_t len,
+		   double t);
+void xl_cblock_init(struct xl_cblock *b);
+/* Closes an open block (end of stream); then releases it. */
+void xl_cblock_close(struct xl_watch *w, struct xl_cblock *b);
+/* Reads what was appended to the report since the last call. */
+void xl_watch_poll_report(struct xl_watch *w, double t);
+/* The end of the run (monotonic time): the last report lines are read. */
+void xl_watch_finish(struct xl_watch *w, double t);
+
+/* The verdict of the storm rule. */
+struct xl_storm {
+	bool storm;
+	const char *by;          /* "steps", "time", "recompile-limit", or "none" */
+	long compiles;           /* real compilations (output and report, the larger) */
+	long cache_hits;         /* -1 when nothing says */
+	long recompiles;         /* compilations of a function compiled before */
+	long after_warmup;       /* by steps: after warmup_steps; by time: recompilations */
+	int top;                 /* the function that compiled most after warm-up, -1 */
+	char reason[512];        /* for the outcome line */
+};
+
+void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *out);
+/* The manifest's "compile" object.  New reference. */
+json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s);
+/* Warnings after a run: the storm with its function and cause, a cache that
+ * cannot be read back, graph breaks; run_dir names where the logs are. */
+void xl_watch_warn(const struct xl_watch *w, const struct xl_storm *s, const char *run_dir);
+/* ", 40 compiles, 0 persistent-cache hits, first step at 1.2 s" into buf. */
+void xl_watch_summary(const struct xl_watch *w, const struct xl_storm *s, char *buf, size_t n);
+
+#endif

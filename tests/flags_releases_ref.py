@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What one jaxlib release's own XLA registers, against the flag knowledge.
 
-    VENV/bin/python tests/flags_releases_ref.py --src XLAUNCH_SRC [--json OUT]
+    VENV/bin/python tests/flags_releases_ref.py --src XLAUNCH_SRC [--xlaunch BIN] [--json OUT]
 
 Runs in a venv holding jax and jaxlib of one release (tools/venv.sh jaxlib
 V).  jax is imported once; then forked children set XLA_FLAGS to batches of
@@ -18,9 +18,17 @@ neighbours of this one too) and every xla_* word in jaxlib's shared
 objects.  Each is given a value of the type the knowledge records for this
 release (or for the newest release that registers it).
 
+With --xlaunch, `BIN flags lint --json --python VENV/bin/python` lints the
+same tokens at once, and every name offered is compared too: lint refuses
+it (an error: unknown, or registered by other releases only) exactly when
+this XLA aborts on it.  For a release newer than the knowledge lint must
+refuse nothing (its unknown names are warnings); names it lets through that
+XLA aborts on are counted.
+
 Prints one line per disagreement and a summary; with --json writes the
-figures.  Exits 0 when the knowledge and XLA agree on every name of the
-knowledge (for a release the knowledge covers), 1 otherwise.
+figures.  Exits 0 when the knowledge (and lint) agree with XLA on every
+name (for a release the knowledge covers; for a newer one, when lint
+refuses nothing XLA takes), 1 otherwise.
 """
 import argparse
 import glob
@@ -28,6 +36,7 @@ import json
 import os
 import re
 import resource
+import subprocess
 import sys
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -165,9 +174,29 @@ def classify(tokens, found):
     return 1 + classify(tokens[:half], found) + classify(tokens[half:], found)
 
 
+def lint_refuses(xlaunch, tokens):
+    """name -> "refuses" | "warns" | "takes": what `flags lint --python`
+    this interpreter says of each token."""
+    p = subprocess.run([xlaunch, "flags", "lint", "--json", "--python", sys.executable,
+                        "--var", "XLA_FLAGS", "--", " ".join(tokens)],
+                       capture_output=True, text=True)
+    doc = json.loads(p.stdout)
+    out = {t[2:].split("=", 1)[0]: "takes" for t in tokens}
+    for r in doc["reports"]:
+        name = r["token"][2:].split("=", 1)[0] if r["token"].startswith("--") else None
+        if name not in out:
+            continue
+        if r["severity"] == "error":
+            out[name] = "refuses"
+        elif r["code"] == "unconfirmed" and out[name] == "takes":
+            out[name] = "warns"
+    return out, doc
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--src", required=True)
+    ap.add_argument("--xlaunch")
     ap.add_argument("--json")
     a = ap.parse_args()
     packages, flags = load_knowledge(a.src)
@@ -217,13 +246,38 @@ def main():
               len(cand), children, len(real_reg), len(flags), len(said_reg), agree, len(flags),
               100.0 * agree / len(flags), len(missing),
               (": " + " ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")) if missing else ""))
+    lint = None
+    if a.xlaunch:
+        said, doc = lint_refuses(a.xlaunch, tokens)
+        lint_refused = {n for n, k in said.items() if k == "refuses"}
+        lint_false_refusals = sorted(lint_refused & real_reg)          # XLA takes it
+        lint_misses = sorted((set(said) - lint_refused) - real_reg)    # XLA aborts on it
+        for n in lint_false_refusals:
+            print("LINT REFUSES %s: jaxlib %s's XLA takes it" % (n, version))
+        for n in lint_misses if covered else []:
+            print("LINT TAKES %s: jaxlib %s's XLA aborts on it" % (n, version))
+        silent = [n for n in lint_misses if said[n] == "takes"]
+        lint = dict(judged_against=doc.get("judged_against"), names=len(said),
+                    agree=len(said) - len(lint_false_refusals) - len(lint_misses),
+                    refuses=len(lint_refused), warns=sum(1 for k in said.values() if k == "warns"),
+                    false_refusals=lint_false_refusals, misses=lint_misses, silent=silent)
+        print("xlaunch flags lint --python (judged against %s): agrees with XLA on %d of %d names; "
+              "refuses %d, warns on %d; refuses %d that XLA takes; of the %d names XLA aborts on "
+              "and lint does not refuse, warns on %d%s" % (
+                  lint["judged_against"], lint["agree"], lint["names"], lint["refuses"], lint["warns"],
+                  len(lint_false_refusals), len(lint_misses), len(lint_misses) - len(silent),
+                  "; passes silently: " + " ".join(silent) if silent else ""))
     if a.json:
         json.dump(dict(release=version, covered=covered, judged_as=judge_at, offered=len(cand),
                        children=children, xla_registers=len(real_reg), knowledge=len(flags),
                        knowledge_registers=len(said_reg), agree=agree, accepts_but_aborts=false_ok,
-                       refuses_but_accepted=false_no, refused_values=refused, outside=missing),
+                       refuses_but_accepted=false_no, refused_values=refused, outside=missing,
+                       lint=lint),
                   open(a.json, "w"), indent=1)
-    return 0 if not covered or (not false_ok and not false_no and not refused) else 1
+    bad = covered and (false_ok or false_no or refused)
+    if lint:
+        bad = bad or lint["false_refusals"] or (covered and lint["misses"])
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -82,7 +82,9 @@ def real_verdict(value):
 
 
 def lint_verdict(xlaunch, value):
-    p = subprocess.run([xlaunch, "flags", "lint", "--json", "--var", "XLA_FLAGS", "--", value],
+    # judged against this interpreter's jaxlib, the release under test
+    p = subprocess.run([xlaunch, "flags", "lint", "--json", "--python", sys.executable,
+                        "--var", "XLA_FLAGS", "--", value],
                        capture_output=True, text=True)
     doc = json.loads(p.stdout)
     aborts = any(r.get("aborts") for r in doc["reports"])

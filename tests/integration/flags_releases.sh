@@ -7,7 +7,10 @@
 # offered every XLA flag name of the knowledge (all releases: this one's
 # neighbours too) and every xla_* word of its shared objects; what its
 # unknown-flag abort lists is compared with what the knowledge says that
-# release registers (tests/flags_releases_ref.py).  Releases from 0.11 need
+# release registers, and with what `xlaunch flags lint --python
+# VENV/bin/python` refuses (tests/flags_releases_ref.py): for a release the
+# knowledge covers they agree on every name; for a newer one lint refuses
+# nothing its XLA takes.  Releases from 0.11 need
 # Python 3.12 (skipped, with the reason, where there is none); at least four
 # releases must run.
 # torch_xla: each release's wheel (downloaded without dependencies, cached
@@ -40,17 +43,20 @@ for v in $JAXLIB_RELEASES; do
 		continue
 	fi
 	case "$venv" in /*) ;; *) venv="$SRC/$venv" ;; esac
-	run "$venv/bin/python" "$SRC/tests/flags_releases_ref.py" --src "$SRC" --json "$T/$v.json"
+	run "$venv/bin/python" "$SRC/tests/flags_releases_ref.py" --src "$SRC" --xlaunch "$XL" \
+		--json "$T/$v.json"
 	cat "$T/out"
 	[ "$rc" -eq 0 ] || { cat "$T/err" | tail -20; fail "jaxlib $v: the knowledge and its XLA disagree"; }
 	ok "jaxlib $v agrees"
 	"$venv/bin/python" - "$T/$v.json" >>"$T/table" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-print("| %s%s | %d | %d | %d | %d of %d | %d | %d |" % (
+l = d["lint"]
+print("| %s%s | %d | %d | %d | %d of %d | %d | %d of %d | %d | %d | %d |" % (
     d["release"], "" if d["covered"] else " (newer: judged as %s)" % d["judged_as"],
     d["offered"], d["xla_registers"], d["knowledge_registers"], d["agree"], d["knowledge"],
-    len(d["accepts_but_aborts"]) + len(d["refuses_but_accepted"]), len(d["outside"])))
+    len(d["outside"]), l["agree"], l["names"], len(l["false_refusals"]),
+    len(l["misses"]) - len(l["silent"]), len(l["silent"])))
 EOF
 	ran=$((ran + 1))
 done
@@ -58,7 +64,7 @@ if [ "$ran" -eq 0 ]; then
 	skip "no jaxlib release could be installed (is PyPI reachable?):$skipped"
 fi
 [ "$ran" -ge 4 ] || fail "only $ran jaxlib releases ran (skipped:$skipped); at least four must"
-echo "| jaxlib | names offered | XLA registers | knowledge says | agree | disagree | registered, not in the knowledge |"
+echo "| jaxlib | names offered | XLA registers | knowledge says | knowledge agrees | registered, not in the knowledge | lint --python agrees | lint refuses, XLA takes | XLA aborts, lint warns | XLA aborts, lint silent |"
 cat "$T/table"
 
 # libtpu (closed source, its catalog partial: unknown names are warnings):

@@ -297,7 +297,8 @@ struct xl_runtime {
 
 /* The runtime of a command line: argv[0] when it names a Python, else the
  * Python of its "#!" line, else $VIRTUAL_ENV/bin/python, else python3 on
- * PATH (argv NULL or argc 0: the last two only).  The versions come from
+ * PATH (argv NULL or argc 0: the last two only; a command that is not
+ * found: none).  The versions come from
  * xl_bundle_summary(), so a launch pays a few stat() calls once the
  * interpreter's environment is cached.  Never fails: without an interpreter
  * rt->python is NULL and rt->why says why.  Release with

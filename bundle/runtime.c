@@ -94,6 +94,9 @@ void xl_runtime_detect(char *const *argv, int argc, struct xl_runtime *rt)
 		prog = NULL;
 	} else if (prog && (rt->python = xl_python_shebang(prog)) != NULL) {
 		rt->source = "#!";
+	} else if (argv && argc > 0 && !prog) {
+		/* a command that is not there loads nothing */
+		rt->why = xl_asprintf("'%s': not found", argv[0]);
 	} else if (xl_python_find(NULL, &rt->python, &rt->source, &rt->why) != 0) {
 		rt->source = "none";
 	}

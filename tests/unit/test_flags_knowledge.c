@@ -10,6 +10,7 @@
 
 #include "launcher/flags/flags.h"
 #include "launcher/flags/knowledge.h"
+#include "bundle/bundle.h"
 
 static int package(const char *name)
 {
@@ -235,6 +236,135 @@ static void test_known_facts(void **state)
 	assert_int_equal(bit_of(xla, jl, "0.12.0.1"), -1);
 }
 
+/* Where installed versions are placed among the releases the knowledge
+ * lists. */
+static void test_judge_positions(void **state)
+{
+	static const struct { const char *v; enum xl_rel_how how; const char *as; } cases[] = {
+		{ "0.6.2", XL_REL_EXACT, "0.6.2" },
+		{ "0.9.0.1", XL_REL_EXACT, "0.9.0.1" },
+		{ "0.12.0.1", XL_REL_NEWER, "0.11.0" },        /* listed, outside the knowledge */
+		{ "1.0", XL_REL_NEWER, "0.11.0" },
+		{ "0.4.20", XL_REL_OLDER, "0.4.30" },
+		{ "0.4.32", XL_REL_BETWEEN, "0.4.31" },        /* withdrawn from PyPI */
+		{ "0.10.2+cuda12", XL_REL_EXACT, "0.10.2" },   /* a local build of 0.10.2 */
+		{ "0.10.3.dev20260701", XL_REL_BETWEEN, "0.10.2" },
+		{ "not-a-version", XL_REL_UNREADABLE, "0.11.0" },
+	};
+	int jl = package("jaxlib");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xl_runtime rt = { .source = "--release", .jaxlib = (char *)cases[i].v };
+		struct xl_judge j;
+
+		xl_judge_init(&j, &rt);
+		assert_int_equal(j.pos[jl].how, cases[i].how);
+		assert_string_equal(xl_kstr(xl_kreleases[xl_kpackages[jl].first + j.pos[jl].index].version),
+				    cases[i].as);
+	}
+	{
+		struct xl_judge j;
+
+		xl_judge_init(&j, NULL);
+		assert_int_equal(j.pos[jl].how, XL_REL_ASSUMED);
+		assert_int_equal(j.pos[jl].index, xl_kpackages[jl].nknown - 1);
+	}
+}
+
+static void judge_flag(const char *jaxlib, const char *name, struct xl_rel_verdict *rv)
+{
+	struct xl_runtime rt = { .source = "--release", .jaxlib = (char *)jaxlib };
+	struct xl_judge j;
+
+	xl_judge_init(&j, &rt);
+	(void)xl_catalog_flag_at(&j, "XLA_FLAGS", name, rv);
+}
+
+/* A flag judged against releases that have it, lack it, or are unknown. */
+static void test_judge_flags(void **state)
+{
+	struct xl_rel_verdict rv;
+
+	(void)state;
+	judge_flag("0.6.2", "xla_gpu_graph_level", &rv);
+	assert_int_equal(rv.status, XL_RS_REGISTERED);
+	assert_non_null(rv.d);
+	assert_int_equal(rv.d->type, XL_FT_INT);
+	assert_string_equal(rv.d->name, "xla_gpu_graph_level");
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.10.2", "xla_gpu_graph_level", &rv);
+	assert_int_equal(rv.status, XL_RS_ELSEWHERE);
+	assert_null(rv.d);
+	assert_non_null(strstr(rv.why, "registered by jaxlib 0.4.30 to 0.7.1 and torch_xla 2.5.0 to 2.9.0"));
+	assert_non_null(strstr(rv.why, "whose XLA aborts on it"));
+	assert_non_null(strstr(rv.hint, "xla_gpu_enable_command_buffer"));
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.12.0.1", "xla_gpu_graph_level", &rv);
+	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	assert_non_null(strstr(rv.why, "newer than every release xlaunch knows"));
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.12.0.1", "xla_not_a_flag_anywhere", &rv);
+	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.10.2", "xla_not_a_flag_anywhere", &rv);
+	assert_int_equal(rv.status, XL_RS_UNKNOWN);
+	xl_rel_verdict_release(&rv);
+	/* no judge: the pinned catalog, as before */
+	assert_null(xl_catalog_flag_at(NULL, "XLA_FLAGS", "xla_gpu_graph_level", &rv));
+	xl_rel_verdict_release(&rv);
+	/* a flag newer than the pinned release */
+	judge_flag("0.11.0", "xla_gpu_enable_pdl_launch", &rv);
+	assert_int_equal(rv.status, XL_RS_REGISTERED);
+	assert_int_equal(rv.d->type, XL_FT_BOOL);
+	xl_rel_verdict_release(&rv);
+}
+
+/* The values of a release whose variant differs from the entry. */
+static void test_judge_variant(void **state)
+{
+	struct xl_rel_verdict rv;
+
+	(void)state;
+	judge_flag("0.4.35", "xla_gpu_enable_command_buffer", &rv);
+	assert_int_equal(rv.status, XL_RS_REGISTERED);
+	assert_true(xl_list_has(rv.d->values, "DYNAMIC_SLICE"));
+	assert_false(xl_list_has(rv.d->values, "DYNAMIC_SLICE_FUSION"));
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.10.2", "xla_gpu_enable_command_buffer", &rv);
+	assert_true(xl_list_has(rv.d->values, "DYNAMIC_SLICE_FUSION"));
+	assert_ptr_equal(rv.d, xl_catalog_flag("XLA_FLAGS", "xla_gpu_enable_command_buffer"));
+	xl_rel_verdict_release(&rv);
+}
+
+/* Environment variables of the jax and torch_xla families. */
+static void test_judge_env(void **state)
+{
+	struct xl_runtime rt = { .source = "--release", .jax = (char *)"0.5.0",
+				 .torch_xla = (char *)"2.9.0" };
+	struct xl_rel_verdict rv;
+	struct xl_judge j;
+
+	(void)state;
+	xl_judge_init(&j, &rt);
+	assert_non_null(xl_catalog_env_at(&j, "JAX_ENABLE_MEMORIES", &rv));
+	xl_rel_verdict_release(&rv);
+	assert_null(xl_catalog_env_at(&j, "GPU_NUM_DEVICES", &rv));
+	assert_int_equal(rv.status, XL_RS_ELSEWHERE);
+	assert_non_null(strstr(rv.why, "read by torch_xla 2.5.0 to 2.8.1"));
+	assert_non_null(strstr(rv.why, "the setting has no effect"));
+	xl_rel_verdict_release(&rv);
+	rt.jax = (char *)"0.10.2";
+	xl_judge_init(&j, &rt);
+	assert_null(xl_catalog_env_at(&j, "JAX_ENABLE_MEMORIES", &rv));
+	assert_int_equal(rv.status, XL_RS_ELSEWHERE);
+	xl_rel_verdict_release(&rv);
+	/* a family without releases: the catalog alone */
+	assert_non_null(xl_catalog_env_at(&j, "NCCL_DEBUG", &rv));
+	assert_int_equal(rv.status, XL_RS_REGISTERED);
+	xl_rel_verdict_release(&rv);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +373,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_torch_xla_yaml),
 		cmocka_unit_test(test_jax_yaml),
 		cmocka_unit_test(test_known_facts),
+		cmocka_unit_test(test_judge_positions),
+		cmocka_unit_test(test_judge_flags),
+		cmocka_unit_test(test_judge_variant),
+		cmocka_unit_test(test_judge_env),
 	};
 
 	return XL_TEST_RUN(tests, NULL, NULL);

@@ -330,5 +330,11 @@ json_t *xl_bundle_summary(const char *python);
 /* From now on xl_bundle_summary reads its cache but never writes it (for
  * commands that only read). */
 void xl_bundle_cache_readonly(void);
+/* The summary of interpreter python in the text of the cache file
+ * (summary.c says its format), or NULL when it has none, when the text is
+ * of another format or malformed, or (check) when the interpreter or one
+ * of its site directories changed since.  A fuzz entry point with check
+ * false.  New reference. */
+json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, bool check);
 
 #endif

@@ -66,10 +66,22 @@ static int cmp_public(const char *version, const char *release, int *out)
 static void place(struct xl_rel_pos *p, int pkg, const char *version)
 {
 	const struct xl_kpackage *kp = &xl_kpackages[pkg];
+	size_t publen = strcspn(version, "+");
 	int c;
 
 	p->pkg = pkg;
 	p->version = version;
+	/* the common case first, without parsing: the very string PyPI gives
+	 * the release (a launch places three packages) */
+	for (int i = 0; i < kp->nknown; i++) {
+		const char *r = rel_version(pkg, i);
+
+		if (strlen(r) == publen && strncmp(r, version, publen) == 0) {
+			p->index = i;
+			p->how = XL_REL_EXACT;
+			return;
+		}
+	}
 	p->index = kp->nknown - 1;
 	p->how = XL_REL_NEWER;
 	if (cmp_public(version, rel_version(pkg, 0), &c) != 0) {

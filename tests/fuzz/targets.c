@@ -88,6 +88,28 @@ int xl_fuzz_metadata(const uint8_t *data, size_t len)
 	return 0;
 }
 
+int xl_fuzz_bundle_cache(const uint8_t *data, size_t len)
+{
+	json_t *s = xl_bundle_cache_entry((const char *)data, len, "/v/bin/python", false);
+	int n = -1;
+
+	/* a summary read is {python: string, packages: {name: string}} */
+	if (s) {
+		const char *k;
+		json_t *v;
+
+		if (!json_is_string(json_object_get(s, "python")) ||
+		    !json_is_object(json_object_get(s, "packages")))
+			abort();
+		json_object_foreach(json_object_get(s, "packages"), k, v)
+			if (!json_is_string(v))
+				abort();
+		n = (int)json_object_size(json_object_get(s, "packages"));
+		json_decref(s);
+	}
+	return n;
+}
+
 int xl_fuzz_lint(const uint8_t *data, size_t len)
 {
 	static const char *const vars[] = { "XLA_FLAGS", "LIBTPU_INIT_ARGS", "TF_XLA_FLAGS",

@@ -357,6 +357,11 @@ struct xl_flag_releases {
 bool xl_flag_releases_get(const char *name, int fam, struct xl_flag_releases *r);
 void xl_flag_releases_release(struct xl_flag_releases *r);
 
+/* The libtpu version the judged runtime has installed, or NULL (libtpu is
+ * closed source: its flags are known from published recipes only, so an
+ * unknown one is a warning that names this release). */
+const char *xl_judge_libtpu(const struct xl_judge *j);
+
 /* The release of pkg the catalog describes (jaxlib: the one XLA's reader
  * model follows), or NULL.  Static. */
 const char *xl_knowledge_pinned(const char *pkg);

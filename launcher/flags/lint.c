@@ -272,8 +272,12 @@ static void lint_unknown(const struct src *sc, const struct xl_xla_word *x, cons
 	else
 		hint = NULL;
 	if (sc->coverage != 0) {
+		const char *tpu = sc->judge ? xl_judge_libtpu(sc->judge) : NULL;
+
 		add(l, XL_SEV_WARNING, "unknown-flag", x->text, x->start,
-		    xl_asprintf("%s: '%s' is not in the (partial) catalog", var, name), hint);
+		    tpu ? xl_asprintf("%s: '%s' is not in the (partial) catalog; the job loads libtpu %s, which may register it",
+				      var, name, tpu)
+			: xl_asprintf("%s: '%s' is not in the (partial) catalog", var, name), hint);
 		return;
 	}
 	/* XLA looks for unknown flags only once every value parsed */

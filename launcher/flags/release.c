@@ -503,6 +503,11 @@ void xl_rel_verdict_release(struct xl_rel_verdict *rv)
 	memset(rv, 0, sizeof(*rv));
 }
 
+const char *xl_judge_libtpu(const struct xl_judge *j)
+{
+	return j && j->rt ? j->rt->libtpu : NULL;
+}
+
 const char *xl_knowledge_pinned(const char *pkg)
 {
 	int p = package_index(pkg);

@@ -273,14 +273,18 @@ static void check_composite(struct xl_profile *p, struct verdict *vd, const stru
 				       !tpu && dym ? dym : "", !tpu && dym ? "'?" : "");
 				vd->data = true;
 			} else if (coverage == 1) {
+				const char *lt = xl_judge_libtpu(j);
+				char *rel = lt ? xl_asprintf(" (the job loads libtpu %s)", lt) : xl_strdup("");
+
 				if (dym)
-					xl_warn("profile '%s': %s:%u:%u: %s: '--%s' is not in the partial catalog; did you mean '%s'?",
+					xl_warn("profile '%s': %s:%u:%u: %s: '--%s' is not in the partial catalog%s; did you mean '%s'?",
 						p->name, prov_file(&f->src), f->src.line, f->src.col,
-						v->name, f->name, dym);
+						v->name, f->name, rel, dym);
 				else
-					xl_warn("profile '%s': %s:%u:%u: %s: '--%s' is not in the partial catalog",
+					xl_warn("profile '%s': %s:%u:%u: %s: '--%s' is not in the partial catalog%s",
 						p->name, prov_file(&f->src), f->src.line, f->src.col,
-						v->name, f->name);
+						v->name, f->name, rel);
+				free(rel);
 			}
 		}
 		xl_rel_verdict_release(&rv);

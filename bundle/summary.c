@@ -52,6 +52,24 @@ static const char *mtime_str(const char *path, char *buf, size_t n)
 	return buf;
 }
 
+/* Whether path's modification time is the one text says (as mtime_str
+ * writes it), without formatting it. */
+static bool same_mtime(const char *path, const char *text)
+{
+	struct stat st;
+	char *end;
+	long long sec;
+	long nsec;
+
+	if (stat(path, &st) < 0)
+		return strcmp(text, "-") == 0;
+	sec = strtoll(text, &end, 10);
+	if (*end != '.' || strlen(end + 1) != 9)
+		return false;
+	nsec = strtol(end + 1, &end, 10);
+	return !*end && sec == (long long)st.st_mtim.tv_sec && nsec == st.st_mtim.tv_nsec;
+}
+
 static bool cacheable(const char *s)
 {
 	return !strpbrk(s, "\t\n");
@@ -68,14 +86,17 @@ static bool next_line(const char **p, const char *end, char *line, size_t n)
 		return false;
 	nl = memchr(*p, '\n', (size_t)(end - *p));
 	len = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
-	snprintf(line, n, "%.*s", (int)(len < n ? len : n - 1), *p);
+	if (len >= n)
+		len = n - 1;
+	memcpy(line, *p, len);
+	line[len] = '\0';
 	*p = nl ? nl + 1 : end;
 	return true;
 }
 
 json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, bool check)
 {
-	char *key, line[PATH_MAX + 128], now[64];
+	char *key, line[PATH_MAX + 128];
 	const char *p, *end = text + len;
 	json_t *pkgs, *summary = NULL;
 	bool fresh = true, dirs = false;
@@ -93,7 +114,7 @@ json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, 
 	free(key);
 	/* the python line's mtime, then the block */
 	next_line(&p, end, line, sizeof(line));
-	if (check && strcmp(line, mtime_str(python, now, sizeof(now))) != 0)
+	if (check && !same_mtime(python, line))
 		return NULL;
 	pkgs = json_object();
 	summary = json_pack("{s:s,s:O}", "python", "", "packages", pkgs);
@@ -109,7 +130,7 @@ json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, 
 			*f2++ = '\0';
 		if (strcmp(line, "dir") == 0 && f2) {
 			dirs = true;
-			fresh = !check || strcmp(f2, mtime_str(f1, now, sizeof(now))) == 0;
+			fresh = !check || same_mtime(f1, f2);
 		} else if (strcmp(line, "version") == 0) {
 			json_object_set_new(summary, "python", json_string(f1));
 		} else if (strcmp(line, "package") == 0 && f2) {

@@ -60,8 +60,11 @@ LIBOBJS = $(filter-out $(BUILD)/launcher/main.o,$(OBJS))
 
 # Flag catalogs: etc/flags/*.yaml stay the source; tools/gen-catalog checks
 # them and compiles them into a sorted C table linked into the binary, so
-# no launch parses them (see launcher/flags/catalog.h).
-CATALOGS = $(sort $(wildcard etc/flags/*.yaml))
+# no launch parses them (see launcher/flags/catalog.h).  etc/flags/releases.yaml
+# lists the runtime releases the catalogs' `releases` name; the knowledge
+# over releases compiles into the same file (launcher/flags/knowledge.h).
+RELEASES = etc/flags/releases.yaml
+CATALOGS = $(filter-out $(RELEASES),$(sort $(wildcard etc/flags/*.yaml)))
 GEN_CATALOG = $(BUILD)/tools/gen-catalog
 OBJS += $(BUILD)/gen/catalog_table.o
 # The compile caches' key rules, etc/cachekeys.yaml, the same way: `run` and
@@ -102,9 +105,9 @@ $(GEN_CATALOG): tools/gen-catalog.c tools/gen-c.h $(filter $(BUILD)/common/%,$(O
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS)
 
-$(BUILD)/gen/catalog_table.c: $(GEN_CATALOG) $(CATALOGS)
+$(BUILD)/gen/catalog_table.c: $(GEN_CATALOG) $(RELEASES) $(CATALOGS)
 	@mkdir -p $(dir $@)
-	$(GEN_CATALOG) $@ $(CATALOGS)
+	$(GEN_CATALOG) $@ --releases $(RELEASES) $(CATALOGS)
 
 $(BUILD)/gen/catalog_table.o: $(BUILD)/gen/catalog_table.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

@@ -273,6 +273,53 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **known_bad,
 		   char **why);
 
+/* ---- the release the job will load (runtime.c) ------------------------------- */
+
+/* Whether path names a Python: "python", "python3", "python3.11",
+ * "python3.13t", "pypy3". */
+bool xl_python_name(const char *path);
+/* The interpreter of a script's "#!" line when it is a Python, found the
+ * way the kernel and env(1) find it; NULL otherwise.  Caller frees. */
+char *xl_python_shebang(const char *file);
+
+/* The runtime releases a job will load: the interpreter its command starts
+ * and the versions of jaxlib, jax, torch, torch_xla and libtpu installed
+ * there, read from package metadata without importing anything.  Flag
+ * lint, cache-key rules, bundle gates and `profile show --explain` all use
+ * this one answer.  Every string is owned. */
+struct xl_runtime {
+	char *python;            /* the interpreter; NULL when none was found or given */
+	const char *source;      /* how it was found: "argv[0]", "#!", "VIRTUAL_ENV", "PATH",
+				  * "--python", "--release", or "none" (static) */
+	char *why;               /* why there is no interpreter, or NULL */
+	char *jaxlib, *jax, *torch, *torch_xla, *libtpu; /* versions as installed; NULL: not installed */
+};
+
+/* The runtime of a command line: argv[0] when it names a Python, else the
+ * Python of its "#!" line, else $VIRTUAL_ENV/bin/python, else python3 on
+ * PATH (argv NULL or argc 0: the last two only; a command that is not
+ * found: none).  The versions come from
+ * xl_bundle_summary(), so a launch pays a few stat() calls once the
+ * interpreter's environment is cached.  Never fails: without an interpreter
+ * rt->python is NULL and rt->why says why.  Release with
+ * xl_runtime_release(). */
+void xl_runtime_detect(char *const *argv, int argc, struct xl_runtime *rt);
+/* The runtime of an interpreter named by the user (`--python PY`, a path or
+ * a name on PATH).  Returns 0, or 66 with rt->why. */
+int xl_runtime_of_python(const char *python, struct xl_runtime *rt);
+/* A runtime of one release given as PKG==VERSION (`--release`; PKG one of
+ * jaxlib, jax, torch_xla, torch, libtpu, '-' and '_' alike; jax and
+ * jaxlib go in lock step, so either sets both), without an interpreter.
+ * Returns 0, or 64 with rt->why. */
+int xl_runtime_of_release(const char *spec, struct xl_runtime *rt);
+void xl_runtime_release(struct xl_runtime *rt);
+/* {python, source, jaxlib, jax, torch, torch_xla, libtpu}, null where none.
+ * New reference. */
+json_t *xl_runtime_json(const struct xl_runtime *rt);
+/* "jaxlib 0.10.2, jax 0.10.2 (python /v/bin/python, from VIRTUAL_ENV)", or
+ * "no runtime (python3: not found on PATH)".  Caller frees. */
+char *xl_runtime_str(const struct xl_runtime *rt);
+
 /* ---- the bundle part of a launch signature (summary.c) ----------------------- */
 
 /* {python, packages: {name: version}} of the lane packages of the Python
@@ -283,5 +330,11 @@ json_t *xl_bundle_summary(const char *python);
 /* From now on xl_bundle_summary reads its cache but never writes it (for
  * commands that only read). */
 void xl_bundle_cache_readonly(void);
+/* The summary of interpreter python in the text of the cache file
+ * (summary.c says its format), or NULL when it has none, when the text is
+ * of another format or malformed, or (check) when the interpreter or one
+ * of its site directories changed since.  A fuzz entry point with check
+ * false.  New reference. */
+json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, bool check);
 
 #endif

@@ -1,62 +1,214 @@
 /* summary.c - the software bundle part of a launch signature, cheaply.
  *
- * The bundle is the one of the interpreter that runs the job (launcher/
- * run/job.c finds it from argv).  Reading every package's metadata and asking
- * the interpreter for its paths costs tens of milliseconds; a launch pays
- * that only when that Python environment changed.  The summaries are kept
- * in $XDG_STATE_HOME/xlaunch/bundle-cache.json, one per interpreter path,
- * together with the interpreter's modification time and those of its
- * site-packages directories (pip touches them on every install and
+ * The bundle is the one of the interpreter that runs the job (bundle's
+ * xl_runtime_detect finds it from argv).  Reading every package's metadata
+ * and asking the interpreter for its paths costs tens of milliseconds; a
+ * launch pays that only when that Python environment changed.  The
+ * summaries are kept in $XDG_STATE_HOME/xlaunch/bundle-cache, one block per
+ * interpreter path, together with the interpreter's modification time and
+ * those of its site directories (pip touches them on every install and
  * removal), and reused while those are the same.  The cache names its
  * format: summaries read by an older way of finding the site directories
  * (which missed a venv of Debian's Python) are read again.
+ *
+ * Every launch reads it (the release the job will load comes from it), so
+ * it is lines of tab-separated words, found with one memmem() and read
+ * without a JSON parser (jansson spends about 150 instructions a byte):
+ *
+ *	xlaunch-bundle-cache<TAB>3
+ *	python<TAB>PATH<TAB>MTIME
+ *	dir<TAB>PATH<TAB>MTIME         (one per site directory)
+ *	version<TAB>3.11.7
+ *	package<TAB>NAME<TAB>VERSION   (the lane packages)
+ *	end
+ *
+ * A path holding a tab or a newline is not cached (read every time).
  */
 #include "bundle/bundle.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* 2: the site directories as the interpreter's own site steps find them */
-#define CACHE_FORMAT 2
+/* 3: lines instead of JSON; 2: the site directories as the interpreter's
+ * own site steps find them */
+#define CACHE_FORMAT 3
+#define CACHE_HEAD "xlaunch-bundle-cache\t3\n"
 
-static json_t *mtime_of(const char *path)
+/* path's modification time as the cache writes it, into buf; "-" when it
+ * cannot be read. */
+static const char *mtime_str(const char *path, char *buf, size_t n)
 {
 	struct stat st;
 
 	if (stat(path, &st) < 0)
-		return json_null();
-	return json_sprintf("%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		return "-";
+	snprintf(buf, n, "%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return buf;
 }
 
-/* Whether the cache entry of python still describes it. */
-static bool cache_fresh(json_t *cache, const char *python)
+/* Whether path's modification time is the one text says (as mtime_str
+ * writes it), without formatting it. */
+static bool same_mtime(const char *path, const char *text)
 {
-	json_t *dirs = json_object_get(cache, "dirs");
-	const char *d;
-	json_t *m;
+	struct stat st;
+	char *end;
+	long long sec;
+	long nsec;
 
-	if (!json_is_object(dirs) || !json_object_size(dirs))
+	if (stat(path, &st) < 0)
+		return strcmp(text, "-") == 0;
+	sec = strtoll(text, &end, 10);
+	if (*end != '.' || strlen(end + 1) != 9)
 		return false;
-	{
-		json_t *pm = mtime_of(python);
-		bool same = json_equal(pm, json_object_get(cache, "python_mtime"));
+	nsec = strtol(end + 1, &end, 10);
+	return !*end && sec == (long long)st.st_mtim.tv_sec && nsec == st.st_mtim.tv_nsec;
+}
 
-		json_decref(pm);
-		if (!same)
-			return false;
-	}
-	json_object_foreach(dirs, d, m) {
-		json_t *now = mtime_of(d);
-		bool same = json_equal(now, m);
+static bool cacheable(const char *s)
+{
+	return !strpbrk(s, "\t\n");
+}
 
-		json_decref(now);
-		if (!same)
-			return false;
-	}
+/* The next line of [*p, end) without its newline into line (at most n-1
+ * bytes; a longer one is cut); false at the end. */
+static bool next_line(const char **p, const char *end, char *line, size_t n)
+{
+	const char *nl;
+	size_t len;
+
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	len = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
+	if (len >= n)
+		len = n - 1;
+	memcpy(line, *p, len);
+	line[len] = '\0';
+	*p = nl ? nl + 1 : end;
 	return true;
+}
+
+json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, bool check)
+{
+	char *key, line[PATH_MAX + 128];
+	const char *p, *end = text + len;
+	json_t *pkgs, *summary = NULL;
+	bool fresh = true, dirs = false;
+
+	if (!cacheable(python) || len < strlen(CACHE_HEAD) ||
+	    memcmp(text, CACHE_HEAD, strlen(CACHE_HEAD)) != 0)
+		return NULL;
+	key = xl_asprintf("\npython\t%s\t", python);
+	p = memmem(text, len, key, strlen(key));
+	if (!p) {
+		free(key);
+		return NULL;
+	}
+	p += strlen(key);
+	free(key);
+	/* the python line's mtime, then the block */
+	next_line(&p, end, line, sizeof(line));
+	if (check && !same_mtime(python, line))
+		return NULL;
+	pkgs = json_object();
+	summary = json_pack("{s:s,s:O}", "python", "", "packages", pkgs);
+	while (fresh && next_line(&p, end, line, sizeof(line)) && strcmp(line, "end") != 0) {
+		char *f1 = strchr(line, '\t'), *f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
+
+		if (!f1) {
+			fresh = false;
+			break;
+		}
+		*f1++ = '\0';
+		if (f2)
+			*f2++ = '\0';
+		if (strcmp(line, "dir") == 0 && f2) {
+			dirs = true;
+			fresh = !check || same_mtime(f1, f2);
+		} else if (strcmp(line, "version") == 0) {
+			json_object_set_new(summary, "python", json_string(f1));
+		} else if (strcmp(line, "package") == 0 && f2) {
+			json_object_set_new(pkgs, f1, json_string(f2));
+		} else {
+			fresh = false;
+		}
+	}
+	json_decref(pkgs);
+	if (!fresh || !dirs || !json_is_string(json_object_get(summary, "python"))) {
+		json_decref(summary);
+		return NULL;
+	}
+	return summary;
+}
+
+/* The block of one interpreter, as the cache holds it; caller frees. */
+static char *block_of(const char *python, const struct xl_pyenv *env, json_t *pkgs)
+{
+	struct xl_buf b = XL_BUF_INIT;
+	char now[64];
+	const char *k;
+	json_t *v;
+
+	xl_buf_addf(&b, "python\t%s\t%s\n", python, mtime_str(python, now, sizeof(now)));
+	for (size_t i = 0; i < env->sitedirs.n; i++) {
+		if (!cacheable(env->sitedirs.v[i])) {
+			xl_buf_release(&b);
+			return NULL;
+		}
+		xl_buf_addf(&b, "dir\t%s\t%s\n", env->sitedirs.v[i],
+			    mtime_str(env->sitedirs.v[i], now, sizeof(now)));
+	}
+	xl_buf_addf(&b, "version\t%s\n", env->version ? env->version : "");
+	json_object_foreach(pkgs, k, v)
+		if (cacheable(k) && cacheable(json_string_value(v)))
+			xl_buf_addf(&b, "package\t%s\t%s\n", k, json_string_value(v));
+	xl_buf_adds(&b, "end\n");
+	return xl_buf_detach(&b);
+}
+
+/* The cache file with python's block replaced by (or added as) block:
+ * the other blocks of a file of this format kept as they are.  Caller
+ * frees. */
+static char *with_block(const char *text, size_t len, const char *python, const char *block)
+{
+	struct xl_buf b = XL_BUF_INIT;
+	char *key = xl_asprintf("python\t%s\t", python);
+	const char *p = text, *end = text + len;
+
+	xl_buf_adds(&b, CACHE_HEAD);
+	if (text && len >= strlen(CACHE_HEAD) && memcmp(text, CACHE_HEAD, strlen(CACHE_HEAD)) == 0) {
+		p += strlen(CACHE_HEAD);
+		while (p < end) {
+			const char *stop = memmem(p, (size_t)(end - p), "\nend\n", 5);
+			const char *next = stop ? stop + 5 : end;
+
+			if (strncmp(p, key, strlen(key)) != 0 && strncmp(p, "python\t", 7) == 0 && stop)
+				xl_buf_add(&b, p, (size_t)(next - p));
+			p = next;
+		}
+	}
+	xl_buf_adds(&b, block);
+	free(key);
+	return xl_buf_detach(&b);
+}
+
+/* Writes text to path through a temporary file and rename(). */
+static void write_atomic(const char *path, const char *text)
+{
+	char *tmp = xl_asprintf("%s.%ld.tmp", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0 || xl_write_all(fd, text, strlen(text)) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+		xl_debug("cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
 }
 
 static json_t *bundle_summary(const char *python);
@@ -85,48 +237,39 @@ json_t *xl_bundle_summary(const char *python)
 static json_t *bundle_summary(const char *python)
 {
 	char *state = xl_state_dir();
-	char *cpath = xl_asprintf("%s/bundle-cache.json", state);
-	json_t *cache, *entries, *entry, *summary = NULL;
+	char *cpath = xl_asprintf("%s/bundle-cache", state);
+	json_t *summary = NULL;
 	struct xl_pyenv env;
+	size_t len = 0;
+	char *text = xl_read_file(cpath, &len, 0);
 
-	cache = json_load_file(cpath, 0, NULL);
-	if (json_integer_value(json_object_get(cache, "format")) != CACHE_FORMAT) {
-		json_decref(cache);
-		cache = NULL;
-	}
-	entries = json_object_get(cache, "interpreters");
-	entry = json_object_get(entries, python);
-	if (entry && cache_fresh(entry, python)) {
-		summary = json_incref(json_object_get(entry, "summary"));
-		json_decref(cache);
+	summary = text ? xl_bundle_cache_entry(text, len, python, true) : NULL;
+	if (summary) {
+		free(text);
 		free(state);
 		free(cpath);
-		return summary ? summary : json_object();
-	}
-	if (!json_is_object(entries)) {
-		json_decref(cache);
-		cache = json_pack("{s:i}", "format", CACHE_FORMAT);
-		entries = json_object();
-		json_object_set_new(cache, "interpreters", entries);
+		return summary;
 	}
 	/* the bundle is part of the signature, not a reason to fail a launch */
 	if (xl_pyenv_open(python, XL_PYENV_QUIET, &env) == 0) {
-		json_t *pkgs = json_object(), *dirs = json_object();
+		json_t *pkgs = json_object();
+		char *block;
 
 		for (size_t i = 0; i < env.ndists; i++)
 			if (xl_bundle_is_lane(env.dists[i].key))
 				json_object_set_new(pkgs, env.dists[i].key, json_string(env.dists[i].version));
 		summary = json_pack("{s:s,s:o}", "python", env.version ? env.version : "", "packages", pkgs);
-		for (size_t i = 0; i < env.sitedirs.n; i++)
-			json_object_set_new(dirs, env.sitedirs.v[i], mtime_of(env.sitedirs.v[i]));
-		json_object_set_new(entries, python, json_pack("{s:o,s:o,s:O}", "python_mtime",
-							       mtime_of(python), "dirs", dirs,
-							       "summary", summary));
-		if (!cache_readonly && xl_mkdirs(state, 0700) == 0)
-			xl_write_json_atomic(cpath, cache, false);
+		block = cacheable(python) ? block_of(python, &env, pkgs) : NULL;
+		if (block && !cache_readonly && xl_mkdirs(state, 0700) == 0) {
+			char *all = with_block(text, len, python, block);
+
+			write_atomic(cpath, all);
+			free(all);
+		}
+		free(block);
 	}
-	json_decref(cache);
 	xl_pyenv_release(&env);
+	free(text);
 	free(state);
 	free(cpath);
 	return summary ? summary : json_object();

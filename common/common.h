@@ -180,6 +180,17 @@ int xl_write_all(int fd, const void *buf, size_t len);
 int xl_write_json_atomic(const char *path, const json_t *j, bool durable);
 /* mkdir -p with the given mode for every created component. */
 int xl_mkdirs(const char *path, unsigned mode);
+/* Whether path names a regular file (links followed). */
+bool xl_is_regular_file(const char *path);
+/* An absolute spelling of path (the current directory before a relative
+ * one, "./" dropped; links not resolved: a venv's bin/python is a link whose
+ * location is what makes it the venv's).  Caller frees. */
+char *xl_path_absolute(const char *path);
+/* name as execvp finds it: a path with a '/' when it is a regular file,
+ * else the first executable regular file of that name in a directory of
+ * PATH (of this process, which a child's exec searches too); absolute, or
+ * NULL.  Caller frees. */
+char *xl_find_program(const char *name);
 /* $XDG_STATE_HOME/xlaunch (default ~/.local/state/xlaunch); caller frees. */
 char *xl_state_dir(void);
 /* $XDG_CONFIG_HOME/xlaunch (default ~/.config/xlaunch); caller frees. */

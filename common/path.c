@@ -129,6 +129,44 @@ int xl_mkdirs(const char *path, unsigned mode)
 	return rc;
 }
 
+bool xl_is_regular_file(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+char *xl_path_absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return xl_strdup(path);
+	if (path[0] == '.' && path[1] == '/')
+		path += 2;
+	return xl_asprintf("%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, path);
+}
+
+char *xl_find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct xl_strv dirs = XL_STRV_INIT;
+	char *found = NULL;
+
+	if (strchr(name, '/'))
+		return xl_is_regular_file(name) ? xl_path_absolute(name) : NULL;
+	xl_strv_split(&dirs, path && *path ? path : "/usr/local/bin:/usr/bin:/bin", ":");
+	for (size_t i = 0; i < dirs.n && !found; i++) {
+		char *cand = xl_asprintf("%s/%s", *dirs.v[i] ? dirs.v[i] : ".", name);
+
+		if (xl_is_regular_file(cand) && access(cand, X_OK) == 0)
+			found = xl_path_absolute(cand);
+		free(cand);
+	}
+	xl_strv_release(&dirs);
+	return found;
+}
+
 static char *xdg_dir(const char *var, const char *fallback)
 {
 	const char *v = getenv(var);

@@ -8,6 +8,7 @@
  * says which.
  */
 #include "launcher/profile/profile.h"
+#include "bundle/bundle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ static enum xl_exit cmd_env(struct xl_ctx *ctx, const struct xl_call *call)
 	enum xl_env_format fmt = ctx->json ? XL_FMT_JSON : o->format;
 	unsigned flags = fmt == XL_FMT_DOTENV || fmt == XL_FMT_K8S ? XL_RESOLVE_TARGET : 0;
 	struct xl_profile *p;
+	struct xl_runtime rt = { 0 };
 	char *out;
 	int rc;
 
@@ -77,9 +79,17 @@ static enum xl_exit cmd_env(struct xl_ctx *ctx, const struct xl_call *call)
 				    o->set.n ? (char *const *)o->set.v : NULL, &p);
 	if (rc)
 		return rc;
+	/* this machine's Python; rendered for another machine, none (each
+	 * family's newest known release) */
+	if (!(flags & XL_RESOLVE_TARGET)) {
+		xl_bundle_cache_readonly();     /* rendering creates nothing */
+		xl_runtime_detect(NULL, 0, &rt);
+		p->runtime = &rt;
+	}
 	rc = xl_profile_check(ctx, p);
 	if (rc) {
 		xl_profile_free(p);
+		xl_runtime_release(&rt);
 		return rc;
 	}
 	for (size_t i = 0; i < p->notes.n; i++)
@@ -88,6 +98,7 @@ static enum xl_exit cmd_env(struct xl_ctx *ctx, const struct xl_call *call)
 	fputs(out, stdout);
 	free(out);
 	xl_profile_free(p);
+	xl_runtime_release(&rt);
 	return fflush(stdout) == 0 ? XL_EX_OK : XL_EX_SOFTWARE;
 }
 

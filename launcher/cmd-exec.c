@@ -4,6 +4,7 @@
  * no record, nothing on the way that the launch does not need.
  */
 #include "launcher/profile/profile.h"
+#include "bundle/bundle.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct exec_opts *o = call->opts;
 	struct xl_profile *p;
+	struct xl_runtime rt;
 	char **env;
 	int rc;
 
@@ -35,6 +37,9 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, 0, &p);
 	if (rc)
 		return rc;
+	/* the flags are judged against the release COMMAND will load */
+	xl_runtime_detect(call->restv, call->restc, &rt);
+	p->runtime = &rt;
 	rc = xl_profile_check(ctx, p);
 	if (!rc)
 		rc = xl_profile_bundle_gate(ctx, p);
@@ -42,6 +47,7 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 		rc = xl_profile_make_cache_dirs(p);
 	if (rc) {
 		xl_profile_free(p);
+		xl_runtime_release(&rt);
 		return rc;
 	}
 	xl_profile_report_ambient(p);
@@ -50,13 +56,14 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 	env = xl_profile_build_env(p, environ);
 	/* one small file in each cache directory: a cache this launch will
 	 * find cold is said before the command starts */
-	xl_ck_before_launch(env, call->restv, p->name, NULL);
+	xl_ck_before_launch(env, call->restv, p->name, NULL, &rt);
 	environ = env;
 	xl_apply_limits(&p->limits);
 	execvp(call->restv[0], call->restv);
 	rc = errno;
 	xl_error("cannot run '%s': %s", call->restv[0], strerror(rc));
 	xl_profile_free(p);
+	xl_runtime_release(&rt);
 	/* the shell's conventions: 127 not found, 126 found but not runnable */
 	return rc == ENOENT ? 127 : 126;
 }

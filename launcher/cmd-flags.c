@@ -1,9 +1,38 @@
 /* cmd-flags.c - `xlaunch flags list|explain|lint`: the flag catalogs and
  * the composite-flag linter on the command line. */
 #include "launcher/flags/flags.h"
+#include "bundle/bundle.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The runtime a lint or explain judges against: --python PY, --release
+ * PKG==VERSION, else the Python `bundle show` finds ($VIRTUAL_ENV, python3 on
+ * PATH).  Returns 0, or an exit status once said. */
+static int runtime_for(const struct xl_call *call, const char *python, const char *release,
+		       struct xl_runtime *rt)
+{
+	int rc = 0;
+
+	if (python && release) {
+		memset(rt, 0, sizeof(*rt));
+		return xl_usage_error(call, "give --python or --release, not both");
+	}
+	if (python)
+		rc = xl_runtime_of_python(python, rt);
+	else if (release)
+		rc = xl_runtime_of_release(release, rt);
+	else
+		xl_runtime_detect(NULL, 0, rt);
+	if (rc == XL_EX_USAGE) {
+		rc = xl_usage_error(call, "option '--release': %s", rt->why);
+		xl_runtime_release(rt);
+	} else if (rc) {
+		xl_error("%s", rt->why);
+		xl_runtime_release(rt);
+	}
+	return rc;
+}
 
 static json_t *source_json(const struct xl_family *f)
 {
@@ -130,20 +159,136 @@ static enum xl_exit flags_list(struct xl_ctx *ctx, const struct xl_call *call)
 
 /* ---- explain --------------------------------------------------------------------- */
 
-static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call)
+struct explain_opts {
+	const char *python, *release;
+};
+
+/* Every entry called name: the catalog's, then those only other releases
+ * register.  Returns how many (at most max). */
+static size_t find_entries(const char *name, const struct xl_flagdef **out, size_t max)
 {
 	const struct xl_flagdef *d;
-	const char *name;
-	size_t n;
+	size_t n = xl_catalog_find_all(name, &d), m = 0;
 
-	name = call->argv[0];
+	for (size_t i = 0; i < n && m < max; i++)
+		out[m++] = &d[i];
+	return m + xl_knowledge_only(name, out + m, max - m);
+}
+
+static json_t *values_json(const char *values)
+{
+	json_t *a = json_array();
+
+	for (const char *s = values ? values : ""; *s; s += strlen(s) + 1)
+		json_array_append_new(a, json_string(s));
+	return a;
+}
+
+static const char *status_name(enum xl_rel_status st)
+{
+	return st == XL_RS_REGISTERED ? "registered" : st == XL_RS_ELSEWHERE ? "other-releases"
+	       : st == XL_RS_UNCONFIRMED ? "unconfirmed" : "unknown";
+}
+
+static json_t *releases_json(const struct xl_flag_releases *fr, const struct xl_rel_verdict *rv)
+{
+	json_t *o = json_object(), *vars = json_array();
+
+	json_object_set_new(o, "releases", json_string(fr->releases));
+	for (size_t i = 0; i < fr->nvariants; i++)
+		json_array_append_new(vars, json_pack("{s:s,s:s,s:o}", "releases", fr->variants[i].releases,
+						      "type", xl_ftype_name(fr->variants[i].type),
+						      "values", values_json(fr->variants[i].values)));
+	json_object_set_new(o, "variants", vars);
+	json_object_set_new(o, "removed", fr->removed ? json_string(fr->removed) : json_null());
+	json_object_set_new(o, "replaced_by", fr->replaced_by ? json_string(fr->replaced_by) : json_null());
+	json_object_set_new(o, "evidence", fr->evidence ? json_string(fr->evidence) : json_null());
+	json_object_set_new(o, "judged", json_pack("{s:s,s:o,s:o}", "status", status_name(rv->status),
+		"message", rv->why ? json_string(rv->why) : json_null(),
+		"hint", rv->hint ? json_string(rv->hint) : json_null()));
+	return o;
+}
+
+static void print_releases(const struct xl_flagdef *d, const struct xl_flag_releases *fr,
+			   const struct xl_rel_verdict *rv, const struct xl_judge *j)
+{
+	char *against = xl_judge_str(j, d->family);
+
+	printf("  releases:    %s\n", fr->releases);
+	for (size_t i = 0; i < fr->nvariants; i++) {
+		printf("  in %s: %s", fr->variants[i].releases, xl_ftype_name(fr->variants[i].type));
+		for (const char *s = fr->variants[i].values ? fr->variants[i].values : ""; *s;
+		     s += strlen(s) + 1)
+			printf(" %s", s);
+		printf("\n");
+	}
+	if (fr->removed)
+		printf("  removed:     %s\n", fr->removed);
+	if (fr->replaced_by)
+		printf("  replaced by: %s (%s)\n", fr->replaced_by, fr->evidence);
+	if (rv->status == XL_RS_REGISTERED)
+		printf("  judged:      %s: registered, %s\n", against ? against : "-",
+		       xl_ftype_name(rv->d ? rv->d->type : d->type));
+	else
+		printf("  judged:      %s: %s\n", against ? against : "-", rv->why);
+	free(against);
+}
+
+static void print_entry(const struct xl_flagdef *d, const struct xl_flag_releases *fr, bool known,
+			const struct xl_rel_verdict *rv, const struct xl_judge *j)
+{
+	const struct xl_family *f = &xl_families[d->family];
+	char tags[64];
+
+	printf("%s\n", d->name);
+	printf("  family:      %s%s\n", f->name, f->complete ? "" : " (partial catalog)");
+	if (f->flags)
+		printf("  set in:      %s\n", f->variables);
+	printf("  type:        %s\n", xl_ftype_name(d->type));
+	if (d->values) {
+		printf("  values:     ");
+		for (size_t k = 0; d->values[k]; k++)
+			printf(" %s", d->values[k]);
+		printf("%s\n", d->icase ? " (any case)" : "");
+	}
+	printf("  default:     %s\n", d->def ? (*d->def ? d->def : "(empty)") : "(unknown)");
+	printf("  tags:        %s\n", d->tags ? xl_ftags_str(d->tags, tags, sizeof(tags)) : "-");
+	if (d->timing_allows) {
+		printf("  timing run:  only");
+		for (size_t k = 0; d->timing_allows[k]; k++)
+			printf(" %s", d->timing_allows[k]);
+		printf(" (and items starting with -)\n");
+	}
+	printf("  description: %s\n", d->desc);
+	printf("  source:      %s %s", f->repository, f->path);
+	if (f->commit)
+		printf(" @ %s", f->commit);
+	if (f->release)
+		printf(" (%s)", f->release);
+	printf("\n");
+	if (known)
+		print_releases(d, fr, rv, j);
+}
+
+static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call)
+{
+	const struct explain_opts *o = call->opts;
+	const struct xl_flagdef *ents[8];
+	struct xl_runtime rt;
+	struct xl_judge j;
+	const char *name = call->argv[0];
+	json_t *arr = json_array();
+	size_t n;
+	int rc;
+
 	while (*name == '-')
 		name++;
-	n = xl_catalog_find_all(name, &d);
+	n = find_entries(name, ents, 8);
 	if (!n) {
 		const char *dym = xl_catalog_suggest("LIBTPU_INIT_ARGS", name);
 		const char *dym2 = xl_catalog_suggest(NULL, name);
 
+		json_decref(arr);
 		if (!dym)
 			dym = dym2;
 		if (dym)
@@ -152,51 +297,42 @@ static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call
 			xl_error("flag '%s' is in no catalog", name);
 		return XL_EX_NOINPUT;
 	}
-	if (ctx->json) {
-		json_t *arr = json_array();
-
-		for (size_t i = 0; i < n; i++) {
-			json_t *o = flag_json(&d[i]);
-
-			json_object_set_new(o, "source", source_json(&xl_families[d[i].family]));
-			json_array_append_new(arr, o);
-		}
-		return dump_json(json_pack("{s:s,s:o}", "name", name, "entries", arr));
+	if ((rc = runtime_for(call, o->python, o->release, &rt)) != 0) {
+		json_decref(arr);
+		return rc;
 	}
+	xl_judge_init(&j, &rt);
 	for (size_t i = 0; i < n; i++) {
-		const struct xl_family *f = &xl_families[d[i].family];
-		char tags[64];
+		struct xl_rel_verdict rv;
 
-		if (i)
-			printf("\n");
-		printf("%s\n", d[i].name);
-		printf("  family:      %s%s\n", f->name, f->complete ? "" : " (partial catalog)");
-		if (f->flags)
-			printf("  set in:      %s\n", f->variables);
-		printf("  type:        %s\n", xl_ftype_name(d[i].type));
-		if (d[i].values) {
-			printf("  values:     ");
-			for (size_t k = 0; d[i].values[k]; k++)
-				printf(" %s", d[i].values[k]);
-			printf("%s\n", d[i].icase ? " (any case)" : "");
+		struct xl_flag_releases fr;
+		bool known = xl_flag_releases_get(name, ents[i]->family, &fr);
+
+		xl_judge_name(&j, ents[i]->family, name, &rv);
+		if (ctx->json) {
+			json_t *e = flag_json(ents[i]);
+
+			json_object_set_new(e, "source", source_json(&xl_families[ents[i]->family]));
+			if (known)
+				json_object_update_new(e, releases_json(&fr, &rv));
+			json_array_append_new(arr, e);
+		} else {
+			if (i)
+				printf("\n");
+			print_entry(ents[i], &fr, known, &rv, &j);
 		}
-		printf("  default:     %s\n", d[i].def ? (*d[i].def ? d[i].def : "(empty)") : "(unknown)");
-		printf("  tags:        %s\n", d[i].tags ? xl_ftags_str(d[i].tags, tags, sizeof(tags)) : "-");
-		if (d[i].timing_allows) {
-			printf("  timing run:  only");
-			for (size_t k = 0; d[i].timing_allows[k]; k++)
-				printf(" %s", d[i].timing_allows[k]);
-			printf(" (and items starting with -)\n");
-		}
-		printf("  description: %s\n", d[i].desc);
-		printf("  source:      %s %s", f->repository, f->path);
-		if (f->commit)
-			printf(" @ %s", f->commit);
-		if (f->release)
-			printf(" (%s)", f->release);
-		printf("\n");
+		xl_flag_releases_release(&fr);
+		xl_rel_verdict_release(&rv);
 	}
-	return fflush(stdout) == 0 ? 0 : XL_EX_SOFTWARE;
+	if (ctx->json)
+		rc = dump_json(json_pack("{s:s,s:o,s:o}", "name", name, "entries", arr,
+					 "release", xl_judge_json(&j)));
+	else
+		rc = fflush(stdout) == 0 ? 0 : XL_EX_SOFTWARE;
+	if (!ctx->json)
+		json_decref(arr);
+	xl_runtime_release(&rt);
+	return rc;
 }
 
 /* ---- lint ------------------------------------------------------------------------ */
@@ -204,7 +340,26 @@ static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call
 struct lint_opts {
 	const char *var;
 	bool timing;
+	const char *python, *release;
 };
+
+/* What the values of var are judged against, in words (NULL: a family
+ * that records no releases).  Caller frees. */
+static char *judged_against(const struct xl_judge *j, const char *var)
+{
+	int fam = -1;
+
+	if (strcmp(var, "XLA_FLAGS") == 0) {
+		fam = xl_family_index("xla");
+	} else if (!xl_is_composite_var(var)) {
+		struct xl_rel_verdict rv;
+
+		(void)xl_catalog_env_at(j, var, &rv);
+		fam = rv.family;
+		xl_rel_verdict_release(&rv);
+	}
+	return fam >= 0 ? xl_judge_str(j, fam) : NULL;
+}
 
 /* enum xl_xla_verdict */
 static const char *const verdict_names[] = { "accepts", "parse-fails", "unknown-flags", "no-file" };
@@ -216,12 +371,20 @@ static enum xl_exit flags_lint(struct xl_ctx *ctx, const struct xl_call *call)
 	struct xl_buf s = XL_BUF_INIT;
 	int rc;
 
+	struct xl_runtime rt;
+	struct xl_judge j;
+	char *against;
+
 	if (!xl_valid_env_name(lo.var))
 		return xl_usage_error(call, "option '--var': '%s' is not a variable name", lo.var);
+	if ((rc = runtime_for(call, lo.python, lo.release, &rt)) != 0)
+		return rc;
+	xl_judge_init(&j, &rt);
+	against = judged_against(&j, lo.var);
 	/* several operands are one string, as the shell would join them */
 	for (int i = 0; i < call->argc; i++)
 		xl_buf_addf(&s, "%s%s", i ? " " : "", call->argv[i]);
-	xl_lint_string(lo.var, xl_buf_str(&s), lo.timing ? XL_LINT_TIMING : 0, &l);
+	xl_lint_string_at(&j, lo.var, xl_buf_str(&s), lo.timing ? XL_LINT_TIMING : 0, &l);
 	if (ctx->json) {
 		json_t *arr = json_array();
 
@@ -250,6 +413,8 @@ static enum xl_exit flags_lint(struct xl_ctx *ctx, const struct xl_call *call)
 			json_object_set_new(doc, "xla", json_pack("{s:s,s:o}",
 				"verdict", verdict_names[l.verdict],
 				"detail", l.verdict_detail ? json_string(l.verdict_detail) : json_null()));
+		json_object_set_new(doc, "release", xl_judge_json(&j));
+		json_object_set_new(doc, "judged_against", against ? json_string(against) : json_null());
 		rc = dump_json(doc);
 	} else {
 		for (size_t i = 0; i < l.n; i++) {
@@ -268,14 +433,18 @@ static enum xl_exit flags_lint(struct xl_ctx *ctx, const struct xl_call *call)
 			printf(" [%s]\n", r->code);
 		}
 		if (xl_verbosity >= 0)
-			printf("%s: %zu error%s, %zu warning%s\n", lo.var, l.errors, l.errors == 1 ? "" : "s",
-			       l.warnings, l.warnings == 1 ? "" : "s");
+			printf("%s: %zu error%s, %zu warning%s%s%s%s\n", lo.var, l.errors,
+			       l.errors == 1 ? "" : "s", l.warnings, l.warnings == 1 ? "" : "s",
+			       against ? " (judged against " : "", against ? against : "",
+			       against ? ")" : "");
 		rc = fflush(stdout) == 0 ? 0 : XL_EX_SOFTWARE;
 	}
 	if (rc == 0 && l.errors)
 		rc = XL_EX_DATAERR;
 	xl_lint_release(&l);
 	xl_buf_release(&s);
+	xl_runtime_release(&rt);
+	free(against);
 	return rc;
 }
 
@@ -295,12 +464,26 @@ static const struct xl_cmd flags_list_cmd = {
 	.run = flags_list,
 };
 
+static const struct xl_opt explain_options[] = {
+	XL_OPTION_STRING(0, "python", "PY", struct explain_opts, python,
+			 "say what the releases installed for interpreter PY make of it\n"
+			 "(default: $VIRTUAL_ENV's, else python3 on PATH)"),
+	XL_OPTION_STRING(0, "release", "PKG==VERSION", struct explain_opts, release,
+			 "say what one release makes of it, without an interpreter"),
+	XL_OPTION_END,
+};
+
 static const struct xl_cmd flags_explain_cmd = {
 	.name = "explain",
-	.summary = "family, type, values, default, tags, description and source of a flag",
+	.summary = "family, type, values, default, tags, description, source and releases of a flag",
 	.operands = "NAME",
-	.json = "{name, entries: [...]}",
-	.epilog = "Exit status: 0, or 66 for a name in no catalog.\n",
+	.json = "{name, entries: [{..., releases, variants, removed, replaced_by, evidence,\n"
+		"judged: {status, message, hint}}], release}",
+	.help = "A flag other releases register is explained too: the releases that have\n"
+		"it, the change that removed it and the successor upstream names.\n",
+	.epilog = "Exit status: 0, or 66 for a name in no catalog and no release.\n",
+	.options = explain_options,
+	XL_CMD_OPTS(struct explain_opts, NULL),
 	.run = flags_explain,
 };
 
@@ -310,6 +493,12 @@ static const struct xl_opt lint_options[] = {
 			 "variable that is not composite has its value type-checked"),
 	XL_OPTION_FLAG(0, "timing", struct lint_opts, timing,
 		       "treat debug-tagged flags as errors, as 'policy: timing' does"),
+	XL_OPTION_STRING(0, "python", "PY", struct lint_opts, python,
+			 "judge against the releases installed for interpreter PY\n"
+			 "(default: $VIRTUAL_ENV's, else python3 on PATH)"),
+	XL_OPTION_STRING(0, "release", "PKG==VERSION", struct lint_opts, release,
+			 "judge against one release without an interpreter\n"
+			 "(jaxlib, jax, torch_xla)"),
 	XL_OPTION_END,
 };
 

@@ -1,5 +1,6 @@
 /* cmd-profile.c - `xlaunch profile list | show | diff | check` */
 #include "launcher/run/run.h"
+#include "bundle/bundle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,46 @@ static void show_ranks(const struct xl_profile *p, bool explain)
 #undef RANKS_SRC
 }
 
+/* What each variable and flag is judged against (--explain): the release
+ * the job will load, as `exec` and `run` find it without a command
+ * ($VIRTUAL_ENV's Python, else python3 on PATH). */
+static void show_judged(const struct xl_profile *p, const struct xl_judge *j)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < p->nvars; i++) {
+		const struct xl_var *v = &p->vars[i];
+		struct xl_rel_verdict rv;
+		char *against = NULL;
+
+		if (!v->value)
+			continue;
+		if (strcmp(v->name, "XLA_FLAGS") == 0) {
+			against = xl_judge_str(j, xl_family_index("xla"));
+		} else if (!v->composite) {
+			(void)xl_catalog_env_at(j, v->name, &rv);
+			if (rv.family >= 0)
+				against = xl_judge_str(j, rv.family);
+			xl_rel_verdict_release(&rv);
+		}
+		if (!against)
+			continue;
+		if (!head)
+			printf("\njudged against (the release the job will load):\n");
+		head = true;
+		printf("  %-28s %s\n", v->name, against);
+		free(against);
+		for (size_t k = 0; v->composite && k < v->flags.n; k++) {
+			if (!xl_catalog_flag_at(j, v->name, v->flags.v[k].name, &rv) && rv.why)
+				printf("    --%s: %s\n", v->flags.v[k].name, rv.why);
+			xl_rel_verdict_release(&rv);
+		}
+	}
+	if (head)
+		printf("  (XLA's value rules: the reader model of jaxlib %s's XLA)\n",
+		       xl_knowledge_pinned("jaxlib"));
+}
+
 /* What the runtime adds on its own at start (--explain). */
 static void show_runtime_defaults(const struct xl_profile *p)
 {
@@ -280,17 +321,24 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	const struct show_opts *o = call->opts;
 	struct xl_profile *p;
+	struct xl_runtime rt;
+	struct xl_judge jd;
 	int rc;
 
 	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, resolve_flags(call->argv[0]), &p);
 	if (rc)
 		return rc;
+	xl_bundle_cache_readonly();             /* showing creates nothing */
+	xl_runtime_detect(NULL, 0, &rt);
+	xl_judge_init(&jd, &rt);
 	if (ctx->json) {
 		json_t *j = xl_profile_to_json(p);
 
+		json_object_set_new(j, "release", xl_judge_json(&jd));
 		print_json(j);
 		json_decref(j);
 		xl_profile_free(p);
+		xl_runtime_release(&rt);
 		return 0;
 	}
 	show_head(p);
@@ -305,6 +353,7 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 		free(s);
 	}
 	if (o->explain) {
+		show_judged(p, &jd);
 		show_runtime_defaults(p);
 		printf("\nfiles, in the order applied:\n");
 		for (size_t i = 0; i < p->chain.n; i++)
@@ -312,6 +361,7 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_run_explain_storms(ctx, p);
 	}
 	xl_profile_free(p);
+	xl_runtime_release(&rt);
 	return 0;
 }
 
@@ -588,6 +638,7 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	struct xl_profile *pa, *pb;
 	json_t *changes = json_array(), *ja, *jb;
+	struct xl_runtime rt;
 	int rc;
 
 	rc = xl_profile_resolve(ctx, call->argv[0], NULL,
@@ -620,12 +671,24 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 		xl_profile_free(pb);
 		return rc;
 	}
+	/* the cold-cache marks follow rules read from one release of each
+	 * runtime: say so when this machine's Python has another */
+	xl_bundle_cache_readonly();
+	xl_runtime_detect(NULL, 0, &rt);
 	if (ctx->json) {
-		json_t *j = json_pack("{s:s,s:s,s:O}", "a", pa->name, "b", pb->name, "changes", changes);
+		json_t *j = json_pack("{s:s,s:s,s:O,s:o}", "a", pa->name, "b", pb->name, "changes",
+				      changes, "cache_rules", xl_ck_rules_json(&rt));
 
 		print_json(j);
 		json_decref(j);
 	} else {
+		for (size_t k = 0; k < xl_ck_nruntimes; k++) {
+			char *note = xl_ck_rules_for(&xl_ck_runtimes[k], &rt);
+
+			if (note)
+				xl_info("%s", note);
+			free(note);
+		}
 		size_t i;
 		json_t *o;
 
@@ -674,27 +737,33 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 	json_decref(changes);
 	xl_profile_free(pa);
 	xl_profile_free(pb);
+	xl_runtime_release(&rt);
 	return rc;
 }
 
 /* ---- check -------------------------------------------------------------------- */
 
-static int check_one(struct xl_ctx *ctx, const char *arg, json_t *results)
+static int check_one(struct xl_ctx *ctx, const char *arg, const struct xl_runtime *rt,
+		     json_t *results)
 {
 	struct xl_profile *p;
 	unsigned fl = XL_RESOLVE_NO_AMBIENT | resolve_flags(arg);
 	int rc = xl_profile_resolve(ctx, arg, NULL, fl, &p);
 	size_t ncands = 0;
 
-	if (!rc)
+	if (!rc) {
+		p->runtime = rt;
 		rc = xl_profile_check(ctx, p);
+	}
 	/* every candidate must resolve and pass too */
 	for (size_t i = 0; !rc && i < p->ncands; i++) {
 		struct xl_profile *pc;
 
 		rc = xl_profile_resolve(ctx, arg, p->cands[i].name, fl, &pc);
-		if (!rc)
+		if (!rc) {
+			pc->runtime = rt;
 			rc = xl_profile_check(ctx, pc);
+		}
 		xl_profile_free(pc);
 		ncands++;
 	}
@@ -713,8 +782,11 @@ static int check_one(struct xl_ctx *ctx, const char *arg, json_t *results)
 static enum xl_exit profile_check(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	json_t *results = json_array();
+	struct xl_runtime rt;
 	int worst = 0, rc;
 
+	xl_bundle_cache_readonly();             /* checking creates nothing */
+	xl_runtime_detect(NULL, 0, &rt);
 	if (!call->argc) {
 		struct xl_strv names = XL_STRV_INIT;
 
@@ -722,20 +794,21 @@ static enum xl_exit profile_check(struct xl_ctx *ctx, const struct xl_call *call
 		if (!names.n)
 			warn_no_profiles(ctx);
 		for (size_t i = 0; i < names.n; i++) {
-			rc = check_one(ctx, names.v[i], results);
+			rc = check_one(ctx, names.v[i], &rt, results);
 			if (rc && !worst)
 				worst = rc;
 		}
 		xl_strv_release(&names);
 	}
 	for (int i = 0; i < call->argc; i++) {
-		rc = check_one(ctx, call->argv[i], results);
+		rc = check_one(ctx, call->argv[i], &rt, results);
 		if (rc && !worst)
 			worst = rc;
 	}
 	if (ctx->json)
 		print_json(results);
 	json_decref(results);
+	xl_runtime_release(&rt);
 	return worst;
 }
 

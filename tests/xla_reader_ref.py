@@ -82,7 +82,9 @@ def real_verdict(value):
 
 
 def lint_verdict(xlaunch, value):
-    p = subprocess.run([xlaunch, "flags", "lint", "--json", "--var", "XLA_FLAGS", "--", value],
+    # judged against this interpreter's jaxlib, the release under test
+    p = subprocess.run([xlaunch, "flags", "lint", "--json", "--python", sys.executable,
+                        "--var", "XLA_FLAGS", "--", value],
                        capture_output=True, text=True)
     doc = json.loads(p.stdout)
     aborts = any(r.get("aborts") for r in doc["reports"])
@@ -90,7 +92,24 @@ def lint_verdict(xlaunch, value):
 
 
 def read_catalog(path):
-    """name -> (reader, values) from etc/flags/xla.yaml, without a YAML library."""
+    """name -> (reader, values) from etc/flags/xla.yaml, without a YAML library:
+    the flags this jaxlib's release registers (the catalog's `releases`,
+    ranges of the jaxlib list of releases.yaml beside it)."""
+    axis = []
+    for line in open(os.path.join(os.path.dirname(path), "releases.yaml"), encoding="utf-8"):
+        if re.match(r"  \w+:$", line):
+            pkg = line.strip()[:-1]
+        m = re.match(r"      - \{version: ([^,]+),(.*)\}", line)
+        if m and pkg == "jaxlib" and "known: false" not in m.group(2):
+            axis.append(m.group(1))
+
+    def registers(ranges):
+        for part in ranges.split():
+            lo, _, hi = part.partition("-")
+            if axis.index(lo) <= axis.index(jaxlib.__version__) <= axis.index(hi or lo):
+                return True
+        return False
+
     flags, cur = {}, None
     for line in open(path, encoding="utf-8"):
         m = re.match(r"  - name: (\S+)", line)
@@ -104,6 +123,10 @@ def read_catalog(path):
         m = re.match(r"    values: \[(.*)\]", line)
         if m and cur:
             flags[cur][1] = [v.strip().strip('"') for v in m.group(1).split(",")]
+        m = re.match(r'    releases: \{.*jaxlib: "([^"]*)"', line)
+        if m and cur and not registers(m.group(1)):
+            del flags[cur]
+            cur = None
     return flags
 
 

@@ -1,17 +1,26 @@
 /*
  * gen-catalog.c - compiles etc/flags/FAMILY.yaml into a C table at build time.
  *
- *   gen-catalog OUT.c CATALOG.yaml...
+ *   gen-catalog OUT.c [--releases RELEASES.yaml] CATALOG.yaml...
  *
  * The YAML catalogs stay the source; the table is what `xlaunch` searches
  * (sorted by name, then family, for binary search), so no launch pays for
  * parsing YAML.  Every catalog is checked here: unknown keys, bad types,
  * duplicate names within a family, an enum without values, a missing
  * source or description all fail the build with file:line:col.
+ *
+ * With --releases (etc/flags/releases.yaml), a family that names packages
+ * in `releases: [...]` records for every entry the releases that register
+ * it; the catalog table then holds the entries of the pinned release of
+ * its first package, and the knowledge tables (launcher/flags/
+ * knowledge.h) every entry, each with a bit set of its releases, its
+ * variants, its successor and the change that removed it.
  */
 #include "common/common.h"
 #include "tools/gen-c.h"
 
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +31,12 @@ struct ent {
 	bool icase;
 	struct xl_ynode *values, *timing_allows;
 	int family;
+	/* releases */
+	uint64_t rel;
+	bool pinned;             /* registered by the family's pinned release (or no axis) */
+	struct xl_ynode *variants;
+	const char *removed, *replaced_by, *evidence;
+	int def_index;           /* its place in xl_flagdefs, or -1 */
 };
 
 struct fam {
@@ -29,16 +44,22 @@ struct fam {
 	struct xl_ynode *variables;
 	bool complete;
 	const char *repository, *path, *commit, *release, *also;
+	int axis[2], naxis;      /* packages of releases.yaml, -1 none */
+	int shift[2];
 };
 
 static const char *const types[] = { "bool", "int", "float", "string", "enum", "list", NULL };
 static const char *const tagnames[] = { "debug", "cache", "perf-risk", "deprecated", "launcher", NULL };
 static const char *const parsers[] = { "none", "tsl", "python", "atoi", "int", "prealloc", "pyint", "one", "nonempty", "onezero", NULL };
 static const char *const famkeys[] = { "family", "kind", "variables", "complete", "bool_parser",
-				       "source", "flags", NULL };
+				       "source", "flags", "releases", NULL };
 static const char *const srckeys[] = { "repository", "path", "commit", "release", "also", NULL };
 static const char *const entkeys[] = { "name", "type", "values", "case", "default", "tags",
-				       "description", "parser", "reader", "order", "timing_allows", NULL };
+				       "description", "parser", "reader", "order", "timing_allows",
+				       "releases", "variants", "removed", "replaced_by", "evidence", NULL };
+static const char *const varkeys[] = { "releases", "type", "reader", "values", NULL };
+static const char *const pkgkeys[] = { "repository", "xla_repository", "pinned", "releases", NULL };
+static const char *const relkeys[] = { "version", "date", "tag", "commit", "xla", "libtpu", "known", NULL };
 /* A reader spec: "TYPE [CHECK [ARG]]" (launcher/flags/xlareader.c). */
 static const char *const reader_types[] = { "bool", "int32", "int64", "float", "string", NULL };
 static const char *const reader_checks[] = { "enum", "enum-upper", "enum-lower", "enum-prefix",
@@ -116,6 +137,327 @@ static int cmp_ent(const void *a, const void *b)
 	return c ? c : x->family - y->family;
 }
 
+/* ---- releases (etc/flags/releases.yaml) ------------------------------------ */
+
+#define MAX_PKGS 8
+#define MAX_RELS 512
+
+struct rel {
+	const char *version, *date, *commit, *xla, *libtpu;
+	bool known;
+	int pkg;
+};
+
+struct pkg {
+	const char *name, *pinned;
+	int first, n, nknown, pinned_i;
+};
+
+static struct pkg pkgs[MAX_PKGS];
+static int npkgs;
+static struct rel rels[MAX_RELS];
+static int nrels;
+static struct xl_ynode *rel_root;
+
+static int pkg_index(const char *name)
+{
+	for (int i = 0; i < npkgs; i++)
+		if (strcmp(pkgs[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* Release version of package p: its index within the package, or -1. */
+static int rel_index(int p, const char *version)
+{
+	for (int i = 0; i < pkgs[p].n; i++)
+		if (strcmp(rels[pkgs[p].first + i].version, version) == 0)
+			return i;
+	return -1;
+}
+
+static void load_package(const char *file, struct xl_ynode *name, struct xl_ynode *m)
+{
+	struct pkg *pk = &pkgs[npkgs];
+	struct xl_ynode *list = xl_ymap_get(m, "releases");
+
+	if (name->kind != XL_Y_SCALAR || m->kind != XL_Y_MAP) {
+		bad(file, name, "%s", "a package is a name and a mapping");
+		return;
+	}
+	if (npkgs == MAX_PKGS) {
+		bad(file, name, "more than %s packages", "8");
+		return;
+	}
+	check_keys(file, m, pkgkeys);
+	pk->name = name->str;
+	pk->pinned = scalar(file, xl_ymap_get(m, "pinned"), "pinned");
+	pk->first = nrels;
+	if (!list || list->kind != XL_Y_SEQ || !list->n) {
+		bad(file, m, "package '%s': 'releases' must be a non-empty list", pk->name);
+		return;
+	}
+	for (size_t i = 0; i < list->n; i++) {
+		struct xl_ynode *r = list->items[i];
+		struct rel *rl = &rels[nrels];
+		bool known = true;
+
+		if (r->kind != XL_Y_MAP || nrels == MAX_RELS) {
+			bad(file, r, "%s", "a release is a mapping (at most 512 in all)");
+			continue;
+		}
+		check_keys(file, r, relkeys);
+		memset(rl, 0, sizeof(*rl));
+		rl->version = scalar(file, xl_ymap_get(r, "version"), "version");
+		rl->date = scalar(file, xl_ymap_get(r, "date"), "date");
+		rl->commit = scalar(file, xl_ymap_get(r, "commit"), "commit");
+		rl->xla = scalar(file, xl_ymap_get(r, "xla"), "xla");
+		rl->libtpu = scalar(file, xl_ymap_get(r, "libtpu"), "libtpu");
+		if (xl_ymap_get(r, "known") && !xl_yscalar_bool(xl_ymap_get(r, "known"), &known))
+			bad(file, r, "%s", "'known' must be true or false");
+		rl->known = known;
+		rl->pkg = npkgs;
+		if (!rl->version || !rl->commit) {
+			bad(file, r, "%s", "a release needs a version and a commit");
+			continue;
+		}
+		pk->n = nrels - pk->first;   /* the releases read so far */
+		if (rel_index(npkgs, rl->version) >= 0)
+			bad(file, r, "release '%s' is listed twice", rl->version);
+		if (known && pk->nknown != pk->n)
+			bad(file, r, "release '%s': releases inside the knowledge come before the others",
+			    rl->version);
+		if (known)
+			pk->nknown++;
+		nrels++;
+		pk->n = nrels - pk->first;
+	}
+	pk->pinned_i = pk->pinned ? rel_index(npkgs, pk->pinned) : -1;
+	if (pk->pinned_i < 0 || pk->pinned_i >= pk->nknown)
+		bad(file, m, "package '%s': 'pinned' must name a release inside the knowledge", pk->name);
+	npkgs++;
+}
+
+static void load_releases(const char *file)
+{
+	size_t len;
+	char *data = xl_read_file(file, &len, 0), *err = NULL;
+	struct xl_ynode *ps;
+
+	if (!data) {
+		fprintf(stderr, "gen-catalog: %s: cannot read\n", file);
+		exit(66);
+	}
+	rel_root = xl_yaml_parse(data, len, &err);
+	free(data);
+	if (!rel_root || rel_root->kind != XL_Y_MAP) {
+		fprintf(stderr, "gen-catalog: %s:%s\n", file, err ? err : "1:1: not a mapping");
+		exit(65);
+	}
+	ps = xl_ymap_get(rel_root, "packages");
+	if (!ps || ps->kind != XL_Y_MAP) {
+		bad(file, rel_root, "%s", "no 'packages' mapping");
+		return;
+	}
+	for (size_t i = 0; i < ps->n; i += 2)
+		load_package(file, ps->items[i], ps->items[i + 1]);
+}
+
+/* The family's `releases: [PKG...]`: its axis of at most 64 releases. */
+static void family_axis(const char *file, struct fam *fm, const struct xl_ynode *list)
+{
+	int bits = 0;
+
+	fm->axis[0] = fm->axis[1] = -1;
+	if (!list)
+		return;
+	if (list->kind != XL_Y_SEQ || list->n == 0 || list->n > 2) {
+		bad(file, list, "%s", "'releases' is a list of one or two packages");
+		return;
+	}
+	for (size_t k = 0; k < list->n; k++) {
+		int p = list->items[k]->kind == XL_Y_SCALAR ? pkg_index(list->items[k]->str) : -1;
+
+		if (p < 0) {
+			bad(file, list->items[k], "%s", "not a package of releases.yaml (give --releases)");
+			continue;
+		}
+		fm->axis[fm->naxis] = p;
+		fm->shift[fm->naxis++] = bits;
+		bits += pkgs[p].nknown;
+	}
+	if (bits > 64)
+		bad(file, list, "%s", "more than 64 releases in the family's packages");
+}
+
+/* A mapping PKG: "V V-V ..." into a bit set over fm's axis. */
+static uint64_t parse_rel(const char *file, const struct fam *fm, const struct xl_ynode *m,
+			  const char *what)
+{
+	uint64_t mask = 0;
+
+	if (!m || m->kind != XL_Y_MAP) {
+		bad(file, m, "'%s': releases is a mapping of packages to release ranges", what);
+		return 0;
+	}
+	for (size_t i = 0; i < m->n; i += 2) {
+		const struct xl_ynode *k = m->items[i], *v = m->items[i + 1];
+		int ax = -1, p;
+		char buf[1024], *save = NULL, *t;
+
+		for (int a = 0; a < fm->naxis; a++)
+			if (k->kind == XL_Y_SCALAR && strcmp(pkgs[fm->axis[a]].name, k->str) == 0)
+				ax = a;
+		if (ax < 0 || v->kind != XL_Y_SCALAR || strlen(v->str) >= sizeof(buf)) {
+			bad(file, k, "'%s': not a package of the family's releases, or not a range list", what);
+			continue;
+		}
+		p = fm->axis[ax];
+		strcpy(buf, v->str);
+		for (t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+			char *dash = strchr(t, '-');
+			int lo, hi;
+
+			if (dash)
+				*dash = '\0';
+			lo = rel_index(p, t);
+			hi = dash ? rel_index(p, dash + 1) : lo;
+			if (lo < 0 || hi < 0 || hi < lo || hi >= pkgs[p].nknown) {
+				bad(file, v, "'%s': a range that names no known releases in order", what);
+				break;
+			}
+			for (int r = lo; r <= hi; r++)
+				mask |= UINT64_C(1) << (fm->shift[ax] + r);
+		}
+	}
+	return mask;
+}
+
+/* The releases-related keys of entry e of family fm. */
+static void entry_releases(const char *file, const struct fam *fm, struct xl_ynode *e, struct ent *en)
+{
+	struct xl_ynode *r = xl_ymap_get(e, "releases");
+	uint64_t seen = 0;
+
+	en->variants = xl_ymap_get(e, "variants");
+	en->removed = scalar(file, xl_ymap_get(e, "removed"), "removed");
+	en->replaced_by = scalar(file, xl_ymap_get(e, "replaced_by"), "replaced_by");
+	en->evidence = scalar(file, xl_ymap_get(e, "evidence"), "evidence");
+	en->pinned = true;
+	if (!fm->naxis) {
+		if (r || en->variants || en->removed || en->replaced_by)
+			bad(file, e, "'%s': release keys in a family without 'releases'", en->name);
+		return;
+	}
+	if (!r) {
+		bad(file, e, "'%s': no 'releases'", en->name);
+		return;
+	}
+	en->rel = parse_rel(file, fm, r, en->name);
+	if (!en->rel)
+		bad(file, e, "'%s': registered by no release", en->name);
+	en->pinned = en->rel & (UINT64_C(1) << (fm->shift[0] + pkgs[fm->axis[0]].pinned_i));
+	if (!!en->replaced_by != !!en->evidence)
+		bad(file, e, "'%s': replaced_by and evidence go together", en->name);
+	if (!en->variants)
+		return;
+	if (en->variants->kind != XL_Y_SEQ) {
+		bad(file, en->variants, "'%s': variants is a list", en->name);
+		return;
+	}
+	for (size_t i = 0; i < en->variants->n; i++) {
+		struct xl_ynode *v = en->variants->items[i], *vals;
+		const char *t, *rd;
+		uint64_t m;
+
+		if (v->kind != XL_Y_MAP) {
+			bad(file, v, "'%s': a variant is a mapping", en->name);
+			continue;
+		}
+		check_keys(file, v, varkeys);
+		m = parse_rel(file, fm, xl_ymap_get(v, "releases"), en->name);
+		t = scalar(file, xl_ymap_get(v, "type"), "type");
+		rd = scalar(file, xl_ymap_get(v, "reader"), "reader");
+		vals = xl_ymap_get(v, "values");
+		if (!m || (m & ~en->rel) || (m & seen))
+			bad(file, v, "'%s': a variant's releases must register the flag, once", en->name);
+		seen |= m;
+		if (!t || index_of(t, types) < 0)
+			bad(file, v, "'%s': a variant needs a type", en->name);
+		if (rd && !valid_reader(rd))
+			bad(file, v, "'%s': unknown reader", en->name);
+		if (vals && vals->kind != XL_Y_SEQ)
+			bad(file, vals, "'%s': values must be a list", en->name);
+	}
+}
+
+/* ---- the string pool of the knowledge tables ------------------------------- */
+
+static struct xl_buf pool = XL_BUF_INIT;
+
+#define POOL_HASH 8192
+static uint32_t pool_slots[POOL_HASH];  /* offset + 1 of a string, 0 empty */
+
+/* The offset of s in the pool (added once); 0 for NULL or "". */
+static uint32_t pool_add(const char *s)
+{
+	uint32_t h = 2166136261u, i;
+
+	if (!s || !*s)
+		return 0;
+	if (!pool.len)
+		xl_buf_add(&pool, "", 1);
+	for (const char *c = s; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	for (i = h % POOL_HASH; pool_slots[i]; i = (i + 1) % POOL_HASH)
+		if (strcmp(pool.buf + pool_slots[i] - 1, s) == 0)
+			return pool_slots[i] - 1;
+	pool_slots[i] = (uint32_t)pool.len + 1;
+	xl_buf_add(&pool, s, strlen(s) + 1);
+	return pool_slots[i] - 1;
+}
+
+/* A list of values: its items, each ended by NUL, then an empty item. */
+static uint32_t pool_list(const struct xl_ynode *vals)
+{
+	uint32_t off;
+
+	if (!vals || vals->kind != XL_Y_SEQ || !vals->n)
+		return 0;
+	if (!pool.len)
+		xl_buf_add(&pool, "", 1);
+	off = (uint32_t)pool.len;
+	for (size_t k = 0; k < vals->n; k++)
+		if (vals->items[k]->kind == XL_Y_SCALAR)
+			xl_buf_add(&pool, vals->items[k]->str, strlen(vals->items[k]->str) + 1);
+	xl_buf_add(&pool, "", 1);
+	return off;
+}
+
+static void write_pool(FILE *out)
+{
+	fputs("const char xl_kpool[] =\n", out);
+	for (size_t i = 0; i < pool.len;) {
+		size_t n = strlen(pool.buf + i);
+		const char *s = pool.buf + i;
+
+		fputs("\t\"", out);
+		for (size_t k = 0; k < n; k++) {
+			unsigned char c = (unsigned char)s[k];
+
+			if (c == '"' || c == '\\')
+				fprintf(out, "\\%c", c);
+			else if (c < 0x20 || c >= 0x7f)
+				fprintf(out, "\\%03o", c);
+			else
+				fputc(c, out);
+		}
+		fputs("\\0\"\n", out);
+		i += n + 1;
+	}
+	fputs("\t\"\";\n", out);
+}
+
 /* file read and parsed: its root, a mapping; NULL once said, with the exit
  * status in *rc (66: unreadable, 65: not a mapping). */
 static struct xl_ynode *read_catalog(const char *file, int *rc)
@@ -154,6 +496,7 @@ static void read_family(const char *file, const struct xl_ynode *root, struct fa
 	fm->kind = scalar(file, xl_ymap_get(root, "kind"), "kind");
 	fm->bool_parser = scalar(file, xl_ymap_get(root, "bool_parser"), "bool_parser");
 	fm->variables = xl_ymap_get(root, "variables");
+	family_axis(file, fm, xl_ymap_get(root, "releases"));
 	if (!fm->name)
 		bad(file, root, "%s", "no 'family'");
 	if (!fm->kind || (strcmp(fm->kind, "flags") && strcmp(fm->kind, "env")))
@@ -227,9 +570,9 @@ static void read_tags(const char *file, const struct xl_ynode *e, struct ent *en
 	}
 }
 
-/* One entry e of family `family` read and checked; added to ents when it
- * has a name. */
-static void read_entry(const char *file, struct xl_ynode *e, int family)
+/* One entry e of family `family` (fm) read and checked; added to ents when
+ * it has a name. */
+static void read_entry(const char *file, struct xl_ynode *e, int family, const struct fam *fm)
 {
 	struct ent en;
 	const char *s;
@@ -241,6 +584,7 @@ static void read_entry(const char *file, struct xl_ynode *e, int family)
 	check_keys(file, e, entkeys);
 	memset(&en, 0, sizeof(en));
 	en.family = family;
+	en.def_index = -1;
 	en.name = scalar(file, xl_ymap_get(e, "name"), "name");
 	en.type = scalar(file, xl_ymap_get(e, "type"), "type");
 	en.def = scalar(file, xl_ymap_get(e, "default"), "default");
@@ -259,6 +603,7 @@ static void read_entry(const char *file, struct xl_ynode *e, int family)
 	}
 	check_entry(file, e, &en);
 	read_tags(file, e, &en);
+	entry_releases(file, fm, e, &en);
 	if (nents == capents) {
 		capents = capents ? 2 * capents : 1024;
 		ents = xl_realloc(ents, capents * sizeof(*ents));
@@ -266,8 +611,9 @@ static void read_entry(const char *file, struct xl_ynode *e, int family)
 	ents[nents++] = en;
 }
 
-/* Every entry of root's 'flags' list, of family `family`, into ents. */
-static void read_flags(const char *file, const struct xl_ynode *root, int family)
+/* Every entry of root's 'flags' list, of family `family` (fm), into ents. */
+static void read_flags(const char *file, const struct xl_ynode *root, int family,
+		       const struct fam *fm)
 {
 	struct xl_ynode *fl = xl_ymap_get(root, "flags");
 
@@ -276,7 +622,7 @@ static void read_flags(const char *file, const struct xl_ynode *root, int family
 		return;
 	}
 	for (size_t i = 0; i < fl->n; i++)
-		read_entry(file, fl->items[i], family);
+		read_entry(file, fl->items[i], family, fm);
 }
 
 /* No name twice in a family (ents sorted), no family twice. */
@@ -291,10 +637,12 @@ static void check_twice(const struct fam *fams, int nf)
 				bad(fams[i].file, NULL, "family '%s' defined twice", fams[i].name);
 }
 
-/* The entries' lists of values (v<i>) and of timing_allows (t<i>). */
+/* The catalog entries' lists of values (v<i>) and of timing_allows (t<i>). */
 static void emit_lists(FILE *out)
 {
 	for (size_t i = 0; i < nents; i++) {
+		if (!ents[i].pinned)
+			continue;
 		if (ents[i].values) {
 			fprintf(out, "static const char *const v%zu[] = { ", i);
 			for (size_t k = 0; k < ents[i].values->n; k++) {
@@ -345,13 +693,19 @@ static void emit_families(FILE *out, const struct fam *fams, int nf)
 	fprintf(out, "};\nconst size_t xl_nfamilies = %d;\n\n", nf);
 }
 
-/* xl_flagdefs[] and xl_nflagdefs, in ents' order. */
+/* xl_flagdefs[] and xl_nflagdefs, in ents' order: the entries the pinned
+ * release of their family registers (each one's place in def_index). */
 static void emit_flagdefs(FILE *out)
 {
+	size_t ndefs = 0;
+
 	fprintf(out, "const struct xl_flagdef xl_flagdefs[] = {\n");
 	for (size_t i = 0; i < nents; i++) {
 		struct ent *e = &ents[i];
 
+		if (!e->pinned)
+			continue;
+		e->def_index = (int)ndefs++;
 		fputs("\t{ ", out);
 		gen_cstr(out, e->name);
 		fprintf(out, ", %d, %d, %u, %d, %s, ", e->family, index_of(e->type, types), e->tags,
@@ -369,7 +723,85 @@ static void emit_flagdefs(FILE *out)
 		else
 			fputs("NULL },\n", out);
 	}
-	fprintf(out, "};\nconst size_t xl_nflagdefs = %zu;\n", nents);
+	fprintf(out, "};\nconst size_t xl_nflagdefs = %zu;\n", ndefs);
+}
+
+/* The variants of every entry, in entry order; returns how many. */
+static size_t emit_variants(FILE *out, const struct fam *fams)
+{
+	size_t n = 0;
+
+	fputs("\nconst struct xl_kvariant xl_kvariants[] = {\n", out);
+	for (size_t i = 0; i < nents; i++) {
+		const struct ent *e = &ents[i];
+
+		for (size_t k = 0; e->variants && e->variants->kind == XL_Y_SEQ && k < e->variants->n; k++) {
+			struct xl_ynode *v = e->variants->items[k];
+			const char *rd = xl_ymap_get(v, "reader") ? xl_ymap_get(v, "reader")->str : NULL;
+			const char *t = xl_ymap_get(v, "type")->str;
+			bool icase = rd && (strstr(rd, "enum-") || strstr(rd, "repeated-enum") ||
+					    strstr(rd, "collectives"));
+
+			fprintf(out, "\t{ UINT64_C(0x%" PRIx64 "), %d, %d, %" PRIu32 ", %" PRIu32 " },\n",
+				parse_rel(fams[e->family].file, &fams[e->family], xl_ymap_get(v, "releases"), e->name),
+				index_of(t, types), icase, pool_add(rd), pool_list(xl_ymap_get(v, "values")));
+			n++;
+		}
+	}
+	if (!n)
+		fputs("\t{ 0, 0, 0, 0, 0 },\n", out);
+	fprintf(out, "};\nconst size_t xl_nkvariants = %zu;\n", n);
+	return n;
+}
+
+/* The knowledge tables (launcher/flags/knowledge.h) and their string pool. */
+static void emit_knowledge(FILE *out, const struct fam *fams, int nf)
+{
+	size_t nk = 0, var = 0;
+
+	emit_variants(out, fams);
+	fputs("\nconst struct xl_kpackage xl_kpackages[] = {\n", out);
+	for (int i = 0; i < npkgs; i++)
+		fprintf(out, "\t{ %" PRIu32 ", %d, %d, %d, %d },\n", pool_add(pkgs[i].name), pkgs[i].first,
+			pkgs[i].n, pkgs[i].nknown, pkgs[i].pinned_i);
+	if (!npkgs)
+		fputs("\t{ 0, 0, 0, 0, 0 },\n", out);
+	fprintf(out, "};\nconst size_t xl_nkpackages = %d;\n", npkgs);
+	fputs("\nconst struct xl_krelease xl_kreleases[] = {\n", out);
+	for (int i = 0; i < nrels; i++) {
+		const struct rel *r = &rels[i];
+
+		fprintf(out, "\t{ %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %d, %s },\n",
+			pool_add(r->version), pool_add(r->date), pool_add(r->commit), pool_add(r->xla),
+			pool_add(r->libtpu), r->pkg, r->known ? "true" : "false");
+	}
+	if (!nrels)
+		fputs("\t{ 0, 0, 0, 0, 0, 0, false },\n", out);
+	fprintf(out, "};\nconst size_t xl_nkreleases = %d;\n", nrels);
+	fputs("\nconst struct xl_kfamily xl_kfamilies[] = {\n", out);
+	for (int i = 0; i < nf; i++)
+		fprintf(out, "\t{ { %d, %d }, { %d, %d } },\n", fams[i].axis[0], fams[i].axis[1],
+			fams[i].shift[0], fams[i].shift[1]);
+	fputs("};\n\nconst struct xl_kflag xl_kflags[] = {\n", out);
+	for (size_t i = 0; i < nents; i++) {
+		const struct ent *e = &ents[i];
+		size_t nv = e->variants && e->variants->kind == XL_Y_SEQ ? e->variants->n : 0;
+
+		if (!fams[e->family].naxis)
+			continue;
+		fprintf(out, "\t{ %" PRIu32 ", %d, UINT64_C(0x%" PRIx64 "), %d, %zu, %zu, %d, %d, %u, "
+			"%" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 " },\n",
+			pool_add(e->name), e->def_index, e->rel, e->family, var, nv,
+			index_of(e->type, types), e->icase, e->tags, pool_add(e->reader),
+			pool_list(e->values), pool_add(e->desc), pool_add(e->replaced_by),
+			pool_add(e->evidence), pool_add(e->removed));
+		var += nv;
+		nk++;
+	}
+	if (!nk)
+		fputs("\t{ 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },\n", out);
+	fprintf(out, "};\nconst size_t xl_nkflags = %zu;\n\n", nk);
+	write_pool(out);
 }
 
 /* The table into path: 0, or 73 once said. */
@@ -381,11 +813,12 @@ static int emit_table(const char *path, const struct fam *fams, int nf)
 		perror(path);
 		return 73;
 	}
-	fprintf(out, "/* Generated by tools/gen-catalog from etc/flags/FAMILY.yaml; do not edit. */\n"
-		     "#include \"launcher/flags/flags.h\"\n\n");
+	fprintf(out, "/* Generated by tools/gen-catalog from etc/flags/FAMILY.yaml and releases.yaml; do not edit. */\n"
+		     "#include \"launcher/flags/flags.h\"\n#include \"launcher/flags/knowledge.h\"\n\n");
 	emit_lists(out);
 	emit_families(out, fams, nf);
 	emit_flagdefs(out);
+	emit_knowledge(out, fams, nf);
 	if (fclose(out) != 0) {
 		perror(path);
 		return 73;
@@ -397,18 +830,22 @@ int main(int argc, char **argv)
 {
 	struct fam fams[32];
 	struct xl_ynode *roots[32];
-	int nf = 0, rc;
+	int nf = 0, rc, first = 2;
 
-	if (argc < 3 || argc - 2 > 32) {
-		fprintf(stderr, "usage: gen-catalog OUT.c CATALOG.yaml...\n");
+	if (argc >= 4 && strcmp(argv[2], "--releases") == 0) {
+		load_releases(argv[3]);
+		first = 4;
+	}
+	if (argc - first < 1 || argc - first > 32) {
+		fprintf(stderr, "usage: gen-catalog OUT.c [--releases RELEASES.yaml] CATALOG.yaml...\n");
 		return 64;
 	}
-	for (int a = 2; a < argc; a++) {
+	for (int a = first; a < argc; a++) {
 		roots[nf] = read_catalog(argv[a], &rc);
 		if (!roots[nf])
 			return rc;
 		read_family(argv[a], roots[nf], &fams[nf]);
-		read_flags(argv[a], roots[nf], nf);
+		read_flags(argv[a], roots[nf], nf, &fams[nf]);
 		nf++;
 	}
 	qsort(ents, nents, sizeof(*ents), cmp_ent);
@@ -422,6 +859,8 @@ int main(int argc, char **argv)
 		return rc;
 	for (int i = 0; i < nf; i++)
 		xl_ynode_free(roots[i]);
+	xl_ynode_free(rel_root);
+	xl_buf_release(&pool);
 	free(ents);
 	return 0;
 }

@@ -29,9 +29,14 @@ only.
 """
 import argparse
 import ast
+import json
 import os
 import re
+import shutil
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import flagrel  # noqa: E402
 
 HELPERS = {
     "bool_state": "bool", "bool_flag": "bool",
@@ -41,6 +46,16 @@ HELPERS = {
     "float_state": "float", "float_flag": "float",
     "string_state": "string", "optional_string_state": "string",
     "string_or_object_state": "string", "string_flag": "string",
+}
+# The names of the same helpers in jax 0.4.30 and before.
+ALIASES = {
+    "define_bool_state": "bool_state", "define_enum_state": "enum_state",
+    "define_optional_enum_state": "optional_enum_state", "define_int_state": "int_state",
+    "define_float_state": "float_state", "define_string_state": "string_state",
+    "define_optional_string_state": "optional_string_state",
+    "define_string_or_object_state": "string_or_object_state",
+    "DEFINE_bool": "bool_flag", "DEFINE_integer": "int_flag", "DEFINE_float": "float_flag",
+    "DEFINE_string": "string_flag", "DEFINE_enum": "enum_flag",
 }
 ENV_DEFAULT_READERS = {"bool_env": "bool", "int_env": "int", "os.getenv": "string",
                        "os.environ.get": "string"}
@@ -152,10 +167,12 @@ def collect(root):
                 continue
             f = dotted(node.func) or ""
             helper = f.split(".")[-1]
+            helper = ALIASES.get(helper, helper)
             fn = node
             while fn is not None and not isinstance(fn, ast.FunctionDef):
                 fn = getattr(fn, "parent", None)
-            if helper in HELPERS and not (fn is not None and fn.name in HELPERS):
+            if helper in HELPERS and not (fn is not None and (fn.name in HELPERS or
+                                                               fn.name in ALIASES)):
                 opt = option_of(node, helper, rel, consts, classes, problems)
                 if opt and opt["env"] not in options:
                     options[opt["env"]] = opt
@@ -375,7 +392,43 @@ HAND = {
     "JAX_USE_SHARDY_PARTITIONER": ("Lower shardings to Shardy (off: GSPMD)", []),
     "JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS": ("Transitional: simplified closed-over constants in jaxprs", []),
     "JAX_XLA_PROFILE_VERSION": ("Profile version for XLA's remote compilation profiles", []),
+    # options of releases other than the pinned one
+    "ALLOW_RAGGED_DOT_TPU_EXPLICIT_TRANSPOSE": ("TPU: transpose ragged_dot in Python (the explicit transpose)", []),
+    "CHECK_REP": ("shard_map internals: check replication (not for users)", []),
+    "EXPERIMENTAL_XMAP_ENSURE_FIXED_SHARDING": ("xmap SPMD lowering: emit extra sharding annotations for intermediates", []),
+    "EXPERIMENTAL_XMAP_SPMD_LOWERING": ("Compile multi-device xmap through XLA's SPMD partitioner (not on CPU)", []),
+    "EXPERIMENTAL_XMAP_SPMD_LOWERING_MANUAL": ("Compile multi-device xmap with the SPMD partitioner's manual partitioning", []),
+    "JAX_CUSTOM_VJP_DISABLE_SHAPE_CHECK": ("Turn off custom_vjp's check of the backward pass's shapes", []),
+    "JAX_DATA_DEPENDENT_TRACING_FALLBACK": ("Fall back to dispatch by data dependence instead of an escaped-tracer error", []),
+    "JAX_DEFAULT_DTYPE_BITS": ("Default bit width of dtypes (no effect from jax 0.9.0 on; deprecated)", ["deprecated"]),
+    "JAX_DYNAMIC_SHAPES": ("Stage out computations with dynamic shapes (experimental)", []),
+    "JAX_EAGER_PMAP": ("Run pmap eagerly while jit is disabled", []),
+    "JAX_ENABLE_CUSTOM_VJP_BY_CUSTOM_TRANSPOSE": ("Implement custom_vjp by custom_jvp and custom_transpose (internal upgrade)", []),
+    "JAX_ENABLE_EMPTY_ARRAYS": ("Allow an Array made from an empty list of single-device arrays (pipeline parallelism, work in progress)", []),
+    "JAX_ENABLE_MEMORIES": ("Let shardings carry memory kinds and executables report them", []),
+    "JAX_EXPERIMENTAL_COLOCATED_PYTHON_OBJECT_USE_WEAKREFS_AT_BACKEND": ("Colocated Python: free objects at the backend by reference counting (unstable)", []),
+    "JAX_HOST_CALLBACK_INLINE": ("host_callback: inline the callback outside a staged context", []),
+    "JAX_HOST_CALLBACK_LEGACY": ("host_callback: use the old implementation instead of io_callback", []),
+    "JAX_HOST_CALLBACK_MAX_QUEUE_BYTE_SIZE": ("host_callback: bytes of outfeed buffered per device before the device pauses", []),
+    "JAX_HOST_CALLBACK_OUTFEED": ("host_callback: use outfeed on CPU and GPU too instead of a custom call", []),
+    "JAX_PALLAS_AUTO_ASSIGN_COLLECTIVE_IDS": ("Pallas: assign or override the collective ids of pallas_call from the kernel's hash", []),
+    "JAX_PALLAS_DUMP_PROMELA_TO": ("Pallas: directory a Promela model of each kernel is written to (to check for races and deadlocks)", ["debug"]),
+    "JAX_PALLAS_ENABLE_RUNTIME_ASSERT": ("Pallas: check checkify.check assertions in the kernel at run time", ["debug"]),
+    "JAX_PMAP_NO_RANK_REDUCTION": ("pmap shards keep the rank of the array they come from (false is deprecated)", []),
+    "JAX_PMAP_SHMAP_MERGE": ("Implement pmap on top of shard_map", []),
+    "JAX_REMAT_OPT_BARRIER": ("Lower remat with optimization barriers", []),
+    "JAX_SAFER_RANDINT": ("Use the safer randint algorithm for 8- and 16-bit dtypes", []),
+    "JAX_SHARDING_IN_TYPES": ("Carry shardings in abstract values and propagate them forward", []),
+    "JAX_SHARE_AUTOTUNE_CONFIG_BETWEEN_HOSTS": ("The coordinator shares autotuning results so every host compiles the same module", []),
+    "JAX_SPMD_MODE": ("Whether math on arrays spanning several processes is allowed outside jit", []),
+    "JAX_USE_CPP_SHARD_ARGS": ("Shard arguments in C++", []),
+    "JAX_USE_RGV3": ("Lower shard_map with StableHLO mesh-axes replica groups (RGV3)", []),
+    "JAX_VARYING_AXES_IN_TYPES": ("Track in abstract values the mesh axes an array varies over (shard_map)", []),
+    "JAX_VJP3": ("Use the new backward-pass code of jax.vjp", []),
+    "JAX_VMAP_PRIMITIVE": ("Make vmap a primitive (experimental)", []),
+    "MOSAIC_USE_PYTHON_PIPELINE": ("Mosaic TPU: run the first MLIR passes from Python when a kernel is built", []),
 }
+
 
 # Read directly (not a config option): type, parser, enum values, default,
 # description, tags.  The values of XLA_PYTHON_CLIENT_ALLOCATOR come from the
@@ -385,6 +438,8 @@ DIRECT = {
                                 "host:port of the coordinator jax.distributed.initialize() connects to", ["launcher"]),
     "JAX_COORDINATOR_BIND_ADDRESS": ("string", None, None, None,
                                      "Address the coordinator service binds to (default [::] on the coordinator's port)", ["launcher"]),
+    "JAX_ENABLE_CHLO_SCAN": ("bool", "one", None, None,
+                             "Lower scans to the CHLO scan op (only exactly 1 turns it on)", []),
     "JAX_COORDINATOR_PORT": ("int", None, None, None,
                              "Coordinator port when the cluster is detected automatically", ["launcher"]),
     "JAX_FORCE_TPU_INIT": ("bool", "nonempty", None, None,
@@ -423,7 +478,10 @@ ELSEWHERE = ("TPU_* (family runtime), cluster detection (SLURM_*, OMPI_*, Kubern
 
 def allocator_values(root):
     """The allocator names jaxlib's xla_client.py accepts."""
-    tree = ast.parse(open(os.path.join(root, "jaxlib", "xla_client.py")).read())
+    path = os.path.join(root, "jaxlib", "xla_client.py")
+    if not os.path.exists(path):
+        return None
+    tree = ast.parse(open(path).read())
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and \
                 node.left.id == "allocator" and isinstance(node.ops[0], ast.NotIn):
@@ -437,15 +495,62 @@ def yq(s):
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--root", required=True)
-    ap.add_argument("--tag", required=True)
-    ap.add_argument("--commit", required=True)
-    a = ap.parse_args()
-    options, direct, problems = collect(a.root)
-    for p in problems:
-        sys.stderr.write("gen-jax-catalog: %s\n" % p)
+# Options upstream renamed or superseded, and where it says so: variable ->
+# (successor, evidence).  Evidence is "changelog REF" (a line of jax's
+# CHANGELOG.md at REF names both options) or "source REF:PATH" (a line of
+# that file names both, a deprecation message); names compare without case,
+# so jax_foo in the text is JAX_FOO.  The generator stops when the text
+# does not name both.
+REPLACED = {}
+
+
+def check_evidence(a, old, new, ev):
+    kind, where = ev.split(None, 1)
+    if kind == "changelog":
+        ref, path = where, "CHANGELOG.md"
+    elif kind == "source":
+        ref, path = where.split(":", 1)
+    else:
+        raise SystemExit("gen-jax-catalog: %s: unknown evidence '%s'" % (old, ev))
+    text = flagrel.git_show(a.jax_git, ref, path) or ""
+    for line in text.splitlines():
+        low = line.lower()
+        if old.lower() in low and new.split()[0].lower() in low:
+            return "jax-ml/jax %s at %s: %s" % (path, ref, line.strip())
+    raise SystemExit("gen-jax-catalog: %s: %s at %s does not name it and %s" % (old, path, ref, new))
+
+
+def changelog_says(a, ref, name):
+    """The bullet of jax's CHANGELOG.md at ref that says option name (jax_foo
+    for JAX_FOO) was removed or deleted, or None."""
+    text = flagrel.git_show(a.jax_git, ref, "CHANGELOG.md") or ""
+    bullets, cur = [], []
+    for line in text.splitlines():
+        if re.match(r"\s*[*-] ", line) or not line.strip():
+            if cur:
+                bullets.append(" ".join(cur))
+            cur = [line.strip()] if line.strip() else []
+        elif cur:
+            cur.append(line.strip())
+    if cur:
+        bullets.append(" ".join(cur))
+    opt = name.lower()
+    for b in bullets:
+        low = b.lower()
+        if re.search(r"\b%s\b" % re.escape(opt), low) and re.search(
+                r"\b(has been|have been|was|were) (removed|deleted)\b|\b(removed|deleted) the\b", low):
+            return "jax-ml/jax CHANGELOG.md at %s: %s" % (ref, b.lstrip("*- ").strip())
+    return None
+
+
+def read_release(root, raw=None):
+    """The variables one release's checkout reads: {name: entry}, and the
+    problems found (names without a description, reads not in DIRECT).
+    raw: what collect() and allocator_values() found there before."""
+    if raw is None:
+        raw = dict(collect=collect(root), allocator=allocator_values(root))
+    options, direct, problems = raw["collect"]
+    problems = list(problems)
     entries = {}
     for env, o in options.items():
         entries[env] = dict(name=env, type=o["type"], parser=o["parser"], values=o["values"],
@@ -463,32 +568,103 @@ def main():
             continue
         typ, parser, values, default, desc, tags = DIRECT[name]
         if name == "XLA_PYTHON_CLIENT_ALLOCATOR":
-            values = allocator_values(a.root)
+            values = raw["allocator"]
+            if not values:
+                typ = "string"
         entries[name] = dict(name=name, type=typ, parser=parser, values=values,
                              icase=name == "XLA_PYTHON_CLIENT_ALLOCATOR", default=default,
                              where=", ".join(places), what="read directly")
-    for name in DIRECT:
-        if name not in entries:
-            problems.append("%s is in DIRECT but no longer read" % name)
     for name in entries:
         if name not in HAND and name not in DIRECT:
             problems.append("%s has no description in HAND" % name)
+    return entries, problems, raw
+
+
+def signature(e):
+    return (e["type"], e["parser"] if e["type"] == "bool" else None,
+            tuple(e["values"] or ()), bool(e["icase"]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--releases", required=True, help="etc/flags/releases.yaml")
+    ap.add_argument("--jax-git", required=True, help="a git directory of jax-ml/jax with its tags")
+    ap.add_argument("--cache", help="a directory keeping what each release's sources say "
+                    "(by commit), so a rerun reads only new releases")
+    a = ap.parse_args()
+    packages = flagrel.load_releases(a.releases)
+    rels = flagrel.known(packages["jax"]["releases"])
+    pinned = packages["jax"]["fields"]["pinned"]
+    axis = [r["version"] for r in rels]
+    per = {}           # version -> {name: entry}
+    problems = []
+    for r in rels:
+        cached = os.path.join(a.cache, r["commit"] + ".json") if a.cache else None
+        if cached and os.path.exists(cached):
+            entries, probs, _ = read_release(None, json.load(open(cached)))
+        else:
+            tops = flagrel.git_ls(a.jax_git, r["commit"])
+            root = flagrel.git_tree(a.jax_git, r["commit"],
+                                    [t for t in ("jax", "jaxlib", "jax_plugins") if t in tops])
+            try:
+                entries, probs, raw = read_release(root)
+            finally:
+                shutil.rmtree(root)
+            if cached:
+                os.makedirs(a.cache, exist_ok=True)
+                json.dump(raw, open(cached, "w"))
+        per[r["version"]] = entries
+        problems += ["jax %s: %s" % (r["version"], p) for p in probs]
+        sys.stderr.write("gen-jax-catalog: jax %s: %d variables\n" % (r["version"], len(entries)))
+    for name in DIRECT:
+        if not any(name in e for e in per.values()):
+            problems.append("%s is in DIRECT but no release reads it" % name)
     if problems:
-        for p in problems:
+        for p in sorted(set(problems)):
             sys.stderr.write("gen-jax-catalog: %s\n" % p)
         sys.exit(1)
-    version = a.tag.replace("jax-v", "")
+    names = sorted(set().union(*[set(e) for e in per.values()]))
+    merged = []
+    for name in names:
+        have = [v for v in axis if name in per[v]]
+        main_e = dict(per[pinned][name] if name in per[pinned] else per[have[-1]][name])
+        main_e["releases"] = flagrel.ranges(axis, set(have))
+        groups = {}
+        for v in have:
+            if signature(per[v][name]) != signature(main_e):
+                groups.setdefault(signature(per[v][name]), set()).add(v)
+        main_e["variants"] = [dict(type=sig[0], parser=sig[1], values=list(sig[2]) or None,
+                                   icase=sig[3], releases=flagrel.ranges(axis, vs))
+                              for sig, vs in sorted(groups.items(), key=lambda kv: str(kv[0]))]
+        if name in REPLACED:
+            new, ev = REPLACED[name]
+            main_e["replaced_by"], main_e["evidence"] = new, check_evidence(a, name, new, ev)
+        if have[-1] != axis[-1]:
+            gone = axis[axis.index(have[-1]) + 1]
+            main_e["removed"] = changelog_says(a, rels[-1]["tag"], name) or \
+                "no longer read from jax %s on" % gone
+        merged.append(main_e)
+    write(merged, packages, rels, pinned)
+
+
+def write(merged, packages, rels, pinned):
+    pin = [r for r in rels if r["version"] == pinned][0]
     out = sys.stdout
-    out.write("# Environment variables jax %s reads: every configuration option (read\n"
+    out.write("# Environment variables jax reads, in every jax release of\n"
+              "# etc/flags/releases.yaml (%s to %s): every configuration option (read\n"
               "# once, at import, from the option's name in upper case; defined in\n"
               "# jax/_src/config.py and the modules named above each entry), the\n"
               "# distributed-runtime variables, and jaxlib's GPU client settings.\n"
               "# Generated by tools/gen-jax-catalog.py; rerun it rather than editing.\n"
+              "# An entry describes the variable as jax %s reads it (as the newest\n"
+              "# release that reads it, for one %s does not); `releases` are the\n"
+              "# releases that read it, `variants` those that read it differently.\n"
               "# Booleans are read with bool_env (y/yes/t/true/on/1, n/no/f/false/off/0,\n"
               "# any case; anything else raises at import), enums must match a value\n"
               "# exactly, int and float options with int() and float().  Names, types,\n"
               "# defaults and values are upstream facts; descriptions are this project's\n"
-              "# own.  Cataloged elsewhere or left out:\n" % version)
+              "# own.  Cataloged elsewhere or left out:\n"
+              % (rels[0]["version"], rels[-1]["version"], pinned, pinned))
     words, line = ELSEWHERE.split() + ["."], "#"
     for w in words:
         if len(line) + len(w) + 1 > 78 and w != ".":
@@ -496,14 +672,15 @@ def main():
             line = "#"
         line += ("" if w == "." else " ") + w
     out.write(line + "\n")
-    out.write("family: jax\nkind: env\ncomplete: true\nbool_parser: python\n")
+    out.write("family: jax\nkind: env\ncomplete: true\nbool_parser: python\nreleases: [jax]\n")
     out.write("source:\n  repository: jax-ml/jax\n  path: jax/_src/config.py\n"
               "  commit: %s\n  release: jax %s, tag %s\n"
-              "  also: %s\n" % (a.commit, version, a.tag, ", ".join(
-                  sorted({e["where"].split(":")[0] for e in entries.values()} -
-                         {"jax/_src/config.py"}))))
+              "  also: %s; the same files at the tag of every jax release (%s-%s)\n" % (
+                  pin["commit"], pinned, pin["tag"], ", ".join(
+                      sorted({e["where"].split(":")[0] for e in merged if e["where"]} -
+                             {"jax/_src/config.py"})), rels[0]["version"], rels[-1]["version"]))
     out.write("flags:\n")
-    for e in sorted(entries.values(), key=lambda e: e["name"]):
+    for e in merged:
         name = e["name"]
         desc, tags = (HAND[name] if name in HAND else DIRECT[name][4:6])
         out.write("  # %s: %s\n" % (e["what"], e["where"]))
@@ -518,8 +695,20 @@ def main():
             out.write("    parser: %s\n" % e["parser"])
         if tags:
             out.write("    tags: [%s]\n" % ", ".join(tags))
+        out.write("    releases: {jax: %s}\n" % yq(e["releases"]))
+        if e["variants"]:
+            out.write("    variants:\n")
+        for v in e["variants"]:
+            out.write("      - {releases: {jax: %s}, type: %s%s}\n" % (
+                yq(v["releases"]), v["type"],
+                ", values: [%s]" % ", ".join(yq(x) for x in v["values"]) if v["values"] else ""))
+        if e.get("removed"):
+            out.write("    removed: %s\n" % yq(e["removed"]))
+        if e.get("replaced_by"):
+            out.write("    replaced_by: %s\n    evidence: %s\n" % (yq(e["replaced_by"]),
+                                                                 yq(e["evidence"])))
         out.write("    description: %s\n" % yq(desc))
-    sys.stderr.write("gen-jax-catalog: %d variables\n" % len(entries))
+    sys.stderr.write("gen-jax-catalog: %d variables in %d releases\n" % (len(merged), len(rels)))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,12 @@ import argparse
 import ast
 import os
 import re
+import shutil
+import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import flagrel  # noqa: E402
 
 CPP_READERS = {"GetEnvBool": "bool", "GetEnvInt": "int", "GetEnvString": "string",
                "GetEnvDouble": "float", "GetEnvOrdinalPath": "string"}
@@ -110,15 +115,21 @@ def cpp_literal(expr):
 
 def collect_cpp(root, reads, unresolved):
     csrc = os.path.join(root, "torch_xla", "csrc")
-    consts = dict(re.findall(r'(kEnv\w+)\[\]\s*=\s*"([A-Z0-9_]+)"', re.sub(
-        r"=\s*\n\s*", "= ", open(os.path.join(csrc, "runtime", "env_vars.h")).read())))
+    consts = {}
+    # the names' constants: `kEnvX[] = "NAME"` in env_vars.h (from 2.8), or
+    # `const char* const kEnvX = "NAME"` in env_vars.cc (before)
+    for fn in ("env_vars.h", "env_vars.cc"):
+        path = os.path.join(csrc, "runtime", fn)
+        if os.path.exists(path):
+            consts.update(re.findall(r'(kEnv\w+)(?:\[\])?\s*=\s*"([A-Z0-9_]+)"', re.sub(
+                r"=\s*\n\s*", "= ", open(path).read())))
     call = re.compile(r"\b(GetEnv(?:Bool|Int|String|Double|OrdinalPath))\s*\(")
     for d, dirs, files in os.walk(csrc):
         dirs.sort()
         for fn in sorted(files):
-            if not fn.endswith((".cpp", ".cc", ".h")) or fn.endswith("_test.cpp"):
+            if not fn.endswith((".cpp", ".cc", ".h")) or fn.endswith(("_test.cpp", "_test.cc")):
                 continue
-            if fn in ("sys_util.cpp", "sys_util.h"):
+            if fn in ("sys_util.cpp", "sys_util.cc", "sys_util.h"):
                 continue
             path = os.path.join(d, fn)
             rel = os.path.relpath(path, root)
@@ -324,12 +335,15 @@ HAND = {
         d="Reuse one token for every collective instead of one derived from its input values"),
     "DIST_SERVICE_HEARTBEAT_INTERVAL_IN_SEC": dict(
         d="Heartbeat timeout of the distributed runtime service torch_xla starts, in seconds"),
+    "DIST_SERVICE_MAX_MISSING_HEARTBEATS": dict(
+        d="Heartbeats a peer of the distributed runtime service may miss before it counts as gone"),
     "DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN": dict(
         d="How long the distributed runtime service waits for peers at shutdown, in minutes"),
     "ENABLE_COLLECTIVE_MATMUL_IN_MP": dict(
         d="Compile with SPMD partitioning and XLA's all-gather/einsum decomposition (collective matmul)"),
     "EXPERIMENTAL_XLA_UNBOUNDED_DYNAMISM": dict(
         d="Lower ops with unbounded dynamic shapes (experimental)"),
+    "GPU_NUM_DEVICES": dict(d="Number of GPUs the CUDA PJRT client of torch_xla uses (PJRT_DEVICE=CUDA)"),
     "LOCAL_RANK": dict(tags=["launcher"], d="Rank of this process on its host, as set by the job launcher"),
     "LOCAL_WORLD_SIZE": dict(tags=["launcher"], d="Number of processes on this host, as set by the job launcher"),
     "MASTER_ADDR": dict(tags=["launcher"], d="Address of the rank-0 host for the coordinator and rendezvous"),
@@ -347,12 +361,20 @@ HAND = {
         d="Neuron: host:port of the root communicator; derived from MASTER_ADDR when unset"),
     "NEURON_RT_VISIBLE_CORES": dict(
         d="Neuron: NeuronCores this process may use; defaults to LOCAL_RANK"),
+    "PJRT_ALLOCATOR_CUDA_ASYNC": dict(
+        type="bool", default="false",
+        d="CUDA client: use the CUDA asynchronous allocator (setting any PJRT_ALLOCATOR_* replaces the default allocator options)"),
+    "PJRT_ALLOCATOR_FRACTION": dict(
+        type="float", default="0.75", d="CUDA client: fraction of GPU memory the allocator may take"),
+    "PJRT_ALLOCATOR_PREALLOCATE": dict(
+        type="bool", default="true", d="CUDA client: reserve the allocator's memory at start"),
     "PJRT_CPU_ASYNC_CLIENT": dict(d="Create the PJRT CPU client in asynchronous mode"),
     "PJRT_DEVICE": dict(
         d="Device type torch_xla initializes: CPU, TPU, XPU, NEURON, or a registered plugin's name such as CUDA; chosen from the host when unset"),
     "PJRT_DYNAMIC_PLUGINS": dict(
         type="bool", parser="pyint",
         d="Initialize the device through a registered PJRT plugin (set by torch_xla itself; Python reads it with int())"),
+    "PJRT_GPU_ASYNC_CLIENT": dict(d="Create the CUDA PJRT client in asynchronous mode"),
     "PJRT_LIBRARY_PATH": dict(d="Path of the PJRT plugin of torch_xla's test-only library plugin"),
     "PJRT_LOCAL_PROCESS_COUNT": dict(tags=["launcher"],
         default="1", d="Number of torch_xla processes on this host (falls back to LOCAL_WORLD_SIZE)"),
@@ -424,8 +446,6 @@ HAND = {
                               tags=["deprecated"]),
     "XLA_DUMP_FATAL_STACK": dict(d="Install a stack-trace handler when the runtime client starts",
                                  tags=["debug"]),
-    "XLA_DUMP_HLO_GRAPH": dict(d="Put the offending HLO into the error of a failed compile or execution",
-                               tags=["debug"]),
     "XLA_DUMP_POST_OPTIMIZATIONS": dict(
         d="Save the optimized HLO instead of the input (with XLA_SAVE_TENSORS_FMT=hlo)", tags=["debug"]),
     "XLA_DYNAMO_DEBUG": dict(d="1 prints the torch.compile bridge's decisions (read with int(), compared with 1)",
@@ -438,6 +458,8 @@ HAND = {
         d="Alias updated parameters with outputs so their buffers are reused", tags=["perf-risk"]),
     "XLA_EXPERIMENTAL": dict(
         d="Colon-separated experiments to turn on (nonzero, masked_select, nms, early_sync)"),
+    "XLA_FALLBACK_CPU": dict(
+        d="Run ops that have no XLA lowering on the CPU quietly (unset: each such fallback is reported)"),
     "XLA_FNTRACKER_FILE": dict(d="File the function tracker writes to (unset: tracker off)", tags=["debug"]),
     "XLA_FNTRACKER_LEVEL": dict(default="2147483647",
                                 d="Function tracker: only functions up to this level are tracked", tags=["debug"]),
@@ -472,7 +494,6 @@ HAND = {
     "XLA_RESIZE_SPLIT_FACTOR": dict(d="Above this ratio a resize is done one dimension at a time"),
     "XLA_RNG_BIT_GENERATOR": dict(type="enum", values=["default", "philox", "three_fry"], default="default",
                                   d="Random bit generator of the device RNG; another name is an error"),
-    "XLA_SAVE_HLO_FILE": dict(d="File the HLO of a failed compile or execution is saved to", tags=["debug"]),
     "XLA_SAVE_TENSORS_FILE": dict(
         d="File the graph of every sync is appended to (a .N suffix per device ordinal); grows without bound",
         tags=["debug"]),
@@ -494,9 +515,12 @@ HAND = {
         type="bool", parser="one", default="0",
         d="Run every op eagerly, compiling op by op (exactly 1; true is off)", tags=["debug", "perf-risk"]),
     "XLA_USE_FP16": dict(d="No longer has an effect; torch_xla only warns that it is set", tags=["deprecated"]),
+    "XLA_USE_IFRT": dict(d="Use the IFRT runtime client instead of the PJRT one (experimental)"),
     "XLA_USE_SPMD": dict(
         d="SPMD mode: one replicated program partitioned by sharding annotations (runtime.use_spmd() is preferred)"),
     "XPU_LIBRARY_PATH": dict(d="Path of the XPU PJRT plugin"),
+    "ZERO_COPY_ENABLED": dict(
+        d="torch.compile bridge: pass tensors to and from the device by DLPack instead of copying"),
 }
 
 # Read, but left out: a name too generic to check in every profile, read only
@@ -533,67 +557,173 @@ def decide(name, rs):
     return typ, parser, default
 
 
+# Readers in code nothing calls: variable -> the function whose callers
+# decide.  In a release where nothing calls that function the read is dead,
+# and the release does not count as reading the variable.
+# CheckComputationStatus has no caller in any release from 2.5 to 2.9 (2.9's
+# linker drops it: its wheel's _XLAC lacks both names, which
+# tests/integration/flags_releases.sh noticed).
+DEAD_UNLESS_CALLED = {
+    "XLA_DUMP_HLO_GRAPH": "CheckComputationStatus",
+    "XLA_SAVE_HLO_FILE": "CheckComputationStatus",
+}
+
+
+def called(root, func):
+    """Whether anything in torch_xla/csrc calls func (a mention that is not
+    its declaration or definition, "TYPE func(")."""
+    csrc = os.path.join(root, "torch_xla", "csrc")
+    pat = re.compile(r"\b%s\s*\(" % re.escape(func))
+    for d, _, files in os.walk(csrc):
+        for fn in files:
+            if not fn.endswith((".cpp", ".cc", ".h")) or fn.endswith(("_test.cpp", "_test.cc")):
+                continue
+            src = strip_cpp_comments(open(os.path.join(d, fn), errors="replace").read())
+            for m in pat.finditer(src):
+                line = src[src.rfind("\n", 0, m.start()) + 1:m.start()]
+                if not re.search(r"\b(void|bool|int|auto|absl::Status)\s*$", line):
+                    return True
+    return False
+
+
+# Variables upstream renamed or superseded, and where it says so: name ->
+# (successor, evidence).  Evidence is "commit SHA" (the pytorch/xla commit's
+# message names both) or "source REF:PATH" (a line of that file names
+# both); the generator stops when the text does not.
+REPLACED = {}
+
+
+def git(gitdir, *args):
+    r = subprocess.run(["git", "--git-dir=" + gitdir] + list(args), capture_output=True)
+    if r.returncode != 0:
+        raise SystemExit("gen-torch-xla-catalog: git %s failed" % " ".join(args))
+    return r.stdout.decode("utf-8", errors="replace")
+
+
+def check_evidence(a, old, new, ev):
+    kind, where = ev.split(None, 1)
+    if kind == "commit":
+        msg = git(a.torch_xla_git, "log", "-1", "--format=%s%n%b", where)
+        if old in msg and new in msg:
+            return "pytorch/xla %s: %s" % (where[:12], msg.splitlines()[0])
+    elif kind == "source":
+        ref, path = where.split(":", 1)
+        for line in (flagrel.git_show(a.torch_xla_git, ref, path) or "").splitlines():
+            if old in line and new in line:
+                return "pytorch/xla %s at %s: %s" % (path, ref, line.strip())
+    raise SystemExit("gen-torch-xla-catalog: %s: %s does not name it and %s" % (old, ev, new))
+
+
+def removal(a, name, last, first_absent):
+    """The pytorch/xla commit between two releases that stops reading name."""
+    out = git(a.torch_xla_git, "log", "--format=%H%x09%cs%x09%s", "-S", name,
+              "%s..%s" % (last, first_absent), "--", "torch_xla").splitlines()
+    if not out:
+        return None
+    sha, date, subject = out[-1].split("\t", 2)
+    return "pytorch/xla %s (%s): %s" % (sha[:12], date, subject)
+
+
+def entry_of(name, rs):
+    """The catalog facts of variable name from its reads rs."""
+    h = HAND[name]
+    typ, parser, default = decide(name, rs)
+    typ = h.get("type", typ)
+    if "parser" in h:
+        parser = h["parser"]
+    if typ != "bool":
+        parser = None
+    if "default" in h:
+        default = h["default"]
+    if typ == "bool" and parser in ("pyint", "one") and default in ("false", "true"):
+        default = "1" if default == "true" else "0"
+    if (typ == "enum" and default == "") or parser == "nonempty":
+        default = None    # unset is the default; no value spells it
+    return dict(type=typ, parser=parser, default=default,
+                values=h.get("values") if typ == "enum" else None)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--root", required=True)
-    ap.add_argument("--tag", required=True)
-    ap.add_argument("--commit", required=True)
+    ap.add_argument("--releases", required=True, help="etc/flags/releases.yaml")
+    ap.add_argument("--torch-xla-git", required=True,
+                    help="a git directory of pytorch/xla with its tags")
     a = ap.parse_args()
-    reads, unresolved = collect(a.root)
-    for u in unresolved:
-        sys.stderr.write("gen-torch-xla-catalog: unresolved read: %s\n" % u)
-    missing = sorted(n for n in reads if n not in HAND and n not in COMPOSITE and n not in LEFT_OUT)
+    packages = flagrel.load_releases(a.releases)
+    rels = flagrel.known(packages["torch_xla"]["releases"])
+    pinned = packages["torch_xla"]["fields"]["pinned"]
+    axis = [r["version"] for r in rels]
+    per = {}
+    for r in rels:
+        root = flagrel.git_tree(a.torch_xla_git, r["commit"], ["torch_xla"])
+        try:
+            reads, unresolved = collect(root)
+            for name, func in DEAD_UNLESS_CALLED.items():
+                if name in reads and not called(root, func):
+                    sys.stderr.write("gen-torch-xla-catalog: %s: %s is read only under %s, which "
+                                     "nothing calls\n" % (r["version"], name, func))
+                    del reads[name]
+        finally:
+            shutil.rmtree(root)
+        for u in unresolved:
+            sys.stderr.write("gen-torch-xla-catalog: %s: unresolved read: %s\n" % (r["version"], u))
+        per[r["version"]] = {n: rs for n, rs in reads.items()
+                             if n not in COMPOSITE and n not in LEFT_OUT}
+    names = sorted(set().union(*[set(p) for p in per.values()]))
+    missing = [n for n in names if n not in HAND]
     if missing:
         sys.stderr.write("gen-torch-xla-catalog: no description for: %s\n" % " ".join(missing))
         sys.exit(1)
-    stale = sorted(n for n in HAND if n not in reads)
-    for n in stale:
-        sys.stderr.write("gen-torch-xla-catalog: %s is described but no longer read\n" % n)
+    for n in sorted(n for n in HAND if n not in names):
+        sys.stderr.write("gen-torch-xla-catalog: %s is described but no release reads it\n" % n)
+    write(a, per, names, axis, rels, pinned)
+
+
+def write(a, per, names, axis, rels, pinned):
+    pin = [r for r in rels if r["version"] == pinned][0]
     out = sys.stdout
-    out.write("# Environment variables torch_xla %s reads at import and at runtime: every\n"
+    out.write("# Environment variables torch_xla reads at import and at runtime, in every\n"
+              "# torch_xla release of etc/flags/releases.yaml (%s to %s): every\n"
               "# sys_util::GetEnv*() call in torch_xla/csrc and every environment read in\n"
               "# its Python package (tests left out).  Generated by\n"
               "# tools/gen-torch-xla-catalog.py; rerun it rather than editing.  Above each\n"
-              "# entry, the places that read it.  Types are the readers': GetEnvBool is\n"
-              "# exactly \"true\" or \"false\", else atoi() != 0 (so \"True\" or \"yes\" read as\n"
-              "# false); GetEnvInt is atol(), GetEnvDouble atof(); a Python getenv_as(bool)\n"
-              "# or int() raises on anything but an integer.  Names, types, defaults and\n"
-              "# values are upstream facts; descriptions are this project's own.\n"
-              % a.tag.lstrip("v"))
+              "# entry, the places %s reads it (the newest release that reads it,\n"
+              "# for a variable %s does not); `releases` are the releases that read\n"
+              "# it, `variants` those that read it differently.  Types are the readers':\n"
+              "# GetEnvBool is exactly \"true\" or \"false\", else atoi() != 0 (so \"True\" or\n"
+              "# \"yes\" read as false); GetEnvInt is atol(), GetEnvDouble atof(); a Python\n"
+              "# getenv_as(bool) or int() raises on anything but an integer.  Names,\n"
+              "# types, defaults and values are upstream facts; descriptions are this\n"
+              "# project's own.\n" % (axis[0], axis[-1], pinned, pinned))
     for name, why in sorted(LEFT_OUT.items()):
-        if name in reads:
-            out.write("# Left out: %s (%s).\n" % (name, why))
-    out.write("family: torch_xla\nkind: env\ncomplete: true\nbool_parser: atoi\n")
+        out.write("# Left out: %s (%s).\n" % (name, why))
+    out.write("family: torch_xla\nkind: env\ncomplete: true\nbool_parser: atoi\n"
+              "releases: [torch_xla]\n")
     out.write("source:\n  repository: pytorch/xla\n  path: torch_xla/csrc, torch_xla/**/*.py\n"
               "  commit: %s\n  release: torch_xla %s, tag %s\n"
-              "  also: torch_xla/csrc/runtime/env_vars.h, torch_xla/core/xla_env_vars.py (names)\n"
-              % (a.commit, a.tag.lstrip("v"), a.tag))
+              "  also: torch_xla/csrc/runtime/env_vars.h, torch_xla/core/xla_env_vars.py (names);"
+              " the same files at the tag of every torch_xla release (%s-%s)\n"
+              % (pin["commit"], pinned, pin["tag"], axis[0], axis[-1]))
     out.write("flags:\n")
-    n = 0
-    for name in sorted(reads):
-        if name in COMPOSITE or name in LEFT_OUT:
-            continue      # composite variables are cataloged token by token
-        rs = reads[name]
+    for name in names:
+        have = [v for v in axis if name in per[v]]
+        src = pinned if name in per[pinned] else have[-1]
+        rs = per[src][name]
         h = HAND[name]
-        typ, parser, default = decide(name, rs)
-        typ = h.get("type", typ)
-        if "parser" in h:
-            parser = h["parser"]
-        if typ != "bool":
-            parser = None
-        if "default" in h:
-            default = h["default"]
-        if typ == "bool" and parser in ("pyint", "one") and default in ("false", "true"):
-            default = "1" if default == "true" else "0"
-        if (typ == "enum" and default == "") or parser == "nonempty":
-            default = None    # unset is the default; no value spells it
+        e = entry_of(name, rs)
+        sig = lambda x: (x["type"], x["parser"], tuple(x["values"] or ()))
         groups = {}
+        for v in have:
+            ev = entry_of(name, per[v][name])
+            if sig(ev) != sig(e):
+                groups.setdefault(sig(ev), set()).add(v)
+        where_groups = {}
         for r in rs:
             f, ln = r["where"].replace("torch_xla/", "", 1).rsplit(":", 1)
-            lines = groups.setdefault((f, r["reader"]), [])
+            lines = where_groups.setdefault((f, r["reader"]), [])
             if ln not in lines:
                 lines.append(ln)
-        where = ["%s:%s (%s)" % (f, ",".join(lines), rd) for (f, rd), lines in groups.items()]
+        where = ["%s:%s (%s)" % (f, ",".join(lines), rd) for (f, rd), lines in where_groups.items()]
         line = "  # read:"
         for w in where:
             if len(line) + len(w) + 2 > 96:
@@ -601,18 +731,34 @@ def main():
                 line = "  #  "
             line += " " + w + ","
         out.write(line.rstrip(",") + "\n")
-        out.write("  - name: %s\n    type: %s\n" % (name, typ))
-        if typ == "enum":
-            out.write("    values: [%s]\n" % ", ".join(h["values"]))
-        if parser:
-            out.write("    parser: %s\n" % parser)
-        if default is not None:
-            out.write("    default: %s\n" % yq(default))
+        out.write("  - name: %s\n    type: %s\n" % (name, e["type"]))
+        if e["type"] == "enum":
+            out.write("    values: [%s]\n" % ", ".join(e["values"]))
+        if e["parser"]:
+            out.write("    parser: %s\n" % e["parser"])
+        if e["default"] is not None:
+            out.write("    default: %s\n" % yq(e["default"]))
         if h.get("tags"):
             out.write("    tags: [%s]\n" % ", ".join(h["tags"]))
+        out.write("    releases: {torch_xla: %s}\n" % yq(flagrel.ranges(axis, set(have))))
+        if groups:
+            out.write("    variants:\n")
+        for sg, vs in sorted(groups.items(), key=lambda kv: str(kv[0])):
+            out.write("      - {releases: {torch_xla: %s}, type: %s%s}\n" % (
+                yq(flagrel.ranges(axis, vs)), sg[0],
+                ", values: [%s]" % ", ".join(sg[2]) if sg[2] else ""))
+        if have[-1] != axis[-1]:
+            nxt = rels[axis.index(have[-1]) + 1]
+            last = rels[axis.index(have[-1])]
+            gone = removal(a, name, last["commit"], nxt["commit"])
+            out.write("    removed: %s\n" % yq(gone or "no longer read from torch_xla %s on"
+                                                 % nxt["version"]))
+        if name in REPLACED:
+            new, ev = REPLACED[name]
+            out.write("    replaced_by: %s\n    evidence: %s\n" % (
+                yq(new), yq(check_evidence(a, name, new, ev))))
         out.write("    description: %s\n" % yq(h["d"]))
-        n += 1
-    sys.stderr.write("gen-torch-xla-catalog: %d variables\n" % n)
+    sys.stderr.write("gen-torch-xla-catalog: %d variables in %d releases\n" % (len(names), len(rels)))
 
 
 if __name__ == "__main__":

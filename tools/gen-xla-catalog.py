@@ -1,14 +1,28 @@
 #!/usr/bin/env python3
-"""Writes etc/flags/xla.yaml from XLA's flag registrations.
+"""Writes etc/flags/xla.yaml: XLA's flags in every release the knowledge covers.
 
-    tools/gen-xla-catalog.py --flags DEBUG_OPTIONS_FLAGS_CC --proto XLA_PROTO \
-        --proto BACKENDS_PROTO --commit SHA > etc/flags/xla.yaml
+    tools/gen-xla-catalog.py --releases etc/flags/releases.yaml --xla-git XLA_GIT \
+        [--jax-git JAX_GIT] [--torch-xla-git TORCH_XLA_GIT] > etc/flags/xla.yaml
 
-DEBUG_OPTIONS_FLAGS_CC is xla/debug_options_flags.cc, XLA_PROTO is
-xla/xla.proto and BACKENDS_PROTO xla/backends/autotuner/backends.proto of an
-openxla/xla checkout at SHA: the XLA commit the pinned jaxlib was built from
-(jax's third_party/xla/revision.bzl at the jax release tag).  Neither is kept in this
-repository: the script reads them from wherever the checkout lives.
+XLA_GIT is a git directory of openxla/xla with history (a mirror or a clone;
+nothing is checked out and nothing of it is kept here).  For every jaxlib
+and torch_xla release of etc/flags/releases.yaml the script reads, at the
+XLA commit that release was built from, xla/debug_options_flags.cc (the
+flag registrations) and xla/xla.proto and xla/backends/autotuner/
+backends.proto (the names of enum values).  With --jax-git and
+--torch-xla-git it first checks every release's XLA commit against the file
+that pins it: jax's third_party/xla/workspace.bzl or revision.bzl
+(XLA_COMMIT) and torch_xla's WORKSPACE (xla_hash) at the release's commit.
+
+For each flag it writes the entry of the pinned jaxlib release (the one
+launcher/xlareader.c models) or, for a flag that release lacks, of the
+newest release that registers it; `releases`, the releases that register it
+(ranges of releases.yaml's lists); `variants`, the type, reader and values
+of the releases where they differ; `removed`, the XLA commit that dropped
+the registration after the last release that has it; `replaced_by` and
+`evidence` where upstream names a successor (REPLACED below: each one is
+checked against the commit message or help text it cites, and the
+generator stops when the text does not name both flags).
 
 What is taken from the upstream files are facts: each registered flag's name,
 the type its setter takes, its default when it is a literal, and the names
@@ -17,8 +31,13 @@ hand (HAND below), the rest are derived from the flag's name.  Only the
 Python standard library is used.
 """
 import argparse
+import os
 import re
+import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import flagrel  # noqa: E402
 
 # How XLA's flag reader takes each kind of registration.  A flag's `reader`
 # in the catalog is "TYPE [CHECK] [ARG]": TYPE is the type of the tsl::Flag
@@ -84,6 +103,15 @@ CUSTOM = {
     "setter_for_thunk_buffer_debug_filter_by_thunk_id": ("list", "string int-ranges", None),
     "setter_for_thunk_buffer_debug_filter_by_profile_annotation": ("list", "string append", None),
     "setter_for_xla_gpu_ptx_compiler_extra_flags": ("list", "string append", None),
+    # setters of older or newer releases than the pinned one
+    "setter_for_xla_gpu_graph_level": ("int", "int32", None),
+    "setter_for_xla_gpu_enable_command_buffer":
+        ("list", "string repeated-enum", "CommandBufferCmdType"),
+    "setter_for_legacy_command_buffer_custom_call_targets": ("list", "string append", None),
+    "setter_for_force_split_k": ("int", "int32", None),
+    "setter_for_xla_enable_nccl_symmetric_buffers_for_collectives": ("list", "string", None),
+    "setter_for_xla_gpu_cudnn_deviceless_compilation_mode":
+        ("enum", "string enum", "CudnnDevicelessCompilationMode"),
 }
 # Values a setter compares against literally (not a proto enum's names).
 DETECTION = ["none", "warning", "fail"]
@@ -268,20 +296,12 @@ def yq(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--flags", required=True)
-    ap.add_argument("--proto", required=True, action="append",
-                    help="xla/xla.proto, and xla/backends/autotuner/backends.proto")
-    ap.add_argument("--commit", required=True)
-    ap.add_argument("--repository", default="openxla/xla")
-    ap.add_argument("--release", default="jaxlib 0.10.2")
-    a = ap.parse_args()
-    src = open(a.flags, encoding="utf-8").read()
-    enums = {}
-    for proto in a.proto:
-        enums.update(proto_enums(open(proto, encoding="utf-8").read()))
 
+
+def read_release(src, enums):
+    """The flags src (xla/debug_options_flags.cc) registers, in order: a
+    list of dicts (name, type, values, reader, default, tags, desc, order,
+    help)."""
     defaults = {}
     for m in re.finditer(r"opts\.set_(\w+)\(\s*([^;]*?)\);", src, re.S):
         v = literal(m.group(2))
@@ -343,7 +363,8 @@ def main():
                 default = defaults.get(name)
         if typ == "enum" and default is not None and values and default not in values:
             default = None
-        help_text = " ".join(re.findall(r'"((?:[^"\\]|\\.)*)"', args[-1])).lower()
+        help_raw = " ".join(re.findall(r'"((?:[^"\\]|\\.)*)"', args[-1]))
+        help_text = help_raw.lower()
         tags = []
         if name in CACHE:
             tags.append("cache")
@@ -356,23 +377,234 @@ def main():
             tags.append("deprecated")
         entries.append(dict(name=name, type=typ, values=values, reader=reader,
                             default=default, tags=tags, desc=describe(name, typ),
-                            order=len(entries)))
+                            order=len(entries), help=re.sub(r"\s+", " ", help_raw)))
+    return entries
 
+
+# Flags upstream renamed or superseded, and where it says so: old name ->
+# (successor, evidence).  Evidence is "commit SHA" (the commit's message, or
+# the message of the commit it reverts, names both) or "help" (the help text
+# of the old flag's last registration names the successor).  The successor is
+# a flag of this family or, where the text says so, what took the flag's
+# place ("NAME (an execution option)").
+REPLACED = {
+    "xla_use_shardonnay": ("xla_use_shardy", "commit d69e2bfe8ae565c8e6341921aef11b5fb721f9ab"),
+    "xla_use_shardy": ("use_shardy_partitioner (an execution option; JAX sets it from "
+                       "jax_use_shardy_partitioner)",
+                       "commit 4228782cc8ecaa8411e988bae08aa9251507e8e9"),
+    "xla_gpu_enable_address_computation_fusion":
+        ("xla_gpu_enable_dynamic_slice_fusion", "commit a517228de8d0ff179ff77c0ecb7acddb65ae24d6"),
+    "xla_gpu_enable_triton_softmax_priority_fusion":
+        ("xla_gpu_experimental_enable_triton_softmax_priority_fusion",
+         "commit 61c874246622b40f8eb250a60add9a9eb104e1a1"),
+    "xla_gpu_enable_triton_softmax_fusion":
+        ("xla_gpu_experimental_enable_triton_softmax_priority_fusion",
+         "commit 61c874246622b40f8eb250a60add9a9eb104e1a1"),
+    "xla_gpu_enable_pgle_accuracy_checker":
+        ("xla_gpu_pgle_accuracy_checker", "diff d881e8a0ad611bf585d0392a671629ceb65ac394"),
+    "xla_experimental_ignore_channel_id":
+        ("xla_ignore_channel_id", "commit 6d91ac1a35edc70e82ab7a6c0e21fe5de9581a95"),
+    "xla_gpu_enable_experimental_pipeline_parallelism_opt":
+        ("xla_gpu_experimental_enable_pipeline_parallelism_opt",
+         "commit 0ccd4022d0cc3e708740d36b4cf4a55697f0596e"),
+    "xla_gpu_experimental_enable_sync_collective_combining":
+        ("xla_gpu_experimental_enable_heuristic_collective_combining",
+         "diff 59067d5fd3a354363b3fccd9f18e40d0b509f61f"),
+    "xla_gpu_unsupported_enable_generic_triton_emitter_for_gemms":
+        ("xla_gpu_unsupported_generic_triton_emitter_features",
+         "commit 47df0142646187b25b9f2367df36e6ed556541a8"),
+    "xla_gpu_dump_hlo_unoptimized_snapshots":
+        ("xla_dump_hlo_unoptimized_snapshots", "commit ce466b79ae0ec7b931ee558b06ede213f27c70c8"),
+    "xla_gpu_graph_level": ("xla_gpu_enable_command_buffer", "help"),
+    "xla_gpu_experimental_enable_split_k_rewrite":
+        ("xla_disable_hlo_passes=splitk-rewriter (to keep the rewrite off)",
+         "commit fd5efcb52747c329091840f2f1dcc4be0ffff6b4"),
+}
+
+
+def git(gitdir, *args):
+    r = subprocess.run(["git", "--git-dir=" + gitdir] + list(args), capture_output=True)
+    if r.returncode != 0:
+        raise SystemExit("gen-xla-catalog: git %s: %s" % (" ".join(args),
+                                                          r.stderr.decode(errors="replace")))
+    return r.stdout.decode("utf-8", errors="replace")
+
+
+def commit_says(gitdir, sha, old, new):
+    """The commit's subject line when its message (or that of the commit it
+    reverts) names old and new (new up to its first blank or '=')."""
+    msg = git(gitdir, "log", "-1", "--format=%s%n%b", sha)
+    subject = msg.splitlines()[0]
+    m = re.match(r"Reverts ([0-9a-f]{40})", subject)
+    if m:     # a revert of a revert: the original change says it
+        inner = git(gitdir, "log", "-1", "--format=%s%n%b", m.group(1))
+        m2 = re.match(r"Reverts ([0-9a-f]{40})", inner)
+        if m2:
+            msg = git(gitdir, "log", "-1", "--format=%s%n%b", m2.group(1))
+            subject = msg.splitlines()[0]
+    key = re.split(r"[ =]", new)[0]
+    return subject if old in msg and key in msg else None
+
+
+def diff_says(gitdir, sha, old, new):
+    """The commit's subject line when its change of the registrations
+    deletes old's and adds new's."""
+    diff = git(gitdir, "show", "--format=%s", sha, "--", "xla/debug_options_flags.cc")
+    gone = re.search(r'^-.*"%s"' % re.escape(old), diff, re.M)
+    added = re.search(r'^\+.*"%s"' % re.escape(new), diff, re.M)
+    return diff.splitlines()[0] if gone and added else None
+
+
+def removal(gitdir, name, last, first_absent):
+    """The commit between two XLA commits that deletes name's registration."""
+    out = git(gitdir, "log", "--format=%H%x09%cs%x09%s", "-S", '"%s"' % name,
+              "%s..%s" % (last, first_absent), "--", "xla/debug_options_flags.cc").splitlines()
+    if not out:
+        return None
+    sha, date, subject = out[-1].split("\t", 2)
+    m = re.match(r"Reverts ([0-9a-f]{40})", subject)
+    if m:     # it undid an undo: the original change says what it does
+        inner = git(gitdir, "log", "-1", "--format=%s", m.group(1)).strip()
+        m2 = re.match(r"Reverts ([0-9a-f]{40})", inner)
+        if m2:
+            orig = git(gitdir, "log", "-1", "--format=%s", m2.group(1)).strip()
+            return "openxla/xla %s (%s), which reinstates %s: %s" % (
+                sha[:12], date, m2.group(1)[:12], orig)
+        return "openxla/xla %s (%s), a revert of %s: %s" % (sha[:12], date, m.group(1)[:12],
+                                                            inner)
+    return "openxla/xla %s (%s): %s" % (sha[:12], date, subject)
+
+
+def check_pins(a, packages):
+    """Every release's XLA commit is the one its own sources pin."""
+    for r in flagrel.known(packages["jaxlib"]["releases"]) if a.jax_git else []:
+        text = flagrel.git_show(a.jax_git, r["commit"], "third_party/xla/revision.bzl") or \
+            flagrel.git_show(a.jax_git, r["commit"], "third_party/xla/workspace.bzl") or ""
+        m = re.search(r'XLA_COMMIT = "([0-9a-f]{40})"', text)
+        if not m or m.group(1) != r["xla"]:
+            raise SystemExit("gen-xla-catalog: jaxlib %s: releases.yaml says XLA %s, jax %s pins %s"
+                             % (r["version"], r["xla"], r["commit"][:12],
+                                m.group(1) if m else "nothing"))
+    for r in packages["torch_xla"]["releases"] if a.torch_xla_git else []:
+        text = flagrel.git_show(a.torch_xla_git, r["commit"], "WORKSPACE") or ""
+        m = re.search(r"^xla_hash = '([0-9a-f]{40})'", text, re.M)
+        if not m or m.group(1) != r["xla"]:
+            raise SystemExit("gen-xla-catalog: torch_xla %s: releases.yaml says XLA %s, WORKSPACE pins %s"
+                             % (r["version"], r["xla"], m.group(1) if m else "nothing"))
+
+
+def signature(e):
+    return (e["type"], e["reader"], tuple(e["values"] or ()))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    ap.add_argument("--releases", required=True)
+    ap.add_argument("--xla-git", required=True)
+    ap.add_argument("--jax-git")
+    ap.add_argument("--torch-xla-git")
+    a = ap.parse_args()
+    packages = flagrel.load_releases(a.releases)
+    check_pins(a, packages)
+    axes = [("jaxlib", [r for r in flagrel.known(packages["jaxlib"]["releases"])]),
+            ("torch_xla", flagrel.known(packages["torch_xla"]["releases"]))]
+    pinned = packages["jaxlib"]["fields"]["pinned"]
+    parsed = {}        # XLA commit -> {name: entry}
+    for _, rels in axes:
+        for r in rels:
+            c = r["xla"]
+            if c in parsed:
+                continue
+            src = flagrel.git_show(a.xla_git, c, "xla/debug_options_flags.cc")
+            if src is None:
+                raise SystemExit("gen-xla-catalog: %s lacks xla/debug_options_flags.cc" % c)
+            enums = {}
+            for proto in ("xla/xla.proto", "xla/backends/autotuner/backends.proto"):
+                enums.update(proto_enums(flagrel.git_show(a.xla_git, c, proto) or ""))
+            parsed[c] = {e["name"]: e for e in read_release(src, enums)}
+    # the builds, oldest XLA first: the newest registration speaks for a
+    # flag the pinned release lacks
+    dates = {c: git(a.xla_git, "log", "-1", "--format=%ct", c).strip() for c in parsed}
+    pin_commit = [r["xla"] for r in axes[0][1] if r["version"] == pinned][0]
+    names = sorted(set().union(*[set(p) for p in parsed.values()]))
+    jax_axis = [r["version"] for r in axes[0][1]]
+    entries = []
+    for name in names:
+        regs = {}      # (package, version) -> entry
+        for pkg, rels in axes:
+            for r in rels:
+                if name in parsed[r["xla"]]:
+                    regs[(pkg, r["version"])] = parsed[r["xla"]][name]
+        if name in parsed[pin_commit]:
+            main_e = parsed[pin_commit][name]
+        else:
+            newest = max((c for c in parsed if name in parsed[c]), key=lambda c: dates[c])
+            main_e = parsed[newest][name]
+        e = dict(main_e)
+        e["releases"] = {pkg: flagrel.ranges([r["version"] for r in rels],
+                                             {v for (p, v) in regs if p == pkg})
+                         for pkg, rels in axes}
+        groups = {}
+        for (pkg, v), reg in regs.items():
+            if signature(reg) != signature(main_e):
+                groups.setdefault(signature(reg), {}).setdefault(pkg, set()).add(v)
+        e["variants"] = []
+        for sig, by_pkg in sorted(groups.items(), key=lambda kv: str(kv[0])):
+            e["variants"].append(dict(
+                type=sig[0], reader=sig[1], values=list(sig[2]) or None,
+                releases={pkg: flagrel.ranges([r["version"] for r in rels], by_pkg.get(pkg, set()))
+                          for pkg, rels in axes}))
+        # dropped before the newest known jaxlib: the commit that did it
+        jl = [v for v in jax_axis if ("jaxlib", v) in regs]
+        if jl and jl[-1] != jax_axis[-1]:
+            last = [r for r in axes[0][1] if r["version"] == jl[-1]][0]["xla"]
+            nxt = axes[0][1][jax_axis.index(jl[-1]) + 1]["xla"]
+            e["removed"] = removal(a.xla_git, name, last, nxt)
+        if name in REPLACED:
+            new, ev = REPLACED[name]
+            if ev == "help":
+                last_help = main_e["help"]
+                if new not in last_help:
+                    raise SystemExit("gen-xla-catalog: %s: its help text does not name %s"
+                                     % (name, new))
+                e["evidence"] = "help text of the last release that registers it: '%s'" % last_help
+            else:
+                kind, sha = ev.split()
+                says = commit_says if kind == "commit" else diff_says
+                subject = says(a.xla_git, sha, name, new)
+                if not subject:
+                    raise SystemExit("gen-xla-catalog: %s: commit %s does not name it and %s"
+                                     % (name, sha[:12], new))
+                e["evidence"] = "openxla/xla %s: %s" % (sha[:12], subject)
+            e["replaced_by"] = new
+        entries.append(e)
+    write(entries, packages, pinned, pin_commit, axes)
+
+
+def write(entries, packages, pinned, pin_commit, axes):
     out = sys.stdout
     out.write("# XLA compiler options (DebugOptions), set as --name=value tokens in\n"
-              "# XLA_FLAGS (and read by libtpu from LIBTPU_INIT_ARGS as well).\n"
-              "# Generated by tools/gen-xla-catalog.py from the flag registrations in\n"
-              "# the source file named below; rerun the script rather than editing.\n"
-              "# Names, types, enum values and defaults are upstream facts; the\n"
-              "# descriptions are this project's own one-line summaries.\n")
+              "# XLA_FLAGS (and read by libtpu from LIBTPU_INIT_ARGS as well), in every\n"
+              "# jaxlib and torch_xla release of etc/flags/releases.yaml.\n"
+              "# Generated by tools/gen-xla-catalog.py from the flag registrations of\n"
+              "# each release's XLA commit; rerun the script rather than editing.\n"
+              "# An entry describes the flag as the pinned release registers it (as the\n"
+              "# newest release that has it, for a flag the pinned one lacks);\n"
+              "# `releases` are the releases that register it, `variants` the releases\n"
+              "# whose type, reader or values differ, `removed` the commit that dropped\n"
+              "# it, `replaced_by` its successor where upstream names one (`evidence`\n"
+              "# says where).  Names, types, enum values and defaults are upstream\n"
+              "# facts; the descriptions are this project's own one-line summaries.\n")
     out.write("family: xla\nkind: flags\nvariables: [XLA_FLAGS, LIBTPU_INIT_ARGS]\n")
-    out.write("complete: true\n")
-    out.write("source:\n  repository: %s\n  path: xla/debug_options_flags.cc\n"
-              "  commit: %s\n  release: %s\n"
-              "  also: xla/xla.proto and xla/backends/autotuner/backends.proto (enum value names)\n"
-              % (a.repository, a.commit, a.release))
+    out.write("complete: true\nreleases: [%s]\n" % ", ".join(p for p, _ in axes))
+    span = "; ".join("%s %s-%s" % (p, rels[0]["version"], rels[-1]["version"]) for p, rels in axes)
+    out.write("source:\n  repository: openxla/xla\n  path: xla/debug_options_flags.cc\n"
+              "  commit: %s\n  release: jaxlib %s\n"
+              "  also: xla/xla.proto and xla/backends/autotuner/backends.proto (enum value"
+              " names); the same files at the XLA commit of every release (%s)\n"
+              % (pin_commit, pinned, span))
     out.write("flags:\n")
-    for e in sorted(entries, key=lambda e: e["name"]):
+    for e in entries:
         out.write("  - name: %s\n    type: %s\n" % (e["name"], e["type"]))
         out.write("    reader: %s\n    order: %d\n" % (yq(e["reader"]), e["order"]))
         if e["values"]:
@@ -384,8 +616,23 @@ def main():
             out.write("    default: %s\n" % yq(e["default"]))
         if e["tags"]:
             out.write("    tags: [%s]\n" % ", ".join(e["tags"]))
+        out.write("    releases: {%s}\n" % ", ".join(
+            "%s: %s" % (p, yq(r)) for p, r in e["releases"].items() if r))
+        if e["variants"]:
+            out.write("    variants:\n")
+        for v in e["variants"]:
+            out.write("      - {releases: {%s}, type: %s, reader: %s%s}\n" % (
+                ", ".join("%s: %s" % (p, yq(r)) for p, r in v["releases"].items() if r),
+                v["type"], yq(v["reader"]),
+                ", values: [%s]" % ", ".join(v["values"]) if v["values"] else ""))
+        if e.get("removed"):
+            out.write("    removed: %s\n" % yq(e["removed"]))
+        if e.get("replaced_by"):
+            out.write("    replaced_by: %s\n    evidence: %s\n" % (yq(e["replaced_by"]),
+                                                                 yq(e["evidence"])))
         out.write("    description: %s\n" % yq(e["desc"]))
-    sys.stderr.write("gen-xla-catalog: %d flags\n" % len(entries))
+    sys.stderr.write("gen-xla-catalog: %d flags in %d releases\n" % (
+        len(entries), sum(len(r) for _, r in axes)))
 
 
 if __name__ == "__main__":

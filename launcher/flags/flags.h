@@ -229,6 +229,14 @@ enum {
  * TF_XLA_FLAGS) or, for another variable, checks the value against its
  * catalog entry.  Appends to out; release with xl_lint_release. */
 void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_lint *out);
+struct xl_judge;
+/* The same judged against the releases of j (NULL: the pinned release of
+ * each family, as xl_lint_string): a flag the judged release does not
+ * register but another does is an error naming them ("not-in-release"),
+ * one a release xlaunch does not know may register a warning
+ * ("unconfirmed"). */
+void xl_lint_string_at(const struct xl_judge *j, const char *var, const char *s, unsigned flags,
+		       struct xl_lint *out);
 void xl_lint_release(struct xl_lint *l);
 
 /* Normalizes a boolean value for its consumer.  Returns a static canonical
@@ -243,6 +251,123 @@ bool xl_xla_is_file(const char *value);
 /* Whether d holds a list, map or set that repeated tokens build up (so two
  * settings of it combine instead of the last one winning). */
 bool xl_xla_list_valued(const struct xl_flagdef *d);
+
+/* ---- flags judged against the release the job will load (release.c) ------------ */
+
+struct xl_runtime;       /* bundle/bundle.h */
+struct xl_kflag;         /* knowledge.h */
+
+/* Where an installed version sits among the releases the knowledge lists. */
+enum xl_rel_how {
+	XL_REL_EXACT,        /* a release inside the knowledge */
+	XL_REL_NEWER,        /* newer than all of them: judged as the newest, never refused */
+	XL_REL_OLDER,        /* older than all of them: judged as the oldest, never refused */
+	XL_REL_BETWEEN,      /* between two of them (withdrawn, a local build): judged as the
+			      * one before, never refused */
+	XL_REL_UNREADABLE,   /* not a PEP 440 version: judged as the newest, never refused */
+	XL_REL_ASSUMED,      /* not installed: the newest release, said so */
+};
+
+struct xl_rel_pos {
+	int pkg;             /* the package (knowledge.h's xl_kpackages) */
+	int index;           /* the release judged as, within the package */
+	enum xl_rel_how how;
+	const char *version; /* as installed (borrowed from the runtime), or NULL */
+};
+
+#define XL_JUDGE_MAX_PKGS 8
+
+/* The releases a check judges against: the runtime's packages placed among
+ * the releases the knowledge lists.  Borrows rt (NULL: nothing detected, so
+ * every family is judged against its newest known release). */
+struct xl_judge {
+	const struct xl_runtime *rt;
+	struct xl_rel_pos pos[XL_JUDGE_MAX_PKGS];
+	size_t npos;
+};
+void xl_judge_init(struct xl_judge *j, const struct xl_runtime *rt);
+
+/* What the judged releases make of one name. */
+enum xl_rel_status {
+	XL_RS_REGISTERED,    /* d is the entry to check the value with */
+	XL_RS_ELSEWHERE,     /* other releases register it, the judged one does not: an error */
+	XL_RS_UNCONFIRMED,   /* the judged release is not one xlaunch knows and the one it is
+			      * judged as lacks it: a warning, never a refusal */
+	XL_RS_UNKNOWN,       /* in no release (and no catalog) */
+};
+
+struct xl_rel_verdict {
+	enum xl_rel_status status;
+	const struct xl_flagdef *d;  /* static, or built once from the knowledge */
+	const struct xl_kflag *k;    /* its knowledge entry, or NULL */
+	int family;                  /* the family judged, or -1 */
+	char *why;                   /* ELSEWHERE, UNCONFIRMED: what and why (caller releases) */
+	char *hint;                  /* the successor upstream names, or the change that dropped it */
+};
+
+/* The entry of flag name of composite var as the judged releases register
+ * it (XLA_FLAGS only; other variables and a NULL judge: the catalog's, as
+ * xl_catalog_flag).  NULL unless rv->status is XL_RS_REGISTERED.  Release
+ * rv with xl_rel_verdict_release. */
+const struct xl_flagdef *xl_catalog_flag_at(const struct xl_judge *j, const char *var, const char *name,
+					    struct xl_rel_verdict *rv);
+/* The same for environment variable name (the jax and torch_xla families
+ * record releases; the others are judged by their catalog alone). */
+const struct xl_flagdef *xl_catalog_env_at(const struct xl_judge *j, const char *name,
+					   struct xl_rel_verdict *rv);
+void xl_rel_verdict_release(struct xl_rel_verdict *rv);
+/* The knowledge entry of name in family fam, or NULL. */
+const struct xl_kflag *xl_knowledge_find(const char *name, int fam);
+/* "jaxlib 0.4.30 to 0.7.1 and torch_xla 2.5.0 to 2.9.0": the releases that
+ * register k (of mask, a bit set over family fam's releases).  Caller frees. */
+char *xl_knowledge_ranges(const struct xl_kflag *k);
+char *xl_knowledge_mask_ranges(int fam, uint64_t mask);
+/* The catalog entry of k as its entry describes it (the pinned release's,
+ * else built from the knowledge).  Static. */
+const struct xl_flagdef *xl_knowledge_entry(const struct xl_kflag *k);
+/* What the judged releases make of name of family fam (a family that
+ * records no releases: registered).  Release rv. */
+void xl_judge_name(const struct xl_judge *j, int fam, const char *name, struct xl_rel_verdict *rv);
+/* What family fam is judged against, in words ("jaxlib 0.6.2 (the job's
+ * Python has it)"), or NULL for a family that records no releases.
+ * Caller frees. */
+char *xl_judge_str(const struct xl_judge *j, int fam);
+char *xl_rel_pos_str(const struct xl_judge *j, const struct xl_rel_pos *t);
+/* Entries of name that only releases other than the pinned one register
+ * (built from the knowledge, static).  Returns how many (at most max). */
+size_t xl_knowledge_only(const char *name, const struct xl_flagdef **out, size_t max);
+
+#define XL_MAX_VARIANTS 16
+
+/* What the knowledge says of a flag over releases. */
+struct xl_flag_releases {
+	char *releases;              /* "jaxlib 0.4.30 to 0.7.1 and torch_xla 2.5.0 to 2.9.0" */
+	struct xl_flag_variant {
+		char *releases;      /* where the type or values differ from the entry's */
+		int type;            /* enum xl_ftype */
+		const char *values;  /* NUL-separated, ended by an empty item; or NULL */
+	} variants[XL_MAX_VARIANTS];
+	size_t nvariants;
+	const char *removed;         /* the upstream change that dropped it, or NULL */
+	const char *replaced_by, *evidence; /* the successor upstream names, and where */
+};
+/* Fills r for name of family fam: false when the family records no
+ * releases or the knowledge lacks the name.  Release with
+ * xl_flag_releases_release either way. */
+bool xl_flag_releases_get(const char *name, int fam, struct xl_flag_releases *r);
+void xl_flag_releases_release(struct xl_flag_releases *r);
+
+/* The libtpu version the judged runtime has installed, or NULL (libtpu is
+ * closed source: its flags are known from published recipes only, so an
+ * unknown one is a warning that names this release). */
+const char *xl_judge_libtpu(const struct xl_judge *j);
+
+/* The release of pkg the catalog describes (jaxlib: the one XLA's reader
+ * model follows), or NULL.  Static. */
+const char *xl_knowledge_pinned(const char *pkg);
+/* {runtime, packages: [{package, installed, judged_as, how}], reader_model}.
+ * New reference. */
+json_t *xl_judge_json(const struct xl_judge *j);
 
 /* ---- compile-cache keys (cachekey.c) -------------------------------------------------- */
 
@@ -337,8 +462,18 @@ int xl_ck_stamp_compare(const char *text, size_t len, const json_t *settings, si
 /* Before a launch: for each runtime whose cache directory the environment
  * names (a local absolute path), says on one line when the cache will be
  * cold and why, then keeps this launch's settings in the directory.  Silent
- * when the cache stays warm or nothing is known.  run_id is NULL for exec. */
+ * when the cache stays warm or nothing is known.  run_id is NULL for exec.
+ * rt is the release the job will load (NULL: unknown): the versions the
+ * runtime hashes into its key (jaxlib; torch and torch_xla) are settings
+ * too, and when rt's release is not the one the rules were read from, a
+ * line says so. */
 void xl_ck_before_launch(char *const *envp, char *const *argv, const char *profile,
-			 const char *run_id);
+			 const char *run_id, const struct xl_runtime *rt);
+/* A line saying that r's rules were read from another release than rt's
+ * (NULL when they are rt's, or rt has none of r's packages).  Caller frees. */
+char *xl_ck_rules_for(const struct xl_ck_runtime *r, const struct xl_runtime *rt);
+/* [{runtime, rules_of, installed, hold}] for each runtime's rules.  New
+ * reference. */
+json_t *xl_ck_rules_json(const struct xl_runtime *rt);
 
 #endif

@@ -115,19 +115,29 @@ static void check_tags(struct xl_lint *l, const char *var, const struct xl_flagd
 		    xl_asprintf("%s: '%s' is deprecated upstream", var, d->name), NULL);
 }
 
-/* The plain value of a single variable. */
-static void lint_env_value(const char *var, const char *s, unsigned flags, struct xl_lint *l)
+/* The plain value of a single variable, judged against j's releases. */
+static void lint_env_value(const struct xl_judge *j, const char *var, const char *s, unsigned flags,
+			   struct xl_lint *l)
 {
-	const struct xl_flagdef *d = xl_catalog_env(var);
+	struct xl_rel_verdict rv;
+	const struct xl_flagdef *d = xl_catalog_env_at(j, var, &rv);
 
 	if (!d) {
 		const char *dym = xl_catalog_suggest(NULL, var);
 
-		add(l, XL_SEV_WARNING, "unknown-variable", var, 0,
-		    xl_asprintf("%s: not in any catalog", var),
-		    dym ? xl_asprintf("did you mean '%s'?", dym) : NULL);
+		if (rv.status == XL_RS_ELSEWHERE)
+			add(l, XL_SEV_ERROR, "not-in-release", var, 0, xl_strdup(rv.why),
+			    rv.hint ? xl_strdup(rv.hint) : NULL);
+		else if (rv.status == XL_RS_UNCONFIRMED)
+			add(l, XL_SEV_WARNING, "unconfirmed", var, 0, xl_strdup(rv.why), NULL);
+		else
+			add(l, XL_SEV_WARNING, "unknown-variable", var, 0,
+			    xl_asprintf("%s: not in any catalog", var),
+			    dym ? xl_asprintf("did you mean '%s'?", dym) : NULL);
+		xl_rel_verdict_release(&rv);
 		return;
 	}
+	xl_rel_verdict_release(&rv);
 	check_value(l, var, d, s, s, 0, false);
 	check_tags(l, var, d, s, 0, flags);
 }
@@ -159,6 +169,7 @@ struct src {
 	int coverage;
 	int verdict;             /* enum xl_xla_verdict, for XLA_FLAGS */
 	unsigned flags;
+	const struct xl_judge *judge; /* the releases judged against, or NULL (pinned) */
 };
 
 static void place(const struct src *sc, struct xl_lint *l, size_t from)
@@ -261,8 +272,12 @@ static void lint_unknown(const struct src *sc, const struct xl_xla_word *x, cons
 	else
 		hint = NULL;
 	if (sc->coverage != 0) {
+		const char *tpu = sc->judge ? xl_judge_libtpu(sc->judge) : NULL;
+
 		add(l, XL_SEV_WARNING, "unknown-flag", x->text, x->start,
-		    xl_asprintf("%s: '%s' is not in the (partial) catalog", var, name), hint);
+		    tpu ? xl_asprintf("%s: '%s' is not in the (partial) catalog; the job loads libtpu %s, which may register it",
+				      var, name, tpu)
+			: xl_asprintf("%s: '%s' is not in the (partial) catalog", var, name), hint);
 		return;
 	}
 	/* XLA looks for unknown flags only once every value parsed */
@@ -273,6 +288,37 @@ static void lint_unknown(const struct src *sc, const struct xl_xla_word *x, cons
 		: xl_asprintf("%s: unknown flag '%s': XLA aborts at backend start", var, name),
 	    hint);
 	l->v[l->n - 1].aborts = true;
+}
+
+/* A --name word no flag of the judged release takes: a flag without its
+ * value, a flag of other releases, one xlaunch cannot confirm, or unknown. */
+static void lint_not_taken(const struct src *sc, const struct xl_xla_word *x, const char *name,
+			   const char *value, struct xl_lint *l)
+{
+	const char *var = sc->var;
+	struct xl_rel_verdict rv;
+	const struct xl_flagdef *d = xl_catalog_flag_at(sc->judge, var, name, &rv);
+
+	if (d && !value) {
+		add(l, XL_SEV_ERROR, "missing-value", x->text, x->start,
+		    xl_asprintf("%s: --%s takes a %s value; without '=' no flag takes the word and XLA aborts on it as unknown",
+				var, d->name, xl_ftype_name(d->type)),
+		    xl_asprintf("write --%s=VALUE", d->name));
+		l->v[l->n - 1].aborts = sc->coverage == 0 && sc->verdict != XL_XLA_PARSE_FAILS;
+	} else if (rv.status == XL_RS_ELSEWHERE) {
+		add(l, XL_SEV_ERROR, "not-in-release", x->text, x->start,
+		    xl_asprintf("%s: %s", var, rv.why), rv.hint ? xl_strdup(rv.hint) : NULL);
+		l->v[l->n - 1].aborts = sc->verdict != XL_XLA_PARSE_FAILS;
+	} else if (rv.status == XL_RS_UNCONFIRMED) {
+		const char *dym = xl_catalog_suggest(var, name);
+
+		add(l, XL_SEV_WARNING, "unconfirmed", x->text, x->start,
+		    xl_asprintf("%s: %s", var, rv.why),
+		    rv.hint ? xl_strdup(rv.hint) : dym ? xl_asprintf("did you mean '%s'?", dym) : NULL);
+	} else {
+		lint_unknown(sc, x, name, l);
+	}
+	xl_rel_verdict_release(&rv);
 }
 
 struct seen {
@@ -309,7 +355,7 @@ static void lint_words(const struct src *sc, struct xl_lint *l)
 			    xl_strdup("put a space after the closing quote"));
 		if (ended)
 			continue;
-		m = xl_xla_match(var, t, &d, &why);
+		m = xl_xla_match_at(sc->judge, var, t, &d, &why);
 		if (m == XL_XLA_END) {
 			add(l, XL_SEV_ERROR, "end-of-flags", t, x->start,
 			    xl_asprintf("%s: '--' ends the flags: XLA leaves it and the %zu word%s after it over and aborts on them as unknown",
@@ -350,17 +396,8 @@ static void lint_words(const struct src *sc, struct xl_lint *l)
 			l->v[l->n - 1].aborts = sc->coverage == 0 && sc->verdict != XL_XLA_PARSE_FAILS;
 			goto next;
 		}
-		if (m == XL_XLA_UNKNOWN) {
-			d = xl_catalog_flag(var, name);
-			if (d && !value) {
-				add(l, XL_SEV_ERROR, "missing-value", t, x->start,
-				    xl_asprintf("%s: --%s takes a %s value; without '=' no flag takes the word and XLA aborts on it as unknown",
-						var, d->name, xl_ftype_name(d->type)),
-				    xl_asprintf("write --%s=VALUE", d->name));
-				l->v[l->n - 1].aborts = sc->coverage == 0 && sc->verdict != XL_XLA_PARSE_FAILS;
-			} else {
-				lint_unknown(sc, x, name, l);
-			}
+		if (m == XL_XLA_UNKNOWN || m == XL_XLA_UNCONFIRMED) {
+			lint_not_taken(sc, x, name, value, l);
 			goto next;
 		}
 		if (d->reader) {
@@ -432,18 +469,24 @@ next:
 
 void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_lint *l)
 {
-	struct src sc = { var, s, strlen(s), NULL, 0, XL_XLA_ACCEPTS, flags };
+	xl_lint_string_at(NULL, var, s, flags, l);
+}
+
+void xl_lint_string_at(const struct xl_judge *j, const char *var, const char *s, unsigned flags,
+		       struct xl_lint *l)
+{
+	struct src sc = { var, s, strlen(s), NULL, 0, XL_XLA_ACCEPTS, flags, j };
 	struct xl_buf content = XL_BUF_INIT;
 
 	if (!xl_is_composite_var(var)) {
-		lint_env_value(var, s, flags, l);
+		lint_env_value(j, var, s, flags, l);
 		return;
 	}
 	sc.coverage = xl_catalog_coverage(var);
 	if (strcmp(var, "XLA_FLAGS") == 0) {
 		char *detail = NULL;
 
-		sc.verdict = (int)xl_xla_verdict(s, &detail);
+		sc.verdict = (int)xl_xla_verdict_at(j, s, &detail);
 		l->judged = true;
 		l->verdict = sc.verdict;
 		free(l->verdict_detail);

@@ -44,6 +44,8 @@ enum xl_xla_match {
 	XL_XLA_BAD_VALUE,    /* a registered flag took it and refused the value */
 	XL_XLA_UNKNOWN,      /* no flag took it: left over for the unknown check */
 	XL_XLA_END,          /* the word "--": it and every later word are left over */
+	XL_XLA_UNCONFIRMED,  /* judged against a release xlaunch does not know: a name the
+			      * release it is judged as lacks (XLA may take it) */
 };
 
 /* Matches word against the flags of var's families (XLA_FLAGS: the xla
@@ -51,6 +53,12 @@ enum xl_xla_match {
  * static reason for XL_XLA_BAD_VALUE. */
 enum xl_xla_match xl_xla_match(const char *var, const char *word, const struct xl_flagdef **d,
 			       const char **why);
+/* The same with the names (and types) of the releases j judges against:
+ * a name the judged release does not register is unknown, one of a
+ * release xlaunch does not know unconfirmed.  The value rules stay the
+ * model's (the pinned XLA's).  j NULL: xl_xla_match. */
+enum xl_xla_match xl_xla_match_at(const struct xl_judge *j, const char *var, const char *word,
+				  const struct xl_flagdef **d, const char **why);
 
 /* The value check of d's setter (value NULL: the bare --name).  NULL when
  * XLA takes the value, else a static reason. */
@@ -77,6 +85,8 @@ enum xl_xla_verdict {
  * the value names one).  *detail (may be NULL) gets a description of the
  * first reason (caller frees). */
 enum xl_xla_verdict xl_xla_verdict(const char *value, char **detail);
+/* The same judged against j's releases (unconfirmed names count as taken). */
+enum xl_xla_verdict xl_xla_verdict_at(const struct xl_judge *j, const char *value, char **detail);
 
 /* Fuzzing entry point: the verdict on arbitrary bytes (no files are read). */
 int xl_xla_fuzz(const uint8_t *data, size_t size);

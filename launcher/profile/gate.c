@@ -1,8 +1,10 @@
 /* gate.c - the bundle gate of a profile, before exec and run.
  *
  * Only a profile that names bundles (policy.bundle) pays for reading the
- * installed packages: the installed bundle must match one of the names,
- * and the flags the matrix records as known-bad on it are refused.
+ * installed packages of the Python the job will load (xl_profile's
+ * runtime, found once in bundle/): the installed bundle must match one of
+ * the names, and the flags the matrix records as known-bad on it are
+ * refused.
  */
 #include "launcher/profile/profile.h"
 #include "bundle/bundle.h"
@@ -21,7 +23,9 @@ int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
 	(void)ctx;
 	if (!p->policy.bundle.n)
 		return 0;
-	rc = xl_bundle_gate(NULL, &p->policy.bundle, &bad, &why);
+	/* the installed bundle of the Python the job will load (the one the
+	 * flags were judged against); none found: as `bundle show` finds one */
+	rc = xl_bundle_gate(p->runtime ? p->runtime->python : NULL, &p->policy.bundle, &bad, &why);
 	if (rc) {
 		xl_error("profile '%s': %s:%u:%u: policy 'bundle' refuses the launch: %s", p->name,
 			 src->file, src->line, src->col, why ? why : "the installed bundle does not match");

@@ -217,62 +217,114 @@ static void check_one(const struct xl_profile *p, struct verdict *vd, const char
 	}
 }
 
+/* A flag or variable the judged releases do not take: an error when another
+ * release does (XLA aborts, or the setting has no effect), a warning when
+ * the release is one xlaunch does not know.  Returns true when it is one of
+ * those (reported), false for a name in no release. */
+static bool not_in_release(struct xl_profile *p, struct verdict *vd, const struct xl_prov *src,
+			   const char *var, const struct xl_rel_verdict *rv)
+{
+	if (rv->status == XL_RS_ELSEWHERE) {
+		report(p, src, "%s: %s%s%s", var, rv->why, rv->hint ? "; " : "", rv->hint ? rv->hint : "");
+		vd->data = true;
+		return true;
+	}
+	if (rv->status == XL_RS_UNCONFIRMED) {
+		/* said once: run checks the profile, then each candidate */
+		static struct xl_strv said = XL_STRV_INIT;
+		char *line = xl_asprintf("profile '%s': %s:%u:%u: %s: %s", p->name, prov_file(src),
+					 src->line, src->col, var, rv->why);
+		bool again = false;
+
+		for (size_t i = 0; i < said.n && !again; i++)
+			again = strcmp(said.v[i], line) == 0;
+		if (!again) {
+			xl_warn("%s", line);
+			xl_strv_push_owned(&said, line);
+		} else {
+			free(line);
+		}
+		return true;
+	}
+	return false;
+}
+
+/* The flags of composite variable v, judged against j's releases. */
+static void check_composite(struct xl_profile *p, struct verdict *vd, const struct xl_judge *j,
+			    struct xl_var *v)
+{
+	int coverage = xl_catalog_coverage(v->name);
+	bool changed = false;
+
+	for (size_t k = 0; k < v->flags.n; k++) {
+		struct xl_flag *f = &v->flags.v[k];
+		struct xl_rel_verdict rv;
+		const struct xl_flagdef *d = xl_catalog_flag_at(j, v->name, f->name, &rv);
+
+		if (!d && !not_in_release(p, vd, &f->src, v->name, &rv)) {
+			const char *dym = xl_catalog_suggest(v->name, f->name);
+			bool tpu = strcmp(v->name, "XLA_FLAGS") == 0 &&
+				   xl_catalog_flag("LIBTPU_INIT_ARGS", f->name);
+
+			if (coverage == 0) {
+				report(p, &f->src, "%s: unknown flag '--%s' (XLA aborts on it at backend start)%s%s%s",
+				       v->name, f->name,
+				       tpu ? "; it is a libtpu flag: set it in LIBTPU_INIT_ARGS" : dym ? "; did you mean '" : "",
+				       !tpu && dym ? dym : "", !tpu && dym ? "'?" : "");
+				vd->data = true;
+			} else if (coverage == 1) {
+				const char *lt = xl_judge_libtpu(j);
+				char *rel = lt ? xl_asprintf(" (the job loads libtpu %s)", lt) : xl_strdup("");
+
+				if (dym)
+					xl_warn("profile '%s': %s:%u:%u: %s: '--%s' is not in the partial catalog%s; did you mean '%s'?",
+						p->name, prov_file(&f->src), f->src.line, f->src.col,
+						v->name, f->name, rel, dym);
+				else
+					xl_warn("profile '%s': %s:%u:%u: %s: '--%s' is not in the partial catalog%s",
+						p->name, prov_file(&f->src), f->src.line, f->src.col,
+						v->name, f->name, rel);
+				free(rel);
+			}
+		}
+		xl_rel_verdict_release(&rv);
+		if (d)
+			check_one(p, vd, v->name, d, &f->value, &f->src, true, &changed);
+	}
+	if (changed) {
+		free(v->value);
+		v->value = xl_flagmap_format(&v->flags);
+		xl_strv_push_owned(&p->notes, xl_asprintf("%s: boolean flags normalized to what XLA parses", v->name));
+	}
+}
+
 int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p)
 {
 	struct verdict vd = { false, false };
+	struct xl_judge j;
 
 	(void)ctx;
+	xl_judge_init(&j, p->runtime);
 	for (size_t i = 0; i < p->nvars; i++) {
 		struct xl_var *v = &p->vars[i];
 
 		if (v->composite) {
-			int coverage = xl_catalog_coverage(v->name);
-			bool changed = false;
-
-			for (size_t k = 0; k < v->flags.n; k++) {
-				struct xl_flag *f = &v->flags.v[k];
-				const struct xl_flagdef *d = xl_catalog_flag(v->name, f->name);
-
-				if (!d) {
-					const char *dym = xl_catalog_suggest(v->name, f->name);
-					bool tpu = strcmp(v->name, "XLA_FLAGS") == 0 &&
-						   xl_catalog_flag("LIBTPU_INIT_ARGS", f->name);
-
-					if (coverage == 0) {
-						report(p, &f->src, "%s: unknown flag '--%s' (XLA aborts on it at backend start)%s%s%s",
-						       v->name, f->name,
-						       tpu ? "; it is a libtpu flag: set it in LIBTPU_INIT_ARGS" : dym ? "; did you mean '" : "",
-						       !tpu && dym ? dym : "", !tpu && dym ? "'?" : "");
-						vd.data = true;
-					} else if (coverage == 1) {
-						if (dym)
-							xl_warn("profile '%s': %s:%u:%u: %s: '--%s' is not in the partial catalog; did you mean '%s'?",
-								p->name, prov_file(&f->src), f->src.line, f->src.col,
-								v->name, f->name, dym);
-						else
-							xl_warn("profile '%s': %s:%u:%u: %s: '--%s' is not in the partial catalog",
-								p->name, prov_file(&f->src), f->src.line, f->src.col,
-								v->name, f->name);
-					}
-					continue;
-				}
-				check_one(p, &vd, v->name, d, &f->value, &f->src, true, &changed);
-			}
-			if (changed) {
-				free(v->value);
-				v->value = xl_flagmap_format(&v->flags);
-				xl_strv_push_owned(&p->notes, xl_asprintf("%s: boolean flags normalized to what XLA parses", v->name));
-			}
+			check_composite(p, &vd, &j, v);
 			continue;
 		}
 		if (!v->value)
 			continue;
-		const struct xl_flagdef *d = xl_catalog_env(v->name);
+		struct xl_rel_verdict rv;
+		const struct xl_flagdef *d = xl_catalog_env_at(&j, v->name, &rv);
 		bool changed = false;
 		char *before;
 
-		if (!d)
+		if (!d) {
+			not_in_release(p, &vd, &v->src, v->name, &rv);
+			xl_rel_verdict_release(&rv);
 			continue;
+		}
+		xl_rel_verdict_release(&rv);
 		before = xl_strdup(v->value);
 		check_one(p, &vd, v->name, d, &v->value, &v->src, false, &changed);
 		if (changed)

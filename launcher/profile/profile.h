@@ -114,6 +114,9 @@ struct xl_profile {
 	struct xl_strv target_notes; /* rendering for another machine: what each
 				  * ${VAR} without a profile value took (--set, default) */
 	bool for_target;         /* resolved for another machine (XL_RESOLVE_TARGET) */
+	const struct xl_runtime *runtime; /* the release the job will load, which the checks
+				  * judge flags against (borrowed; NULL: none found, so
+				  * each family's newest known release) */
 	void *priv;              /* loaded layers */
 };
 

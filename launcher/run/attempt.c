@@ -278,7 +278,7 @@ static char **child_env(struct attempt *at)
 	}
 	add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
 	free(helper);
-	xl_ck_before_launch(envp, at->l->argv, p->name, at->id);
+	xl_ck_before_launch(envp, at->l->argv, p->name, at->id, p->runtime);
 	if (at->dir)
 		xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
 	else

@@ -4,11 +4,13 @@
  * script or module in argv (with its git repository's commit and dirty
  * flag, or its content hash outside one), argv itself with that file named
  * the same way wherever it is launched from, and the bundle of the
- * interpreter that will run it (found from argv: `python`, `.venv/bin/python`,
- * `python3 -m pkg`, a script's `#!` line), whatever VIRTUAL_ENV says.
+ * interpreter that will run it (bundle's xl_runtime_detect: `python`,
+ * `.venv/bin/python`, `python3 -m pkg`, a script's `#!` line, else
+ * $VIRTUAL_ENV's, else python3 on PATH).
  */
 #include "launcher/run/job.h"
 #include "launcher/run/record.h"
+#include "bundle/bundle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,98 +23,11 @@
 
 /* ---- finding files ----------------------------------------------------------------- */
 
-static bool regular_file(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-/* An absolute spelling of path (not resolving links: a venv's bin/python is
- * a link whose location is what makes it the venv's).  Caller frees. */
-static char *absolute(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		return xl_strdup(path);
-	if (path[0] == '.' && path[1] == '/')
-		path += 2;
-	return xl_asprintf("%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, path);
-}
-
-/* name as execvp finds it (PATH of this process, which the child's exec
- * searches too), or NULL.  Caller frees. */
-static char *find_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	struct xl_strv dirs = XL_STRV_INIT;
-	char *found = NULL;
-
-	if (strchr(name, '/'))
-		return regular_file(name) ? absolute(name) : NULL;
-	xl_strv_split(&dirs, path && *path ? path : "/usr/local/bin:/usr/bin:/bin", ":");
-	for (size_t i = 0; i < dirs.n && !found; i++) {
-		char *cand = xl_asprintf("%s/%s", *dirs.v[i] ? dirs.v[i] : ".", name);
-
-		if (regular_file(cand) && access(cand, X_OK) == 0)
-			found = absolute(cand);
-		free(cand);
-	}
-	xl_strv_release(&dirs);
-	return found;
-}
-
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
-}
-
-/* "python", "python3", "python3.11", "python3.13t", "pypy3". */
-static bool python_name(const char *path)
-{
-	const char *b = base_name(path);
-
-	if (xl_startswith(b, "pypy"))
-		b += 4;
-	else if (xl_startswith(b, "python"))
-		b += 6;
-	else
-		return false;
-	return strspn(b, "0123456789.t") == strlen(b);
-}
-
-/* The interpreter of a script's "#!" line when it is a Python, found the
- * way the kernel and env(1) find it; caller frees; NULL otherwise. */
-static char *shebang_python(const char *file)
-{
-	char line[512];
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	char *p, *word, *save = NULL, *found = NULL;
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n < 3 || line[0] != '#' || line[1] != '!')
-		return NULL;
-	line[n] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	p = line + 2;
-	word = strtok_r(p, " \t", &save);
-	if (word && strcmp(base_name(word), "env") == 0) {
-		/* env [-S] [VAR=VALUE...] NAME */
-		while ((word = strtok_r(NULL, " \t", &save)) && (word[0] == '-' || strchr(word, '=')))
-			;
-		if (word && python_name(word))
-			found = find_program(word);
-	} else if (word && python_name(word) && regular_file(word)) {
-		found = xl_strdup(word);
-	}
-	return found;
 }
 
 /* ---- the code state ---------------------------------------------------------------- */
@@ -218,7 +133,7 @@ static json_t *file_hash(const char *file, const char *shown)
  * frees) is how argv names it in the signature. */
 static json_t *code_of_file(const char *file, char **shown)
 {
-	char *abs = absolute(file), *dir = xl_strdup(abs), *slash = strrchr(dir, '/');
+	char *abs = xl_path_absolute(file), *dir = xl_strdup(abs), *slash = strrchr(dir, '/');
 	char *top;
 	json_t *code = NULL;
 
@@ -263,10 +178,10 @@ static char *module_file(const char *mod)
 		if (*p == '.')
 			*p = '/';
 	cand = xl_asprintf("%s.py", rel);
-	if (!regular_file(cand)) {
+	if (!xl_is_regular_file(cand)) {
 		free(cand);
 		cand = xl_asprintf("%s/__main__.py", rel);
-		if (!regular_file(cand)) {
+		if (!xl_is_regular_file(cand)) {
 			free(cand);
 			cand = NULL;
 		}
@@ -306,9 +221,18 @@ int xl_job_from_argv(char **argv, int argc, struct xl_job *j)
 	xl_job_init(j);
 	if (argc < 1)
 		return 0;
-	prog = find_program(argv[0]);
-	if (prog && python_name(prog)) {
-		j->interpreter = xl_strdup(prog);
+	/* the interpreter: the one answer of bundle/ (argv[0], its "#!",
+	 * else $VIRTUAL_ENV's, else python3 on PATH) */
+	{
+		struct xl_runtime rt;
+
+		xl_runtime_detect(argv, argc, &rt);
+		j->interpreter = rt.python;
+		rt.python = NULL;
+		xl_runtime_release(&rt);
+	}
+	prog = xl_find_program(argv[0]);
+	if (prog && xl_python_name(prog)) {
 		/* python [options] (SCRIPT | -m MOD | -c CMD | -) [args] */
 		for (int i = 1; i < argc; i++) {
 			const char *a = argv[i];
@@ -333,11 +257,10 @@ int xl_job_from_argv(char **argv, int argc, struct xl_job *j)
 			}
 		}
 	} else if (prog) {
-		j->interpreter = shebang_python(prog);
 		/* a launcher (torchrun, accelerate, a console script) runs the
 		 * first .py file it is given; otherwise the program is the job */
 		for (int i = 1; i < argc && script < 0; i++)
-			if (xl_endswith(argv[i], ".py") && regular_file(argv[i]))
+			if (xl_endswith(argv[i], ".py") && xl_is_regular_file(argv[i]))
 				script = i;
 		if (script < 0)
 			script = 0;
@@ -348,7 +271,7 @@ int xl_job_from_argv(char **argv, int argc, struct xl_job *j)
 		if (mf) {
 			code = code_of_file(mf, &shown);
 			json_object_set_new(code, "module", json_string(module));
-			j->file = absolute(mf);
+			j->file = xl_path_absolute(mf);
 		} else {
 			code = json_pack("{s:s}", "module", module);
 		}
@@ -361,15 +284,15 @@ int xl_job_from_argv(char **argv, int argc, struct xl_job *j)
 	} else if (script >= 0) {
 		const char *f = script == 0 ? prog : argv[script];
 
-		if (f && regular_file(f)) {
+		if (f && xl_is_regular_file(f)) {
 			code = code_of_file(f, &shown);
-			j->file = absolute(f);
+			j->file = xl_path_absolute(f);
 		}
 	}
 	/* argv as the signature has it: the interpreter by kind, the job's file
 	 * by its name in its repository */
 	for (int i = 0; i < argc; i++) {
-		if (i == 0 && j->interpreter && prog && python_name(prog))
+		if (i == 0 && j->interpreter && prog && xl_python_name(prog))
 			json_array_append_new(nargv, json_string("python"));
 		else if (i == script && shown)
 			json_array_append_new(nargv, json_string(shown));

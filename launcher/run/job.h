@@ -15,8 +15,9 @@ struct xl_job {
 
 void xl_job_init(struct xl_job *j);
 void xl_job_release(struct xl_job *j);
-/* Reads argv[0..argc): the interpreter (argv[0] when it is a Python, else
- * the Python of argv[0]'s "#!" line), the job's file (the script after the
+/* Reads argv[0..argc): the interpreter (bundle's xl_runtime_detect: argv[0]
+ * when it is a Python, else the Python of its "#!" line, else $VIRTUAL_ENV's,
+ * else python3 on PATH), the job's file (the script after the
  * interpreter's options, the module of -m when it lies under the current
  * directory, else the first existing .py argument of a launcher such as
  * torchrun, else argv[0] itself), and the parts:

@@ -304,15 +304,27 @@ int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
 	struct xl_profile *p0;
 	struct xl_patterns pats;
 	struct xl_plan plan = { 0 };
+	struct xl_runtime rt0;
 	bool have_pats;
 	int rc;
 	size_t total;
 
 	/* a full disk or a file-size limit must fail a write, not kill xlaunch */
 	signal(SIGXFSZ, SIG_IGN);
+	if (o->dry_run)
+		xl_bundle_cache_readonly();
 	if ((rc = xl_profile_resolve(ctx, name, o->cand, 0, &p0)))
 		return rc;
-	if ((rc = xl_profile_check(ctx, p0)) || (rc = xl_profile_bundle_gate(ctx, p0))) {
+	/* judged against the release the command will load (the plan finds
+	 * the same one again, from the same cache) */
+	xl_runtime_detect(argv, argc, &rt0);
+	p0->runtime = &rt0;
+	rc = xl_profile_check(ctx, p0);
+	if (!rc)
+		rc = xl_profile_bundle_gate(ctx, p0);
+	p0->runtime = NULL;
+	xl_runtime_release(&rt0);
+	if (rc) {
 		xl_profile_free(p0);
 		return rc;
 	}
@@ -327,8 +339,6 @@ int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
 	if (!have_pats)
 		xl_warn("outcome patterns unavailable: outcomes are named from exit statuses only");
 	l.pats = have_pats ? &pats : NULL;
-	if (o->dry_run)
-		xl_bundle_cache_readonly();
 	if ((rc = xl_plan_make(ctx, l.st, name, o->cand, 0, l.argv, l.argc, &plan)))
 		goto done;
 	if (plan.store_rc)

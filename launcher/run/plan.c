@@ -27,16 +27,20 @@ static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan
 				    CALIB_MAX_LIMITS);
 }
 
-/* Resolves and checks one candidate (NULL: the profile alone) into it. */
+/* Resolves and checks one candidate (NULL: the profile alone) into it,
+ * against the runtime rt the job will load. */
 static int plan_item(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
-		     const char *cand, const json_t *job, struct xl_plan_item *it)
+		     const char *cand, const json_t *job, const struct xl_runtime *rt,
+		     struct xl_plan_item *it)
 {
 	int rc;
 
 	memset(it, 0, sizeof(*it));
 	rc = xl_profile_resolve(ctx, name, cand, 0, &it->profile);
-	if (!rc)
+	if (!rc) {
+		it->profile->runtime = rt;
 		rc = xl_profile_check(ctx, it->profile);
+	}
 	if (rc)
 		return rc;
 	if (it->profile->cand >= 0)
@@ -135,11 +139,13 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 
 	memset(out, 0, sizeof(*out));
 	out->profile = xl_strdup(name);
+	out->runtime = xl_calloc(1, sizeof(*out->runtime));
+	xl_runtime_detect(argv, argc, out->runtime);
 	job = job_parts(st, name, argv, argc, out);
 	if (pinned) {
 		out->items = xl_calloc(1, sizeof(*out->items));
 		out->n = 1;
-		if ((rc = plan_item(ctx, st, name, pinned, job, &out->items[0])))
+		if ((rc = plan_item(ctx, st, name, pinned, job, out->runtime, &out->items[0])))
 			goto done;
 		out->store_rc = rank_items(out, st, 0, false);
 		out->items[0].rank.place = CALIB_PLACE_PINNED;
@@ -162,6 +168,7 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 		out->items = xl_calloc(1, sizeof(*out->items));
 		out->items[0].profile = base;
 		out->n = 1;
+		base->runtime = out->runtime;
 		if ((rc = xl_profile_check(ctx, base)))
 			goto done;
 		item_parts(st, job, &out->items[0]);
@@ -183,7 +190,7 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 	n = base->ncands;
 	out->items = xl_calloc(n, sizeof(*out->items));
 	for (size_t i = 0; i < n; i++) {
-		rc = plan_item(ctx, st, name, base->cands[i].name, job, &out->items[i]);
+		rc = plan_item(ctx, st, name, base->cands[i].name, job, out->runtime, &out->items[i]);
 		out->items[i].rank.index = i;
 		out->n = i + 1;
 		if (rc) {
@@ -218,6 +225,9 @@ void xl_plan_release(struct xl_plan *plan)
 	free(plan->items);
 	free(plan->profile);
 	free(plan->job_from);
+	if (plan->runtime)
+		xl_runtime_release(plan->runtime);
+	free(plan->runtime);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -53,6 +53,10 @@ struct xl_plan {
 	char *job_from;              /* without a command: the run whose job
 				      * (argv, code, bundle) the plan took, or NULL */
 	bool no_job;                 /* without a command and without such a run */
+	struct xl_runtime *runtime;  /* the release the job will load (bundle's
+				      * xl_runtime_detect of argv): every item's
+				      * profile is checked against it (owned; on the
+				      * heap, so a plan may move) */
 };
 
 enum {

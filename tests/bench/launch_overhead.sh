@@ -27,6 +27,16 @@ PY
 set -- $(cat "$T/vars")
 base=$(med env "$@" "$TRUE")
 xexec=$(med "$XL" exec cpu-jax -- "$TRUE")
+# with the release detection finding a real venv (jax and jaxlib 0.10.2,
+# tools/venv.sh demo) through VIRTUAL_ENV: its answer comes from the bundle
+# cache (the first launch fills it), so a launch pays a few stat() calls
+venv=$(cd "$SRC" && tools/venv.sh demo 2>/dev/null) || venv=
+case "$venv" in ""|/*) ;; *) venv="$SRC/$venv" ;; esac
+xexec_venv=
+if [ -n "$venv" ]; then
+	VIRTUAL_ENV="$venv" "$XL" exec cpu-jax -- "$TRUE"
+	xexec_venv=$(VIRTUAL_ENV="$venv" "$T/timer" "$N" "$XL" exec cpu-jax -- "$TRUE" | awk '{print $1}')
+fi
 # the interpreter itself, not a version-manager shim in front of it
 PY=$(python3 -c 'import sys; print(sys.executable)')
 pyexec=$(med "$PY" -c "import os,json; os.environ.update(json.load(open('$T/env.json'))['env']); os.execvp('$TRUE', ['$TRUE'])")
@@ -36,6 +46,9 @@ run_rec=$(med "$XL" run cpu-jax -q -- "$TRUE")
 echo "exec overhead (median of $N runs, microseconds)"
 printf '  %-52s %8s\n' "env VARS... true (baseline)" "$base"
 printf '  %-52s %8s  %sx baseline\n' "xlaunch exec cpu-jax -- true" "$xexec" "$(ratio "$xexec" "$base")"
+[ -z "$xexec_venv" ] ||
+	printf '  %-52s %8s  %sx baseline\n' "the same, VIRTUAL_ENV a venv with jaxlib (detection)" "$xexec_venv" \
+		"$(ratio "$xexec_venv" "$base")"
 printf '  %-52s %8s  %sx baseline\n' "xlaunch env cpu-jax" "$xenv" "$(ratio "$xenv" "$base")"
 printf '  %-52s %8s  %sx baseline, xlaunch exec is %sx of it\n' "python3 -c (os.environ.update + os.execvp)" "$pyexec" "$(ratio "$pyexec" "$base")" "$(ratio "$xexec" "$pyexec")"
 printf '  %-52s %8s  %sx exec\n' "xlaunch run --no-record -- true" "$run_norec" "$(ratio "$run_norec" "$xexec")"

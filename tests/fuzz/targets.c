@@ -89,22 +89,69 @@ int xl_fuzz_metadata(const uint8_t *data, size_t len)
 	return 0;
 }
 
+int xl_fuzz_bundle_cache(const uint8_t *data, size_t len)
+{
+	json_t *s = xl_bundle_cache_entry((const char *)data, len, "/v/bin/python", false);
+	int n = -1;
+
+	/* a summary read is {python: string, packages: {name: string}} */
+	if (s) {
+		const char *k;
+		json_t *v;
+
+		if (!json_is_string(json_object_get(s, "python")) ||
+		    !json_is_object(json_object_get(s, "packages")))
+			abort();
+		json_object_foreach(json_object_get(s, "packages"), k, v)
+			if (!json_is_string(v))
+				abort();
+		n = (int)json_object_size(json_object_get(s, "packages"));
+		json_decref(s);
+	}
+	return n;
+}
+
 int xl_fuzz_lint(const uint8_t *data, size_t len)
 {
 	static const char *const vars[] = { "XLA_FLAGS", "LIBTPU_INIT_ARGS", "TF_XLA_FLAGS",
 					    "XLA_PYTHON_CLIENT_PREALLOCATE", "JAX_ENABLE_X64",
-					    "PJRT_DEVICE" };
+					    "PJRT_DEVICE", "JAX_ENABLE_MEMORIES", "GPU_NUM_DEVICES" };
 	struct xl_lint l = { 0 };
+	struct xl_runtime rt = { 0 };
+	struct xl_judge j;
+	bool judged = false;
+	const char *body;
+	size_t blen;
 	char *s;
 	int n;
 
 	if (len == 0)
 		return 0;
-	s = xl_strndup((const char *)data + 1, len - 1);
-	xl_lint_string(vars[data[0] % (sizeof(vars) / sizeof(vars[0]))], s,
-		       data[0] & 0x80 ? XL_LINT_TIMING : 0, &l);
+	body = (const char *)data + 1;
+	blen = len - 1;
+	/* bit 6: the bytes up to the first newline are a --release
+	 * PKG==VERSION, and the rest is judged against that release */
+	if (data[0] & 0x40) {
+		const char *nl = memchr(body, '\n', blen);
+		char *spec = xl_strndup(body, nl ? (size_t)(nl - body) : blen);
+
+		judged = xl_runtime_of_release(spec, &rt) == 0;
+		if (judged)
+			xl_judge_init(&j, &rt);
+		free(spec);
+		if (nl) {
+			blen -= (size_t)(nl + 1 - body);
+			body = nl + 1;
+		} else {
+			blen = 0;
+		}
+	}
+	s = xl_strndup(body, blen);
+	xl_lint_string_at(judged ? &j : NULL, vars[data[0] % (sizeof(vars) / sizeof(vars[0]))], s,
+			  data[0] & 0x80 ? XL_LINT_TIMING : 0, &l);
 	n = (int)l.n;
 	xl_lint_release(&l);
+	xl_runtime_release(&rt);
 	free(s);
 	return n;
 }

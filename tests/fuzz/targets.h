@@ -24,6 +24,8 @@ int xl_fuzz_nvidia(const uint8_t *data, size_t len);
 /* A flag string: the first byte picks the variable and --timing, the rest
  * (up to the first NUL) is the value.  Returns the number of reports. */
 int xl_fuzz_lint(const uint8_t *data, size_t len);
+/* The bundle cache's text (bundle/summary.c): one interpreter's block read back. */
+int xl_fuzz_bundle_cache(const uint8_t *data, size_t len);
 /* One profile file, without following extends (no files are read), with
  * each of its candidates, rendered as JSON and as an environment.  Returns
  * 0, or -1 when the bytes are refused. */

@@ -178,12 +178,13 @@ expect_no_out launched "nothing launched"
 # 8. a launch's bundle summary (of the interpreter that runs the job) from a
 # cache written by the older search is read again (the cache names its format)
 mkdir -p "$XDG_STATE_HOME/xlaunch"
-python3 - "$XDG_STATE_HOME/xlaunch/bundle-cache.json" "$DISTRO/bin/python" "$DISTRO/lib/python$pyver/site-packages" <<'PY'
-import json, os, sys
+python3 - "$XDG_STATE_HOME/xlaunch/bundle-cache" "$DISTRO/bin/python" "$DISTRO/lib/python$pyver/site-packages" <<'PY'
+import os, sys
 st = os.stat(sys.argv[2]); sd = os.stat(sys.argv[3])
 m = lambda s: "%d.%09d" % (s.st_mtime_ns // 10**9, s.st_mtime_ns % 10**9)
-json.dump({"python": sys.argv[2], "python_mtime": m(st), "dirs": {sys.argv[3]: m(sd)},
-           "summary": {"python": "3", "packages": {}}}, open(sys.argv[1], "w"))
+# format 2 (written by the older search), fresh times, no packages
+open(sys.argv[1], "w").write("xlaunch-bundle-cache\t2\npython\t%s\t%s\ndir\t%s\t%s\nversion\t3\nend\n"
+                             % (sys.argv[2], m(st), sys.argv[3], m(sd)))
 PY
 printf 'env: {XLAUNCH_TEST: "1"}\n' >"$P/plain.yaml"
 XLAUNCH_PROFILE_PATH="$P" run "$XL" run plain --no-record -- "$DISTRO/bin/python" -c pass

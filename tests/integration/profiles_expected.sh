@@ -8,9 +8,11 @@ n=0
 for f in pass-*.yaml fail-*.yaml; do
 	name=${f%.yaml}
 	set +e
+	# no Python for the release the job will load: every machine says the
+	# same (each family judged as its newest known release)
 	case $f in
-	pass-*) "$XL" profile show "$name" --explain >"$T/got" 2>&1; rc=$? ;;
-	fail-*) "$XL" profile show "$name" >/dev/null 2>"$T/got"; rc=$? ;;
+	pass-*) VIRTUAL_ENV= PATH=/nonexistent "$XL" profile show "$name" --explain >"$T/got" 2>&1; rc=$? ;;
+	fail-*) VIRTUAL_ENV= PATH=/nonexistent "$XL" profile show "$name" >/dev/null 2>"$T/got"; rc=$? ;;
 	esac
 	set -e
 	echo "exit $rc" >>"$T/got"

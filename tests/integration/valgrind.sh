@@ -15,6 +15,9 @@ vg env cpu-jax --format json
 vg profile show tpu-v6e-spmd --explain
 vg profile check
 vg flags lint --var LIBTPU_INIT_ARGS "--xla_tpu_enable_async_collective_fusion=true --xla_tpu_enable_async_collective_fusion=false TPU_MEGACORE=MEGACORE_DENSE"
+vg flags lint --release jaxlib==0.4.35 -- --xla_gpu_enable_command_buffer=DYNAMIC_SLICE --xla_gpu_graph_level=1 --xla_gpu_enable_pdl_launch=1
+vg flags explain --release jaxlib==0.10.2 xla_gpu_graph_level
+vg --json flags explain --release jaxlib==0.12.0.1 xla_gpu_enable_command_buffer
 vg bundle compare 1.0rc1 1.0.post1
 vg bundle match ">=2.9,<3" 2.9.0a0+git21fec65 2.9.1
 vg run cpu-jax -- true

@@ -7,8 +7,8 @@
 # large run's figures are in tests/bench/RESULTS.md ("Differential tests").
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 
-verdict() {  # verdict VALUE EXPECTED description
-	run "$XL" flags lint --json --var XLA_FLAGS -- "$1"
+verdict() {  # verdict VALUE EXPECTED description (judged as the model's release)
+	run "$XL" flags lint --json --release jaxlib==0.10.2 --var XLA_FLAGS -- "$1"
 	grep -qF "\"verdict\": \"$2\"" "$T/out" || { cat "$T/out"; fail "$3: verdict is not $2"; }
 	ok "$3"
 }
@@ -26,7 +26,7 @@ expect_out "refuses a value first" "the unknown flag says so"
 verdict "--xla_dump_to='a'--xla_gpu_autotune_level=x" parse-fails "glued word read on its own"
 expect_out '"code": "glued-word"' "glued word reported"
 # list-valued flags accumulate
-run "$XL" flags lint -- "--xla_disable_hlo_passes=a --xla_disable_hlo_passes=b"
+run "$XL" flags lint --release jaxlib==0.10.2 -- "--xla_disable_hlo_passes=a --xla_disable_hlo_passes=b"
 expect_rc 0 "repeated list flag is no conflict"
 expect_out "appends" "accumulation explained"
 # --help and -- end in refusals of their own
@@ -37,7 +37,7 @@ verdict '--xla_dump_to="a b' accepts "unterminated quote runs to the end"
 # a value that does not start with '-' is a flags file
 printf -- '--xla_hlo_profile\n\n  --xla_gpu_autotune_level=z\n' >"$T/flags.txt"
 verdict "$T/flags.txt" parse-fails "flags file read"
-run "$XL" flags lint -- "$T/flags.txt"
+run "$XL" flags lint --release jaxlib==0.10.2 -- "$T/flags.txt"
 expect_rc 65 "flags file lint fails"
 expect_out "$T/flags.txt:3:3: error:" "file, line and column of the bad token"
 verdict "$T/none.txt" no-file "missing flags file"

@@ -3,6 +3,7 @@
 #include "tests/unit/unit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -887,6 +888,54 @@ static void test_gate(void **state)
 	tree_free(&t);
 }
 
+/* The bundle cache read back: a block of fresh times gives its summary, a
+ * site directory touched since (pip) or another format gives none. */
+static void test_cache_entry(void **state)
+{
+	char *py, *site, *text, mt[2][64];
+	struct stat st;
+	json_t *s;
+
+	(void)state;
+	assert_int_equal(xl_test_dir_setup(NULL), 0);
+	py = xl_test_write("v/bin/python", "#!/bin/sh\n");
+	site = xl_test_path("v/lib/site-packages");
+	assert_int_equal(xl_mkdirs(site, 0755), 0);
+	assert_int_equal(stat(py, &st), 0);
+	snprintf(mt[0], sizeof(mt[0]), "%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	assert_int_equal(stat(site, &st), 0);
+	snprintf(mt[1], sizeof(mt[1]), "%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	text = xl_asprintf("xlaunch-bundle-cache\t3\npython\t/other\t1.0\ndir\t/x\t1.0\nversion\t3.12\nend\n"
+			   "python\t%s\t%s\ndir\t%s\t%s\nversion\t3.11.7\npackage\tjaxlib\t0.6.2\nend\n",
+			   py, mt[0], site, mt[1]);
+	s = xl_bundle_cache_entry(text, strlen(text), py, true);
+	assert_non_null(s);
+	assert_string_equal(json_string_value(json_object_get(s, "python")), "3.11.7");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(s, "packages"), "jaxlib")), "0.6.2");
+	json_decref(s);
+	/* another interpreter's block is not this one's */
+	assert_null(xl_bundle_cache_entry(text, strlen(text), "/nowhere/python", true));
+	/* another format: read again */
+	text[strlen("xlaunch-bundle-cache\t")] = '2';
+	assert_null(xl_bundle_cache_entry(text, strlen(text), py, true));
+	text[strlen("xlaunch-bundle-cache\t")] = '3';
+	/* pip touched the site directory since */
+	{
+		struct timespec ts[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+
+		assert_int_equal(utimensat(AT_FDCWD, site, ts, 0), 0);
+		assert_null(xl_bundle_cache_entry(text, strlen(text), py, true));
+	}
+	/* unchecked (the fuzz entry): the summary as written */
+	s = xl_bundle_cache_entry(text, strlen(text), py, false);
+	assert_non_null(s);
+	json_decref(s);
+	free(text);
+	free(py);
+	free(site);
+	xl_test_dir_teardown(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -902,6 +951,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_nvidia_driver),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_cache_entry),
 	};
 
 	return XL_TEST_RUN(tests, NULL, NULL);

@@ -1,0 +1,206 @@
+/* runtime.c - the release the job will load, found once.
+ *
+ * The interpreter a command starts (a python argv[0], a script's "#!"),
+ * else $VIRTUAL_ENV's, else python3 on PATH; then the versions of the
+ * runtimes whose flags xlaunch knows per release, from the bundle summary
+ * cache (summary.c): a launch pays a few stat() calls, not a Python start,
+ * once that environment has been read.
+ */
+#include "bundle/bundle.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+bool xl_python_name(const char *path)
+{
+	const char *b = base_name(path);
+
+	if (xl_startswith(b, "pypy"))
+		b += 4;
+	else if (xl_startswith(b, "python"))
+		b += 6;
+	else
+		return false;
+	return strspn(b, "0123456789.t") == strlen(b);
+}
+
+char *xl_python_shebang(const char *file)
+{
+	char line[512];
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	char *word, *save = NULL, *found = NULL;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return NULL;
+	line[n] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	word = strtok_r(line + 2, " \t", &save);
+	if (word && strcmp(base_name(word), "env") == 0) {
+		/* env [-S] [VAR=VALUE...] NAME */
+		while ((word = strtok_r(NULL, " \t", &save)) && (word[0] == '-' || strchr(word, '=')))
+			;
+		if (word && xl_python_name(word))
+			found = xl_find_program(word);
+	} else if (word && xl_python_name(word) && xl_is_regular_file(word)) {
+		found = xl_strdup(word);
+	}
+	return found;
+}
+
+/* The package keys of the summary (normalized names) behind each field. */
+static void read_versions(struct xl_runtime *rt)
+{
+	json_t *sum = xl_bundle_summary(rt->python);
+	json_t *pk = json_object_get(sum, "packages");
+	const char *v;
+
+#define VERSION_OF(field, key) \
+	if ((v = json_string_value(json_object_get(pk, key))) != NULL) \
+		rt->field = xl_strdup(v)
+	VERSION_OF(jaxlib, "jaxlib");
+	VERSION_OF(jax, "jax");
+	VERSION_OF(torch, "torch");
+	VERSION_OF(torch_xla, "torch-xla");
+	VERSION_OF(libtpu, "libtpu");
+	if (!rt->libtpu)
+		VERSION_OF(libtpu, "libtpu-nightly");
+#undef VERSION_OF
+	json_decref(sum);
+}
+
+void xl_runtime_detect(char *const *argv, int argc, struct xl_runtime *rt)
+{
+	char *prog = argv && argc > 0 ? xl_find_program(argv[0]) : NULL;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->source = "none";
+	if (prog && xl_python_name(prog)) {
+		rt->python = prog;
+		rt->source = "argv[0]";
+		prog = NULL;
+	} else if (prog && (rt->python = xl_python_shebang(prog)) != NULL) {
+		rt->source = "#!";
+	} else if (argv && argc > 0 && !prog) {
+		/* a command that is not there loads nothing */
+		rt->why = xl_asprintf("'%s': not found", argv[0]);
+	} else if (xl_python_find(NULL, &rt->python, &rt->source, &rt->why) != 0) {
+		rt->source = "none";
+	}
+	free(prog);
+	if (rt->python)
+		read_versions(rt);
+}
+
+int xl_runtime_of_python(const char *python, struct xl_runtime *rt)
+{
+	int rc;
+
+	memset(rt, 0, sizeof(*rt));
+	rc = xl_python_find(python, &rt->python, &rt->source, &rt->why);
+	if (rc) {
+		rt->source = "none";
+		return rc;
+	}
+	read_versions(rt);
+	return 0;
+}
+
+int xl_runtime_of_release(const char *spec, struct xl_runtime *rt)
+{
+	const char *eq = strstr(spec, "==");
+	struct xl_version v;
+	char *pkg, *key;
+	char **field = NULL;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->source = "--release";
+	if (!eq || eq == spec || !eq[2]) {
+		rt->why = xl_asprintf("'%s' is not PKG==VERSION", spec);
+		return XL_EX_USAGE;
+	}
+	pkg = xl_strndup(spec, (size_t)(eq - spec));
+	key = xl_pkg_key(pkg);
+	if (strcmp(key, "jaxlib") == 0)
+		field = &rt->jaxlib;
+	else if (strcmp(key, "jax") == 0)
+		field = &rt->jax;
+	else if (strcmp(key, "torch-xla") == 0)
+		field = &rt->torch_xla;
+	else if (strcmp(key, "torch") == 0)
+		field = &rt->torch;
+	else if (strcmp(key, "libtpu") == 0)
+		field = &rt->libtpu;
+	if (!field)
+		rt->why = xl_asprintf("'%s' is not a package whose flags xlaunch knows per release "
+				      "(jaxlib, jax, torch_xla, torch, libtpu)", pkg);
+	else if (xl_version_parse(eq + 2, strlen(eq + 2), &v) != 0)
+		rt->why = xl_asprintf("'%s' is not a version (PEP 440)", eq + 2);
+	else {
+		xl_version_release(&v);
+		*field = xl_strdup(eq + 2);
+		/* jax and jaxlib go in lock step */
+		if (field == &rt->jaxlib)
+			rt->jax = xl_strdup(eq + 2);
+		else if (field == &rt->jax)
+			rt->jaxlib = xl_strdup(eq + 2);
+	}
+	free(pkg);
+	free(key);
+	return rt->why ? XL_EX_USAGE : 0;
+}
+
+void xl_runtime_release(struct xl_runtime *rt)
+{
+	free(rt->python);
+	free(rt->why);
+	free(rt->jaxlib);
+	free(rt->jax);
+	free(rt->torch);
+	free(rt->torch_xla);
+	free(rt->libtpu);
+	memset(rt, 0, sizeof(*rt));
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *xl_runtime_json(const struct xl_runtime *rt)
+{
+	return json_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o}", "python", str_or_null(rt->python),
+			 "source", rt->source ? rt->source : "none", "jaxlib", str_or_null(rt->jaxlib),
+			 "jax", str_or_null(rt->jax), "torch", str_or_null(rt->torch),
+			 "torch_xla", str_or_null(rt->torch_xla), "libtpu", str_or_null(rt->libtpu));
+}
+
+char *xl_runtime_str(const struct xl_runtime *rt)
+{
+	static const char *const names[] = { "jaxlib", "jax", "torch", "torch_xla", "libtpu" };
+	const char *vals[] = { rt->jaxlib, rt->jax, rt->torch, rt->torch_xla, rt->libtpu };
+	struct xl_buf b = XL_BUF_INIT;
+
+	for (size_t i = 0; i < 5; i++)
+		if (vals[i])
+			xl_buf_addf(&b, "%s%s %s", b.len ? ", " : "", names[i], vals[i]);
+	if (rt->python)
+		xl_buf_addf(&b, "%s(python %s, from %s)", b.len ? " " : "no jaxlib, jax, torch_xla or libtpu ",
+			    rt->python, rt->source);
+	else if (!b.len)
+		xl_buf_addf(&b, "no runtime (%s)", rt->why ? rt->why : "no interpreter");
+	return xl_buf_detach(&b);
+}

@@ -1,0 +1,140 @@
+#!/bin/sh
+# run, exec, flags lint/explain and profile show judge flags against the
+# release the job will load: the interpreter the command starts and the
+# jaxlib it has installed (real venvs from PyPI: jaxlib 0.6.2 and 0.10.2).
+# A flag jaxlib 0.6.2 registers launches under 0.6.2 (its XLA starts) and
+# is refused under 0.10.2 with the releases that have it and its successor;
+# under a release newer than the knowledge an unknown flag is a warning,
+# never a refusal.
+. "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
+
+old=$(cd "$SRC" && tools/venv.sh jaxlib 0.6.2 2>"$T/venv.err") ||
+	skip "$(grep SKIP "$T/venv.err" | tail -1 | sed 's/^SKIP: //')"
+cur=$(cd "$SRC" && tools/venv.sh demo 2>"$T/venv.err") ||
+	skip "$(grep SKIP "$T/venv.err" | tail -1 | sed 's/^SKIP: //')"
+case "$old" in /*) ;; *) old="$SRC/$old" ;; esac
+case "$cur" in /*) ;; *) cur="$SRC/$cur" ;; esac
+unset VIRTUAL_ENV
+P="$T/profiles"; mkdir -p "$P"
+export XLAUNCH_PROFILE_PATH="$P"
+cat >"$P/graphs.yaml" <<'EOF'
+description: CUDA graphs the old way
+env: {JAX_PLATFORMS: cpu}
+flags:
+  XLA_FLAGS: {xla_gpu_graph_level: 1}
+EOF
+JOB='import jax; jax.devices(); print("xla started")'
+
+# jaxlib 0.6.2 registers it: the launch goes ahead and its XLA takes it
+run "$XL" run graphs --no-record -- "$old/bin/python" -c "$JOB"
+expect_rc 0 "run under jaxlib 0.6.2"
+expect_out "xla started" "jaxlib 0.6.2's XLA took xla_gpu_graph_level"
+run "$XL" exec graphs -- "$old/bin/python" -c "$JOB"
+expect_rc 0 "exec under jaxlib 0.6.2"
+expect_out "xla started" "exec: jaxlib 0.6.2's XLA took it"
+
+# jaxlib 0.10.2 does not: refused before the launch, with the releases that
+# have it and the successor upstream names
+run "$XL" run graphs --no-record -- "$cur/bin/python" -c "$JOB"
+expect_rc 65 "run under jaxlib 0.10.2 is refused"
+expect_err "'xla_gpu_graph_level' is registered by jaxlib 0.4.30 to 0.7.1" "the refusal names the releases"
+expect_err "has jaxlib 0.10.2, whose XLA aborts on it" "and the release the job loads"
+expect_err "upstream replaced it with --xla_gpu_enable_command_buffer" "and the successor"
+expect_no_out "xla started" "nothing launched"
+run "$XL" exec graphs -- "$cur/bin/python" -c "$JOB"
+expect_rc 65 "exec under jaxlib 0.10.2 is refused"
+# the interpreter of a script's "#!" line counts the same
+printf '#!%s\nimport jax; jax.devices(); print("xla started")\n' "$old/bin/python" >"$T/job.py"
+chmod +x "$T/job.py"
+run "$XL" exec graphs -- "$T/job.py"
+expect_rc 0 "a script whose #! is the 0.6.2 venv's Python"
+expect_out "xla started" "its XLA took the flag"
+# without a Python in argv: $VIRTUAL_ENV's
+VIRTUAL_ENV="$cur" run "$XL" exec graphs -- true
+expect_rc 65 "VIRTUAL_ENV's jaxlib 0.10.2 when the command is no Python"
+
+# a release newer than the knowledge: the real jaxlib 0.12.0.1 where a
+# Python 3.12 is found (its XLA registers flags no known release has), else
+# a fake one: a throwaway venv whose only jaxlib is a METADATA file saying
+# 0.13.0 (named so: nothing of jaxlib is installed there)
+cat >"$P/newer.yaml" <<'EOF'
+description: a flag only releases newer than the knowledge register
+env: {JAX_PLATFORMS: cpu}
+flags:
+  XLA_FLAGS: {xla_gpu_async_copy_min_bytes: 0}
+EOF
+if new=$(cd "$SRC" && tools/venv.sh jaxlib 0.12.0.1 2>/dev/null); then
+	case "$new" in /*) ;; *) new="$SRC/$new" ;; esac
+	run "$XL" run newer --no-record -- "$new/bin/python" -c "$JOB"
+	expect_rc 0 "jaxlib 0.12.0.1: launched"
+	expect_out "xla started" "and its XLA took the flag xlaunch could not confirm"
+	expect_err "warning:" "a warning"
+	expect_err "jaxlib 0.12.0.1" "naming the release"
+	expect_err "newer than every release xlaunch knows" "and saying why"
+else
+	python3 -m venv --without-pip "$T/fake-newer" || fail "python3 -m venv"
+	site=$("$T/fake-newer/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	mkdir -p "$site/jaxlib-0.13.0.dist-info"
+	printf 'Metadata-Version: 2.1\nName: jaxlib\nVersion: 0.13.0\n' >"$site/jaxlib-0.13.0.dist-info/METADATA"
+	run "$XL" run newer --no-record -- "$T/fake-newer/bin/python" -c 'print("launched")'
+	expect_rc 0 "a fake jaxlib 0.13.0 (METADATA only): launched"
+	expect_out "launched" "the child ran"
+	expect_err "jaxlib 0.13.0" "the warning names the release"
+	expect_err "newer than every release xlaunch knows" "and says why"
+fi
+
+# flags lint and explain take --python and --release (not as flag text)
+run "$XL" flags lint --python "$old/bin/python" -- --xla_gpu_graph_level=1
+expect_rc 0 "lint --python: 0.6.2 registers it"
+expect_out "judged against jaxlib 0.6.2" "lint says what it judged against"
+run "$XL" flags lint --python "$cur/bin/python" -- --xla_gpu_graph_level=1
+expect_rc 65 "lint --python: 0.10.2 does not"
+expect_out "[not-in-release]" "the code of the report"
+run "$XL" flags lint --release jaxlib==0.12.0.1 -- --xla_gpu_graph_level=1
+expect_rc 0 "a newer release: a warning, exit 0"
+expect_out "warning:" "said as a warning"
+run "$XL" flags lint --json --release jaxlib==0.4.35 -- --xla_gpu_enable_priority_fusion=true
+expect_rc 0 "lint --release jaxlib==0.4.35"
+expect_out '"judged_as": "0.4.35"' "json: the release judged as"
+expect_out '"reader_model"' "json: the reader model's release"
+run "$XL" flags lint --release torch_xla==2.9.0 --var GPU_NUM_DEVICES 2
+expect_rc 65 "a torch_xla variable 2.9.0 no longer reads"
+expect_out "is read by torch_xla 2.5.0 to 2.8.1" "named with its releases"
+run "$XL" flags lint --release torch_xla==2.8.0 --var GPU_NUM_DEVICES 2
+expect_rc 0 "and fine for 2.8.0"
+run "$XL" flags explain xla_gpu_graph_level --python "$cur/bin/python"
+expect_rc 0 "explain a flag of older releases"
+expect_out "releases:    jaxlib 0.4.30 to 0.7.1 and torch_xla 2.5.0 to 2.9.0" "its releases"
+expect_out "replaced by: xla_gpu_enable_command_buffer" "its successor"
+expect_out "removed:     openxla/xla" "the change that removed it"
+expect_out "whose XLA aborts on it" "what the job's release makes of it"
+run "$XL" flags lint --python "$T/none/bin/python" -- --xla_dump_to=x
+expect_rc 66 "--python that does not exist"
+expect_err "not found or not executable" "says so"
+run "$XL" flags lint --release jaxlib -- --xla_dump_to=x
+expect_rc 64 "--release without ==VERSION"
+expect_err "'jaxlib' is not PKG==VERSION" "says so"
+run "$XL" flags lint --release numpy==2.0 -- --xla_dump_to=x
+expect_rc 64 "--release of a package without flags"
+run "$XL" flags lint --release jaxlib==not.a.version -- --xla_dump_to=x
+expect_rc 64 "--release with a bad version"
+run "$XL" flags lint --python "$cur/bin/python" --release jaxlib==0.6.2 -- --xla_dump_to=x
+expect_rc 64 "--python and --release together"
+
+# libtpu (its catalog partial): an unknown flag is a warning naming the
+# libtpu the job loads (jax[tpu] 0.10.2's, where tools/venv.sh tpu has it)
+if tpu=$(cd "$SRC" && tools/venv.sh tpu 2>/dev/null); then
+	case "$tpu" in /*) ;; *) tpu="$SRC/$tpu" ;; esac
+	run "$XL" flags lint --python "$tpu/bin/python" --var LIBTPU_INIT_ARGS -- --xla_tpu_not_published=1
+	expect_rc 0 "an unknown libtpu flag is no refusal"
+	expect_out "the job loads libtpu 0.0.42" "the warning names the libtpu release"
+fi
+
+# profile show --explain says which release each flag is judged against
+VIRTUAL_ENV="$old" run "$XL" profile show graphs --explain
+expect_rc 0 "profile show --explain"
+expect_out "judged against (the release the job will load):" "a section for it"
+expect_out "jaxlib 0.6.2 (installed for $old/bin/python)" "the release and the Python"
+VIRTUAL_ENV="$cur" run "$XL" profile show graphs --explain
+expect_out "--xla_gpu_graph_level: 'xla_gpu_graph_level' is registered by jaxlib 0.4.30 to 0.7.1" "the flag 0.10.2 lacks"
+done_ok

@@ -1,0 +1,81 @@
+#!/bin/sh
+# tools/gen-catalog with --releases: a bad release list or a bad `releases`,
+# `variants` or `replaced_by` in a catalog fails the build with file:line:col;
+# a good pair compiles.
+. "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
+
+GEN=
+for b in "$(dirname "$XL")/tools/gen-catalog" "$(dirname "$XL")/build/rel/tools/gen-catalog" \
+	"$SRC/build/rel/tools/gen-catalog"; do
+	[ -x "$b" ] && { GEN=$b; break; }
+done
+[ -n "$GEN" ] || skip "no built tools/gen-catalog (run make first)"
+
+cat >"$T/rel.yaml" <<'EOF'
+packages:
+  jaxlib:
+    repository: jax-ml/jax
+    pinned: 0.2.0
+    releases:
+      - {version: 0.1.0, commit: 1111111111111111111111111111111111111111}
+      - {version: 0.2.0, commit: 2222222222222222222222222222222222222222}
+      - {version: 0.3.0, commit: 3333333333333333333333333333333333333333, known: false}
+EOF
+cat >"$T/good.yaml" <<'EOF'
+family: xla
+kind: flags
+variables: [XLA_FLAGS]
+complete: true
+releases: [jaxlib]
+source: {repository: openxla/xla, path: x.cc, commit: abc}
+flags:
+  - name: xla_a
+    type: int
+    releases: {jaxlib: "0.1.0-0.2.0"}
+    variants:
+      - {releases: {jaxlib: "0.1.0"}, type: bool}
+    description: "a flag of both releases"
+  - name: xla_old
+    type: bool
+    releases: {jaxlib: "0.1.0"}
+    removed: "gone in 0.2.0"
+    replaced_by: xla_a
+    evidence: "a commit says so"
+    description: "a flag of the first release only"
+EOF
+run "$GEN" "$T/out.c" --releases "$T/rel.yaml" "$T/good.yaml"
+expect_rc 0 "a good catalog compiles"
+grep -q '"xla_a", 0' "$T/out.c" || fail "the pinned release's flag is not in the catalog table"
+grep -q '"xla_old", 0' "$T/out.c" && fail "a flag the pinned release lacks is in the catalog table"
+grep -q 'xla_old\\0' "$T/out.c" || fail "the knowledge pool lacks the older flag"
+ok "the catalog table holds the pinned release, the knowledge every flag"
+
+bad() {  # bad FILE EXPECTED-MESSAGE description
+	run "$GEN" "$T/out.c" --releases "$T/rel.yaml" "$1"
+	expect_rc 65 "$3"
+	expect_err "$2" "$3: message"
+}
+sed 's/"0.1.0-0.2.0"/"0.1.0-0.9.9"/' "$T/good.yaml" >"$T/b1.yaml"
+bad "$T/b1.yaml" "b1.yaml:10:" "a range naming no known release"
+sed 's/"0.1.0-0.2.0"/"0.3.0"/' "$T/good.yaml" >"$T/b2.yaml"
+bad "$T/b2.yaml" "a range that names no known releases in order" "a release outside the knowledge"
+sed '/releases: {jaxlib: "0.1.0"}$/d' "$T/good.yaml" >"$T/b3.yaml"
+bad "$T/b3.yaml" "'xla_old': no 'releases'" "an entry without releases"
+sed 's/{releases: {jaxlib: "0.1.0"}, type: bool}/{releases: {jaxlib: "0.1.0-0.2.0"}, type: bool, colour: red}/' \
+	"$T/good.yaml" >"$T/b4.yaml"
+bad "$T/b4.yaml" "unknown key 'colour'" "an unknown key in a variant"
+sed '/    evidence:/d' "$T/good.yaml" >"$T/b5.yaml"
+bad "$T/b5.yaml" "replaced_by and evidence go together" "a successor without evidence"
+sed 's/releases: \[jaxlib\]/releases: [jaxlibb]/' "$T/good.yaml" >"$T/b6.yaml"
+bad "$T/b6.yaml" "not a package of releases.yaml" "an unknown package"
+
+sed 's/pinned: 0.2.0/pinned: 0.3.0/' "$T/rel.yaml" >"$T/rel2.yaml"
+run "$GEN" "$T/out.c" --releases "$T/rel2.yaml" "$T/good.yaml"
+expect_rc 65 "pinning a release outside the knowledge"
+expect_err "'pinned' must name a release inside the knowledge" "pinned outside: message"
+awk '/0.3.0/ { sub(/, known: false/, "") } { print } /0.1.0/ { sub(/0.1.0, commit: 1+/, "0.1.5, commit: 5555555555555555555555555555555555555555, known: false"); print }' \
+	"$T/rel.yaml" >"$T/rel3.yaml"
+run "$GEN" "$T/out.c" --releases "$T/rel3.yaml" "$T/good.yaml"
+expect_rc 65 "a release outside the knowledge before one inside"
+expect_err "releases inside the knowledge come before the others" "order: message"
+done_ok

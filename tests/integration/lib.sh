@@ -45,6 +45,26 @@ expect_eq() {  # expect_eq ACTUAL EXPECTED description
 }
 done_ok() { echo "ok ($nchecks checks)"; exit 0; }
 
+# --timeout of a probe the test expects to finish, a guard against a hang
+# only: the probe's default limit (10 s) is not one on a busy host.  With a
+# load average of 7 to 12 on this 2-core host the cpu backend took 1 to 2 s,
+# PoCL's two OpenCL devices 10 to 16 s.
+PROBE_LIMIT=120s
+
+# wait_until SECONDS CMD...: runs CMD every 0.05 s until it succeeds (status
+# 0) or SECONDS have passed (status 1).  Tests wait for what they need this
+# way, never for a fixed time; SECONDS guards against a hang only, so make it
+# generous: the suite also runs on a 2-core host with both cores busy beside
+# it (make test-load).
+wait_until() {
+	_wu_end=$(( $(date +%s) + $1 ))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -lt "$_wu_end" ] || return 1
+		sleep 0.05
+	done
+}
+
 # PostgreSQL stores.  pg_setup: the test runner's server (XLAUNCH_TEST_PG),
 # else a private one started here (tools/pg.sh) and removed on exit; skips
 # when the server programs are not installed.  pg_store NAME: the location

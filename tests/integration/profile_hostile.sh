@@ -3,9 +3,12 @@
 . "$(dirname "$0")/lib.sh"
 P="$T/profiles"; mkdir -p "$P"
 export XLAUNCH_PROFILE_PATH="$P"
+# "Quickly": each check takes well under a second here, also with a load
+# average of 8 on this 2-core host; 10 s is the bound, and `timeout 60` stops
+# a hang.  Speed itself is measured in tests/bench/, not here.
 check() {  # check NAME RC MESSAGE-FRAGMENT
 	start=$(date +%s)
-	run timeout 20 "$XL" profile check "$1"
+	run timeout 60 "$XL" profile check "$1"
 	[ $(( $(date +%s) - start )) -le 10 ] || fail "$1: took over 10 s"
 	expect_rc "$2" "$1 exit"
 	expect_err "$3" "$1 message"
@@ -21,7 +24,7 @@ chmod 644 "$P/locked.yaml"
 : >"$P/empty.yaml"
 check empty 65 "empty.yaml:1:1: file is empty"
 python3 -c "print('env:\n  BIG: \"' + 'x' * 10_000_000 + '\"')" >"$P/hugevalue.yaml"
-run timeout 20 "$XL" env hugevalue --format json
+run timeout 60 "$XL" env hugevalue --format json
 expect_rc 0 "a 10 MB value is fine"
 [ "$(wc -c <"$T/out")" -gt 10000000 ] || fail "10 MB value lost"
 ok "10 MB value kept"
@@ -29,9 +32,10 @@ python3 -c "
 print('env:')
 for i in range(20000): print(f'  V{i}: {i}')" >"$P/manyvars.yaml"
 start=$(date +%s)
-run timeout 20 "$XL" env manyvars
+run timeout 60 "$XL" env manyvars
 expect_rc 0 "20k variables"
 [ "$(grep -c '^export V' "$T/out")" -eq 20000 ] || fail "20k variables printed"
+# 0.3 s with a load average of 8 here: 5 s leaves a margin of 16 times that
 [ $(( $(date +%s) - start )) -le 5 ] || fail "20k variables took over 5 s"
 ok "20k variables quickly"
 python3 -c "print('env: ' + '[' * 5000 + ']' * 5000)" >"$P/deep.yaml"

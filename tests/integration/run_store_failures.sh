@@ -24,23 +24,34 @@ expect_out "$id" "the kept record is in the store"
 [ "$(sqlite3 "$XLAUNCH_STORE" 'PRAGMA integrity_check')" = ok ] || fail "integrity after a full disk"
 ok "store intact"
 
-# the store held by another process for longer than the wait
-(echo 'BEGIN EXCLUSIVE;'; sleep 12; echo 'ROLLBACK;') |
-	sqlite3 "$XLAUNCH_STORE" &
+# the store held by another process for longer than the wait: the lock is
+# taken, said (the file locked), and held until the test lets it go (the
+# file unlock) or its directory is gone; 120 s at most, a guard against a
+# test that died
+(
+	echo 'BEGIN EXCLUSIVE;'
+	echo ".shell touch '$T/locked'"
+	i=0
+	while [ -d "$T" ] && [ ! -e "$T/unlock" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+	echo 'ROLLBACK;'
+) | sqlite3 "$XLAUNCH_STORE" &
 locker=$!
-sleep 1
+wait_until 60 test -e "$T/locked" || fail "the lock was not taken"
 start=$(date +%s)
-XLAUNCH_STORE_WAIT=2s run "$XL" run p -- sh -c 'echo launched'
+XLAUNCH_STORE_WAIT=2s run timeout 60 "$XL" run p -- sh -c 'echo launched'
 secs=$(( $(date +%s) - start ))
 expect_rc 0 "the launch is not blocked by a locked store"
 expect_out "launched" "the child ran while the store was locked"
 expect_err "locked for more than 2 s" "the wait is named"
 expect_err "kept in" "the record is kept"
-[ $secs -lt 11 ] || fail "run waited ${secs}s for the lock"
+# waits of 2 s; the default wait would be 10 s each, and a launch that
+# waited for the lock would run into `timeout 60`
+[ $secs -lt 10 ] || fail "run waited ${secs}s for the lock"
 ok "run gave up waiting after ${secs}s"
-XLAUNCH_STORE_WAIT=1s run "$XL" calib record --profile p --outcome ok --observed 1GiB
+XLAUNCH_STORE_WAIT=1s run timeout 60 "$XL" calib record --profile p --outcome ok --observed 1GiB
 case $rc in 73|64) ;; *) fail "calib record on a locked store: exit $rc" ;; esac
 ok "calib write on a locked store fails cleanly ($rc)"
+touch "$T/unlock"
 wait $locker
 run "$XL" run p -- true
 expect_err "replayed 1 record" "replayed after the lock"

@@ -13,7 +13,8 @@
 # ends, whatever way it ends (normal exit, failure, Ctrl-C, TERM), and it stops
 # on its own after 4 hours in case this script itself is killed with SIGKILL.
 # Exits with the command's status; 69 when stress-ng is not installed
-# (tools/deps.sh installs it), 70 when the hog did not start.
+# (tools/deps.sh installs it), 70 when the hog did not start or stopped
+# before the command ended (the command did not run under load).
 set -u
 workers=${LOAD_CPUS:-2}
 log=""
@@ -78,6 +79,12 @@ start=$(date +%s)
 "$@"
 rc=$?
 echo "under-load: the command exited $rc after $(( $(date +%s) - start )) s under load (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+# a hog that stopped early leaves a run that was not under load: a failure
+if ! workers_up; then
+	echo "under-load: 'stress-ng': the CPU hog stopped before the command ended; its output:" >&2
+	sed 's/^/    /' "$log" >&2
+	[ $rc -ne 0 ] || rc=70
+fi
 stop_hog
 if [ $keep_log -eq 0 ]; then
 	if [ $rc -ne 0 ]; then echo "under-load: stress-ng's own output is in $log"; else rm -f "$log"; fi

@@ -5,8 +5,9 @@
 # launch ends in order (a final barrier, then jax.distributed.shutdown(), on
 # every rank: tests/integration/jax_ranks.py) and the test checks each rank's
 # line for it; one launch leaves the barrier out on purpose, and the rank it
-# strands says why it died.  On an SQLite file; run_ranks_pg.sh runs the same on PostgreSQL
-# (STORE_BACKEND=postgresql), where ranks on many hosts would share it.
+# strands says why it died.  On an SQLite file; run_ranks_pg.sh runs the
+# same on PostgreSQL (STORE_BACKEND=postgresql), where ranks on many hosts
+# would share it.
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 BACKEND=${STORE_BACKEND:-sqlite}
 venv=$(tools/venv.sh demo 2>"$T/venv.err") || { cat "$T/venv.err"; skip "$(grep SKIP "$T/venv.err" | tail -1 | sed 's/^SKIP: //')"; }
@@ -32,8 +33,8 @@ candidates:
   - {name: big, env: {ALLOC_MB: 1024}}
   - {name: small, env: {ALLOC_MB: 8}}
 Y
-# --timeout 300s guards against a hang only: a launch of the job takes about
-# 4 s on an idle 2-core host and under 30 s with both cores busy beside it.
+# --timeout 300s guards against a hang only: a launch of the job took 2 to
+# 10 s on this 2-core host with a load average of 7 to 12.
 # job ID [VAR=VALUE...]: both ranks at once, each under xlaunch run (profile
 # $prof, default ranks); every rank must end in order (ended_in_order)
 prof=ranks

@@ -110,12 +110,9 @@ expect_err "compile-storm (jit(step) compiled 40 times, 34 after step 5" "xlaunc
 expect_err "different input types: at x, now f32[55,8] and before" "and the new input shapes, in JAX's words"
 expect_eq "$(python3 -c 'import json,sys; print([f["compiles"] for f in json.load(open(sys.argv[1]))["compile"]["functions"] if f["name"] == "jit(step)"][0])' "$m")" 40 "manifest: the function and its count"
 expect_eq "$(jget "$m" compile_count)" "$(sed -n 's/^compiles: \([0-9]*\),.*/\1/p' "$T/out")" "counted as the job counted"
-# a job of seconds, not of a long run: 35 s on this 2-core host with a load
-# average of 10 (40 compilations of a few hundred milliseconds each); the
-# bound of 120 s leaves room for a busier host
-wall=$(jget "$m" wall_s)
-python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 120 else 1)" "$wall" || fail "the storm took ${wall}s"
-ok "a storm of a few seconds ($wall s)"
+# (the job's length is the host's business: 35 s here with a load average
+# of 10; the storm is named from the compilations' count and order alone)
+echo "the storm took $(jget "$m" wall_s) s"
 run "$XL" run jaxlog -- "$PY" examples/jax_shape_drift.py 40 --steady
 m=$(last_manifest)
 expect_eq "$(jget "$m" outcome)" ok "one shape is ok"

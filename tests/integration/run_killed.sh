@@ -20,11 +20,10 @@ newdir() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f
 listdirs() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' 2>/dev/null | sort >"$1"; }
 # wait_kids PID: until xlaunch PID runs its guardian and its child
 # wait_dirs N: until N run directories exist
-# (each 60 s at most: a guard against a hang only)
 has_kids() { [ "$(pgrep -P "$1" | wc -l)" -ge 2 ]; }
 has_dirs() { [ "$(ndirs)" -ge "$1" ]; }
-wait_kids() { wait_until 60 has_kids "$1" || fail "launch $1 did not start its child"; }
-wait_dirs() { wait_until 60 has_dirs "$1" || fail "no run directory appeared"; }
+wait_kids() { wait_until "$HANG_S" has_kids "$1" || fail "launch $1 did not start its child"; }
+wait_dirs() { wait_until "$HANG_S" has_dirs "$1" || fail "no run directory appeared"; }
 
 run "$XL" run p -- true
 expect_rc 0 "first run makes the store"
@@ -37,7 +36,7 @@ wait_dirs 2
 wait_kids "$pid"
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 gdir="$RUNS/$(newdir "$T/before")"
-wait_until 60 test -f "$gdir/end.json" || fail "the guardian wrote no end.json in $gdir"
+wait_until "$HANG_S" test -f "$gdir/end.json" || fail "the guardian wrote no end.json in $gdir"
 python3 - "$gdir/end.json" <<'PY' || fail "the guardian's end record"
 import json, sys
 e = json.load(open(sys.argv[1]))
@@ -113,26 +112,26 @@ open(os.path.join(d, rec["id"] + ".json.tmp.999999999"), "w").write(text)
 open(os.path.join(d, "20261122T000001.000000Z-gone-2-r0-a1.json.tmp.999999998"), "w").write(text[:40])
 PY
 # the guardians finish their ends (slowly under the sanitizers or on a busy
-# host: 120 s at most, a guard against a hang)
+# host)
 guardians_done() {
 	for g in "$RUNS"/*/guardian; do
 		[ -f "$g" ] && kill -0 "$(cat "$g")" 2>/dev/null && return 1
 	done
 	return 0
 }
-wait_until 120 guardians_done || fail "guardians still running after 120 s"
+wait_until "$HANG_S" guardians_done || fail "guardians still running after $HANG_S s"
 
 # the sweep meets a store held by another process, then the store again: the
-# lock is held until the test lets it go ($T/unlock), 120 s at most
+# lock is held until the test lets it go ($T/unlock), twice $HANG_S at most
 python3 -c 'import os, sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute("BEGIN EXCLUSIVE"); open(sys.argv[2], "w").close()
-end = time.monotonic() + 120
+end = time.monotonic() + 2 * int(sys.argv[4])
 while os.path.isdir(os.path.dirname(sys.argv[3])) and not os.path.exists(sys.argv[3]) and time.monotonic() < end:
     time.sleep(0.05)
-c.execute("ROLLBACK")' "$XLAUNCH_STORE" "$T/locked" "$T/unlock" &
+c.execute("ROLLBACK")' "$XLAUNCH_STORE" "$T/locked" "$T/unlock" "$HANG_S" &
 locker=$!
-wait_until 60 test -f "$T/locked" || fail "the lock was not taken"
+wait_until "$HANG_S" test -f "$T/locked" || fail "the lock was not taken"
 XLAUNCH_STORE_WAIT=1s run "$XL" run p -- sh -c 'echo launched'
 touch "$T/unlock"
 expect_rc 0 "a launch is not blocked by a locked store during the sweep"

@@ -33,7 +33,7 @@ candidates:
   - {name: big, env: {ALLOC_MB: 1024}}
   - {name: small, env: {ALLOC_MB: 8}}
 Y
-# --timeout 300s guards against a hang only: a launch of the job took 2 to
+# --timeout 600s guards against a hang only: a launch of the job took 2 to
 # 10 s on this 2-core host with a load average of 7 to 12.
 # job ID [VAR=VALUE...]: both ranks at once, each under xlaunch run (profile
 # $prof, default ranks); every rank must end in order (ended_in_order)
@@ -43,7 +43,7 @@ job() {
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	for r in 0 1; do
 		env RANK=$r WORLD_SIZE=2 XLAUNCH_JOB_ID="$id" XL_COORD="127.0.0.1:$port" "$@" \
-			"$XL" run --timeout 300s --grace 2s "$prof" -- "$PY" "$SRC/tests/integration/jax_ranks.py" \
+			"$XL" run --timeout 600s --grace 2s "$prof" -- "$PY" "$SRC/tests/integration/jax_ranks.py" \
 			>"$T/out$r" 2>"$T/err$r" &
 		eval "pid$r=\$!"
 	done
@@ -151,7 +151,7 @@ Y
 		set +e
 		env -u RANK -u WORLD_SIZE -u XLAUNCH_JOB_ID XL_COORD="127.0.0.1:$port" "$@" \
 			"$SRC/$tvenv/bin/torchrun" --standalone --nproc-per-node=2 --max-restarts=0 \
-			--no-python "$XL" run --timeout 300s --grace 2s ranks2 -- \
+			--no-python "$XL" run --timeout 600s --grace 2s ranks2 -- \
 			"$PY" "$SRC/tests/integration/jax_ranks.py" >"$T/$log" 2>&1
 		trc=$?
 		set -e

@@ -91,8 +91,7 @@ while :; do sleep 0.1; done
 S
 "$XL" run plain -- sh "$T/trap.sh" "$T/sig" >"$T/out" 2>"$T/err" &
 xp=$!
-# (the waits below are 60 s at most: guards against a hang only)
-wait_until 60 test -f "$T/sig.ready" || fail "the child did not set its trap"
+wait_until "$HANG_S" test -f "$T/sig.ready" || fail "the child did not set its trap"
 kill -TERM $xp
 set +e; wait $xp; rc=$?; set -e
 expect_eq "$(cat "$T/sig" 2>/dev/null)" got-TERM "SIGTERM forwarded to the child"
@@ -107,7 +106,7 @@ while :; do sleep 0.1; done
 S
 "$XL" run plain -- sh "$T/usr1.sh" "$T/u" >"$T/out" 2>"$T/err" &
 xp=$!
-wait_until 60 test -f "$T/u.ready" || fail "the child did not set its trap"
+wait_until "$HANG_S" test -f "$T/u.ready" || fail "the child did not set its trap"
 kill -USR1 $xp
 set +e; wait $xp; rc=$?; set -e
 expect_eq "$(cat "$T/u" 2>/dev/null)" got-USR1 "SIGUSR1 forwarded"
@@ -123,17 +122,17 @@ S
 "$XL" run plain -- sh "$T/tree.sh" "$T/tree" >/dev/null 2>&1 &
 xp=$!
 # tree.child is written last
-wait_until 60 test -s "$T/tree.child" || fail "the child did not start its grandchild"
+wait_until "$HANG_S" test -s "$T/tree.child" || fail "the child did not start its grandchild"
 gc=$(cat "$T/tree.grandchild"); ch=$(cat "$T/tree.child")
 kill -0 "$gc" || fail "grandchild not running"
 kill -KILL $xp
 tree_gone() { ! kill -0 "$gc" 2>/dev/null && ! kill -0 "$ch" 2>/dev/null; }
-wait_until 60 tree_gone || { kill -9 "$gc" "$ch" 2>/dev/null; fail "child tree outlived a SIGKILLed xlaunch"; }
+wait_until "$HANG_S" tree_gone || { kill -9 "$gc" "$ch" 2>/dev/null; fail "child tree outlived a SIGKILLed xlaunch"; }
 ok "no orphans after kill -9"
 
-# --timeout: SIGTERM, then SIGKILL after the grace period (the child has 3 s
-# to ignore TERM: it needs milliseconds, also on a busy host)
-run "$XL" run plain --timeout 3s --grace 1s -- sh -c 'trap "" TERM; sleep 30'
+# --timeout: SIGTERM, then SIGKILL after the grace period (the child has 5 s
+# to ignore TERM: it needs a few milliseconds of CPU)
+run "$XL" run plain --timeout 5s --grace 1s -- sh -c 'trap "" TERM; sleep 60'
 expect_rc 137 "timeout kills with SIGKILL after grace when TERM is ignored"
 m=$(last_manifest)
 expect_eq "$(jget "$m/manifest.json" outcome)" timeout "outcome timeout"
@@ -252,8 +251,8 @@ run "$XL" run plain -- sh -c 'echo "CUDA out of memory (recovered)" >&2; exit 0'
 expect_err "attempt 1/1: ok" "an OOM text in a successful run is not an oom"
 
 # a slow terminal never stalls the child: the child writes 2 MB and says
-# when it is done, and the terminal reads nothing until then (120 s at most,
-# a guard: a child stalled behind the terminal would never say it)
+# when it is done, and the terminal reads nothing until then ($HANG_S at
+# most: a child stalled behind the terminal would never say it)
 (
 	"$XL" run plain -- python3 -c '
 import sys, time
@@ -261,7 +260,7 @@ t = time.time()
 sys.stdout.write(("x" * 1023 + "\n") * 2048); sys.stdout.flush()
 print("child-write-seconds %.2f" % (time.time() - t), file=sys.stderr)
 ' 2>"$T/slow.err" | {
-		if wait_until 120 grep -q child-write-seconds "$T/slow.err"; then : >"$T/slow.first"; fi
+		if wait_until "$HANG_S" grep -q child-write-seconds "$T/slow.err"; then : >"$T/slow.first"; fi
 		cat >"$T/slow.out"
 	}
 )

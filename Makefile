@@ -81,7 +81,7 @@ endif
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all help deps test unit integration demo demo-torch-xla install wheel sdist clean fuzz fuzz-build fuzz-smoke bench man check-deps
+.PHONY: all help deps test unit integration test-load demo demo-torch-xla install wheel sdist clean fuzz fuzz-build fuzz-smoke bench man check-deps
 all: $(BIN) $(BUILD)/xlaunch.1
 
 $(BIN): $(OBJS)
@@ -178,6 +178,13 @@ check-deps:
 test: deps check-deps
 	$(MAKE) all $(UNIT_BINS)
 	tools/run-tests.sh $(BUILD) $(BIN)
+
+# The whole suite, the same as `make test`, while stress-ng keeps LOAD_CPUS
+# cores busy (default 2: both cores of a 2-core host); the hog is stopped at
+# the end whatever happens, and its output stays out of the test log.
+LOAD_CPUS ?= 2
+test-load: deps
+	tools/under-load.sh -n $(LOAD_CPUS) $(MAKE) test
 
 demo: deps
 	$(MAKE) all

@@ -13,7 +13,7 @@ set -e
 PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
 clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-dev python3-yaml
 ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux libpq-dev postgresql
-chromium tcl dpkg-dev"
+chromium tcl dpkg-dev stress-ng"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

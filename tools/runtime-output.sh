@@ -3,7 +3,7 @@
 # what they print in tests/data/runtime-output/, one file per scenario.  The
 # first line of each file names the exact command (run from the source tree,
 # in an otherwise empty environment), the versions and the date.
-#   tools/runtime-output.sh [jax] [torch_xla] [torch_compile] [dynamo]   (default: all)
+#   tools/runtime-output.sh [jax] [torch_xla] [torch_compile] [dynamo] [ranks]   (default: all)
 # Needs .venv (tools/venv.sh demo) and build/venv-torch (tools/venv.sh torch).
 # The caches live under $TMPDIR/xlaunch-runtime-output and are emptied first,
 # so "cold" means cold.
@@ -82,13 +82,48 @@ dynamo_outputs() {
 	capture torch-compile-drift-static-dynamo.txt "$v" TORCH_LOGS=dynamo TORCHINDUCTOR_CACHE_DIR=$W/inductor-dynamo TRITON_CACHE_DIR=$W/triton-dynamo $TORCHPY examples/train_torch_compile.py --mode drift-static
 }
 
-[ $# -eq 0 ] && set -- jax torch_xla torch_compile dynamo
+# A two-process JAX job (tests/integration/jax_ranks.py) that ends in order
+# (a final barrier, then jax.distributed.shutdown()), and the same job with
+# one rank leaving without them on purpose: what the other rank's JAX prints
+# when the leaver's exit takes the coordination service or the collective's
+# connection away (etc/outcomes.yaml, peer_exit).  One file per rank: FILE
+# less .txt, then -rankN.txt.
+# capture_ranks FILE VERSIONS VAR=VALUE...
+capture_ranks() {
+	file=$1 versions=$2
+	shift 2
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	echo "== $file"
+	for r in 0 1; do
+		(
+			echo "# env -i PATH=/usr/bin:/bin HOME=$W/home JAX_PLATFORMS=cpu RANK=$r WORLD_SIZE=2 XL_COORD=127.0.0.1:PORT $* $JAXPY tests/integration/jax_ranks.py | $versions | $DATE"
+			env -i PATH=/usr/bin:/bin HOME="$W/home" JAX_PLATFORMS=cpu RANK=$r WORLD_SIZE=2 \
+				XL_COORD="127.0.0.1:$port" "$@" $JAXPY tests/integration/jax_ranks.py 2>&1 ||
+				echo "(exit status $?)"
+		) >"$OUT/${file%.txt}-rank$r.txt" &
+	done
+	wait
+}
+
+ranks_outputs() {
+	v="jax $($JAXPY -c 'import jax; print(jax.__version__)'), jaxlib $($JAXPY -c 'import jaxlib; print(jaxlib.__version__)'), $(platform $JAXPY)"
+	capture_ranks jax-ranks-clean.txt "$v" ALLOC_MB=8
+	# rank 0 hosts the coordination service: rank 1's JAX aborts
+	capture_ranks jax-ranks-no-barrier-rank0-leaves.txt "$v" ALLOC_MB=8 XL_NO_BARRIER=0 XL_LINGER_S=60
+	# rank 1 leaves: rank 0's final barrier (a Gloo collective) fails
+	capture_ranks jax-ranks-no-barrier-rank1-leaves.txt "$v" ALLOC_MB=8 XL_NO_BARRIER=1 XL_LINGER_S=0
+	# rank 0 waits past the heartbeat timeout: the service ends it
+	capture_ranks jax-ranks-no-barrier-rank1-leaves-wait.txt "$v" ALLOC_MB=8 XL_NO_BARRIER=1 XL_LINGER_S=150
+}
+
+[ $# -eq 0 ] && set -- jax torch_xla torch_compile dynamo ranks
 for what in "$@"; do
 	case "$what" in
 	jax) jax_outputs ;;
 	torch_xla) torch_xla_outputs ;;
 	torch_compile) torch_compile_outputs ;;
 	dynamo) dynamo_outputs ;;
-	*) echo "usage: tools/runtime-output.sh [jax] [torch_xla] [torch_compile] [dynamo]" >&2; exit 64 ;;
+	ranks) ranks_outputs ;;
+	*) echo "usage: tools/runtime-output.sh [jax] [torch_xla] [torch_compile] [dynamo] [ranks]" >&2; exit 64 ;;
 	esac
 done

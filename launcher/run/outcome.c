@@ -8,8 +8,9 @@
 
 /* ---- patterns ------------------------------------------------------------------ */
 
+/* with_reason: each pattern also needs a reason (peer_exit). */
 static int load_list(const char *path, const struct xl_ynode *seq, struct xl_pattern **out,
-		     size_t *n)
+		     size_t *n, bool with_reason)
 {
 	if (!seq)
 		return 0;
@@ -23,6 +24,7 @@ static int load_list(const char *path, const struct xl_ynode *seq, struct xl_pat
 		const struct xl_ynode *id = xl_ymap_get(m, "id");
 		const struct xl_ynode *text = xl_ymap_get(m, "text");
 		const struct xl_ynode *re = xl_ymap_get(m, "regex");
+		const struct xl_ynode *why = xl_ymap_get(m, "reason");
 		struct xl_pattern *p = &(*out)[i];
 
 		*n = i + 1;
@@ -32,7 +34,14 @@ static int load_list(const char *path, const struct xl_ynode *seq, struct xl_pat
 				 path, m->line, m->col);
 			return XL_EX_DATAERR;
 		}
+		if (with_reason && (!why || why->kind != XL_Y_SCALAR || !*why->str)) {
+			xl_error("outcomes '%s':%u:%u: a peer_exit pattern needs a reason", path,
+				 m->line, m->col);
+			return XL_EX_DATAERR;
+		}
 		p->id = xl_strdup(id->str);
+		if (with_reason)
+			p->reason = xl_strdup(why->str);
 		if (text) {
 			p->text = xl_strdup(text->str);
 		} else {
@@ -76,7 +85,9 @@ int xl_patterns_load(const char *path, struct xl_patterns *out)
 		free(def);
 		return XL_EX_DATAERR;
 	}
-	rc = load_list(path, xl_ymap_get(root, "oom"), &out->oom, &out->noom);
+	rc = load_list(path, xl_ymap_get(root, "oom"), &out->oom, &out->noom, false);
+	if (!rc)
+		rc = load_list(path, xl_ymap_get(root, "peer_exit"), &out->peer, &out->npeer, true);
 	if (!rc)
 		rc = xl_cpats_load(path, root, &out->compile);
 	xl_ynode_free(root);
@@ -91,6 +102,7 @@ static void release_list(struct xl_pattern *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].id);
 		free(v[i].text);
+		free(v[i].reason);
 		if (v[i].has_re)
 			regfree(&v[i].re);
 	}
@@ -100,6 +112,7 @@ static void release_list(struct xl_pattern *v, size_t n)
 void xl_patterns_release(struct xl_patterns *p)
 {
 	release_list(p->oom, p->noom);
+	release_list(p->peer, p->npeer);
 	xl_cpats_release(&p->compile);
 	memset(p, 0, sizeof(*p));
 }
@@ -138,6 +151,10 @@ static void scan_line(struct xl_scan *s)
 	if (!s->oom_id && (p = match(s->pats->oom, s->pats->noom, s->line))) {
 		s->oom_id = xl_strdup(p->id);
 		s->oom_line = xl_strndup(s->line, s->len > 400 ? 400 : s->len);
+	}
+	if (!s->peer && (p = match(s->pats->peer, s->pats->npeer, s->line))) {
+		s->peer = p;
+		s->peer_line = xl_strndup(s->line, s->len > 400 ? 400 : s->len);
 	}
 	if (s->watch)
 		xl_watch_line(s->watch, &s->block, s->line, s->len, xl_mono());
@@ -206,7 +223,9 @@ void xl_scan_release(struct xl_scan *s)
 {
 	free(s->oom_id);
 	free(s->oom_line);
-	s->oom_id = s->oom_line = NULL;
+	free(s->peer_line);
+	s->oom_id = s->oom_line = s->peer_line = NULL;
+	s->peer = NULL;
 	if (s->watch)
 		xl_cblock_close(s->watch, &s->block);
 }
@@ -320,6 +339,7 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		 const struct xl_storm *storm, struct xl_classified *out)
 {
 	const struct xl_scan *hit = se && se->oom_id ? se : so && so->oom_id ? so : NULL;
+	const struct xl_scan *peer = se && se->peer ? se : so && so->peer ? so : NULL;
 	bool failed = sr->exit_code != 0;
 
 	memset(out, 0, sizeof(*out));
@@ -349,6 +369,18 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 	} else if (sr->exec_failed) {
 		out->outcome = XL_OUT_ERROR;
 		snprintf(out->reason, sizeof(out->reason), "the command could not be run");
+	} else if (failed && peer) {
+		/* the rank did not fail on its own: its runtime stopped it when
+		 * another rank left; the class stays what the status says */
+		char how[64];
+
+		if (sr->signaled)
+			snprintf(how, sizeof(how), "killed by signal %d (%s)", sr->sig, strsignal(sr->sig));
+		else
+			snprintf(how, sizeof(how), "exited with status %d", sr->exit_code);
+		out->outcome = sr->signaled ? XL_OUT_CRASH : XL_OUT_ERROR;
+		snprintf(out->reason, sizeof(out->reason), "%s; %s; %s: %.200s", peer->peer->reason,
+			 how, peer->peer->id, peer->peer_line);
 	} else if (sr->signaled) {
 		out->outcome = XL_OUT_CRASH;
 		snprintf(out->reason, sizeof(out->reason), "killed by signal %d (%s)", sr->sig,

@@ -129,11 +129,13 @@ static void termq_push(struct termq *q, const char *data, size_t n)
 	pthread_mutex_unlock(&q->mu);
 }
 
-/* Waits up to `wait_s` for the terminal to take what is queued. */
+/* Waits for the terminal to take what is queued while it takes some of it:
+ * gives up once it has taken nothing for `wait_s` (a slow terminal on a busy
+ * host still gets everything, a stuck one is let go). */
 static size_t termq_close(struct termq *q, double wait_s)
 {
 	double deadline = xl_mono() + wait_s;
-	size_t dropped;
+	size_t dropped, left = SIZE_MAX;
 
 	if (!q->started)
 		return 0;
@@ -144,7 +146,12 @@ static size_t termq_close(struct termq *q, double wait_s)
 	for (;;) {
 		pthread_mutex_lock(&q->mu);
 		bool empty = !q->head;
+		size_t bytes = q->bytes;
 		pthread_mutex_unlock(&q->mu);
+		if (bytes < left) {
+			left = bytes;
+			deadline = xl_mono() + wait_s;
+		}
 		if (empty || xl_mono() > deadline)
 			break;
 		usleep(10000);
@@ -410,7 +417,8 @@ struct sup {
 	double start, term_at, kill_at, child_done_at;
 	long oom_before;
 	bool child_done, out_open, err_open, log_failed;
-	int status;
+	bool got;             /* the last pass read something from the child */
+	int status, drains;
 	int peer_fd;          /* readable when another rank is gone, or -1 */
 	struct rusage ru;
 	char buf[65536];
@@ -514,7 +522,7 @@ static int spawn(struct sup *s)
  * the kill after the grace period, the report file, the next sample; once
  * the child is gone, a little while for descendants that hold the pipes.
  * Returns -2 when that while is over. */
-static int poll_timeout(const struct sup *s, double now)
+static int poll_timeout(struct sup *s, double now)
 {
 	const struct xl_sup_opts *o = s->o;
 	int timeout = -1;
@@ -541,11 +549,15 @@ static int poll_timeout(const struct sup *s, double now)
 			timeout = t;
 	}
 	if (s->child_done) {
+		/* what is in the pipes is read however late this loop comes
+		 * back on a busy host: past the wait, passes that do not wait,
+		 * until one reads nothing (32 at most: a pipe holds 1 MiB at
+		 * most) */
 		double left = s->child_done_at + 2.0 - now;
 
-		if (left <= 0)
+		if (left <= 0 && ((s->drains++ && !s->got) || s->drains > 32))
 			return -2;
-		timeout = (int)(left * 1000) + 1;
+		timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
 	}
 	return timeout;
 }
@@ -570,6 +582,7 @@ static void copy_output(struct sup *s, const struct pollfd *pf, int nfds)
 {
 	const struct xl_sup_opts *o = s->o;
 
+	s->got = false;
 	for (int i = 1; i < nfds; i++) {
 		bool is_out = pf[i].fd == s->outp[0];
 
@@ -588,6 +601,7 @@ static void copy_output(struct sup *s, const struct pollfd *pf, int nfds)
 		}
 		int logfd = is_out ? o->out_log : o->err_log;
 
+		s->got = true;
 		if (logfd >= 0 && xl_write_all(logfd, s->buf, (size_t)n) < 0 && !s->log_failed) {
 			s->log_failed = true;
 			xl_warn("cannot write the run's %s log: %s; the terminal still gets it",

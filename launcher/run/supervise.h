@@ -19,11 +19,14 @@ struct xl_pattern {
 	char *text;      /* fixed substring, or NULL */
 	regex_t re;      /* when text is NULL */
 	bool has_re;
+	char *reason;    /* peer_exit: what the outcome says; NULL elsewhere */
 };
 
 struct xl_patterns {
 	struct xl_pattern *oom;
 	size_t noom;
+	struct xl_pattern *peer;     /* the rank was stopped by another rank's exit */
+	size_t npeer;
 	struct xl_cpats compile;     /* lines about compiling, the storm rule */
 };
 
@@ -44,6 +47,8 @@ struct xl_scan {
 	bool tail_full;
 	char *oom_id;                 /* first OOM pattern seen, and its line */
 	char *oom_line;
+	const struct xl_pattern *peer; /* first peer_exit pattern seen (in pats), */
+	char *peer_line;              /* and its line */
 	struct xl_watch *watch;       /* compile events go here, or NULL */
 	struct xl_cblock block;       /* this stream's open block of compile lines */
 };
@@ -125,7 +130,9 @@ struct xl_classified {
 };
 
 /* The outcome from the exit status, the OOM lines of both streams, the
- * report and the storm verdict (NULL: none). */
+ * report and the storm verdict (NULL: none).  A failed rank whose output
+ * has a peer_exit line keeps the class its status gives (crash, error) and
+ * that pattern's reason. */
 void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		 const struct xl_scan *se, const struct xl_report *rep,
 		 const struct xl_storm *storm, struct xl_classified *out);

@@ -265,6 +265,29 @@ int xl_fuzz_args(const uint8_t *data, size_t len)
 	return 0;
 }
 
+/* The same bytes through the outcome scanner (OOM and peer_exit lines, the
+ * tail kept for messages) in pieces of 1 to 16 bytes, as a pipe delivers
+ * them, then classified as a death by SIGABRT. */
+static void scan_outcome(const struct xl_patterns *pats, const uint8_t *data, size_t len)
+{
+	static struct xl_scan sc;   /* static: its line buffer is 64 KiB */
+	struct xl_sup_result sr = { .exit_code = 134, .signaled = true, .sig = 6 };
+	struct xl_classified cl;
+	size_t step = 1 + (data[0] & 15);
+	char *tail;
+
+	xl_scan_init(&sc, pats);
+	for (size_t i = 0; i < len; i += step)
+		xl_scan_feed(&sc, (const char *)data + i, len - i < step ? len - i : step);
+	xl_scan_finish(&sc);
+	xl_classify(&sr, NULL, &sc, NULL, NULL, &cl);
+	if (cl.outcome != (sc.oom_id ? XL_OUT_OOM : XL_OUT_CRASH) || (sc.peer && !sc.peer_line))
+		abort();
+	tail = xl_scan_tail(&sc, 5);
+	free(tail);
+	xl_scan_release(&sc);
+}
+
 int xl_fuzz_compile(const uint8_t *data, size_t len)
 {
 	static struct xl_patterns pats;
@@ -314,6 +337,7 @@ int xl_fuzz_compile(const uint8_t *data, size_t len)
 	xl_watch_summary(&w, &s, summary, sizeof(summary));
 	xl_watch_release(&w);
 	free(text);
+	scan_outcome(&pats, data, len);
 	return (int)s.compiles;
 }
 

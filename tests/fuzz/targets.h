@@ -44,7 +44,9 @@ int xl_fuzz_args(const uint8_t *data, size_t len);
 /* Output lines of a child through the compile watch with the real patterns
  * of etc/outcomes.yaml: the first byte picks the stream split, each line
  * arrives a little later than the one before; then the verdict, the
- * manifest object and the summary.  Returns the compilations counted. */
+ * manifest object and the summary.  The same bytes then go through the
+ * outcome scanner (OOM and peer_exit lines) and are classified.  Returns the
+ * compilations counted. */
 int xl_fuzz_compile(const uint8_t *data, size_t len);
 /* A cache directory's key file: the bytes up to the first NUL are
  * NAME=VALUE lines of a launch's environment, the rest the file; compared

@@ -40,7 +40,7 @@ YAML
 cp "$SRC/examples/train_wide.py" "$T/train_wide.py"
 JOB="$PY $T/train_wide.py 1"
 
-run "$XL" probe --backend cpu
+run "$XL" probe --backend cpu --timeout $PROBE_LIMIT
 expect_rc 0 "probe cpu"
 # shellcheck disable=SC2086
 run "$XL" calib predict frontier --json -- $JOB

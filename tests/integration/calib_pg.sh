@@ -41,7 +41,7 @@ answers() {
 # ---- launches recorded on the server -------------------------------------------------
 PGS=$(pg_store cp_main)
 export XLAUNCH_STORE="$PGS"
-run "$XL" probe --backend cpu --timeout 60s
+run "$XL" probe --backend cpu --timeout $PROBE_LIMIT
 expect_rc 0 "probe with a PostgreSQL store"
 expect_eq "$(pg_sql "$PGS" -c "SELECT count(*) FROM probes")" 1 "the probe is on the server"
 expect_eq "$(pg_sql "$PGS" -c "SELECT count(*) FROM probe_backends WHERE name = 'cpu' AND state = 'alive'")" 1 "its backends as rows"

@@ -58,7 +58,7 @@ for i in range(0, len(buf), 4096):
 print("done", len(buf))
 PY
 JOB="python3 $T/grow.py"
-run "$XL" probe --backend cpu
+run "$XL" probe --backend cpu --timeout $PROBE_LIMIT
 expect_rc 0 "probe cpu"
 for c in mb64 mb128 mb256; do
 	# shellcheck disable=SC2086

@@ -37,8 +37,10 @@ m=$(last_manifest)
 expect_eq "$(jget "$m" outcome)" ok "compilations at start that stop are warm-up, however short the run"
 expect_eq "$(jget "$m" compile_count)" 20 "counted"
 expect_eq "$(jget "$m" compile.storm_by)" time "judged by the compile times"
-# ... and the same twenty arriving until the end is a storm, on a second's scale
-run "$XL" run plain -- sh -c 'for i in $(seq 20); do echo "$1" >&2; sleep 0.1; done' sh "$LINE"
+# ... and the same twenty arriving until the end is a storm, on a second's
+# scale: the last one right before the exit, so that a busy host that
+# stretches a pause does not move it away from the end
+run "$XL" run plain -- sh -c 'for i in $(seq 20); do sleep 0.1; echo "$1" >&2; done' sh "$LINE"
 expect_rc 0 "a storm still exits 0"
 expect_err "compile-storm (jit(step) compiled 20 times, " "the function in xlaunch's own line"
 expect_err "after warm-up (the first third of the run), still arriving at " "by their arrival through the run"
@@ -117,9 +119,9 @@ expect_err "compile-storm (jit(step) compiled 40 times, 34 after step 5" "xlaunc
 expect_err "different input types: at x, now f32[55,8] and before" "and the new input shapes, in JAX's words"
 expect_eq "$(python3 -c 'import json,sys; print([f["compiles"] for f in json.load(open(sys.argv[1]))["compile"]["functions"] if f["name"] == "jit(step)"][0])' "$m")" 40 "manifest: the function and its count"
 expect_eq "$(jget "$m" compile_count)" "$(sed -n 's/^compiles: \([0-9]*\),.*/\1/p' "$T/out")" "counted as the job counted"
-wall=$(jget "$m" wall_s)
-python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 30 else 1)" "$wall" || fail "the storm took ${wall}s"
-ok "a storm of a few seconds ($wall s)"
+# (the job's length is the host's business: 35 s here with a load average
+# of 10; the storm is named from the compilations' count and order alone)
+echo "the storm took $(jget "$m" wall_s) s"
 run "$XL" run jaxlog -- "$PY" examples/jax_shape_drift.py 40 --steady
 m=$(last_manifest)
 expect_eq "$(jget "$m" outcome)" ok "one shape is ok"

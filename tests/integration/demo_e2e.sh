@@ -14,7 +14,7 @@ export XLAUNCH_STORE="$T/calib.db" XLAUNCH_CACHE_ROOT="$T/cache" PYTHONDONTWRITE
 unset XLAUNCH_PROFILE_PATH
 cd "$T"   # profiles come from the data directory, as for an installed xlaunch
 
-run "$XL" probe --backend cpu
+run "$XL" probe --backend cpu --timeout $PROBE_LIMIT
 expect_rc 0 "probe cpu"
 run "$PY" "$SRC/examples/train_mlp.py" 1 --micro-batch 8
 expect_out "devices: 1" "without xlaunch the job sees one device"

@@ -45,6 +45,35 @@ expect_eq() {  # expect_eq ACTUAL EXPECTED description
 }
 done_ok() { echo "ok ($nchecks checks)"; exit 0; }
 
+# Limits that guard against a hang only, never against slowness: the suite
+# also runs on a 2-core host with both cores busy beside it (make test-load)
+# and other work on top.  With a load average of 450 here (another test's
+# hundreds of launches), twelve launches at once took over 60 s to start
+# their children.  HANG_S: seconds for a wait (wait_until) or a `timeout`;
+# PROBE_LIMIT: --timeout of a probe the test expects to finish (the probe's
+# default 10 s is no hang guard on a busy host: with a load average of 7 the
+# cpu backend took 1 to 2 s, PoCL's two OpenCL devices 10 to 16 s).
+HANG_S=300
+PROBE_LIMIT=${HANG_S}s
+
+# now_s: the time in seconds with fractions; secs_since T0: seconds since a
+# now_s; below A B: A < B (numbers with fractions)
+now_s() { date +%s.%N; }
+secs_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# wait_until SECONDS CMD...: runs CMD every 0.05 s until it succeeds (status
+# 0) or SECONDS have passed (status 1).  Tests wait for what they need this
+# way, never for a fixed time; SECONDS is a hang guard ($HANG_S).
+wait_until() {
+	_wu_end=$(( $(date +%s) + $1 ))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -lt "$_wu_end" ] || return 1
+		sleep 0.05
+	done
+}
+
 # PostgreSQL stores.  pg_setup: the test runner's server (XLAUNCH_TEST_PG),
 # else a private one started here (tools/pg.sh) and removed on exit; skips
 # when the server programs are not installed.  pg_store NAME: the location

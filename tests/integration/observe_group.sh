@@ -18,7 +18,9 @@ cp "$T/p.yaml" "$T/profiles/plain.yaml"
 export XLAUNCH_PROFILE_PATH="$T/profiles" XLAUNCH_STORE="$T/calib.db"
 last_manifest() { ls -d "$XDG_STATE_HOME"/xlaunch/runs/* | sort | tail -1; }
 
-# a parent holding 100 MB, a child and a grandchild holding 200 MB each
+# a parent holding 100 MB, a child and a grandchild holding 200 MB each, all
+# three at once for 5 s: 50 of run's samples (one each 0.1 s), so that a
+# busy host that delays many still has the group sampled whole
 cat >"$T/group.py" <<'PY'
 import os, subprocess, sys, time
 mb = 1 << 20
@@ -32,7 +34,7 @@ if len(sys.argv) > 1:
     if sys.argv[1] == "200" and len(sys.argv) == 2:
         subprocess.run([sys.executable, __file__, "200", "leaf"])
     else:
-        time.sleep(1.5)
+        time.sleep(5)
     sys.exit(0)
 held = hold(100)
 subprocess.run([sys.executable, __file__, "200"])
@@ -83,8 +85,8 @@ $CC -shared -fPIC -O1 -DFAKE_INIT_FAIL -o "$T/nvml-fail/libnvidia-ml.so.1" "$SRC
 	fail "cannot build the failing fake"
 cat >"$T/gpu.sh" <<'S'
 # device 0: this shell 1.0 GB, its child 0.5 GB, a stranger 7 GB, one
-# figure not available; device 1: this shell 0.3 GB
-sleep 2 &
+# figure not available; device 1: this shell 0.3 GB; for 5 s (50 samples)
+sleep 5 &
 child=$!
 {
 	echo "0 $$ 1000000000"

@@ -14,7 +14,7 @@ expect_rc 64 "bad timeout"
 expect_err "option '--timeout': 'never' is not a duration above 0 and up to 1h" "bad timeout named"
 expect_err "usage: xlaunch probe" "usage follows"
 
-run "$XL" probe --backend cpu --json --no-record
+run "$XL" probe --backend cpu --json --no-record --timeout $PROBE_LIMIT
 expect_rc 0 "cpu alone is alive"
 python3 -m json.tool "$T/out" >/dev/null || fail "probe --json is not valid JSON"
 ok "valid JSON"
@@ -30,7 +30,7 @@ expect_eq "$state" "cpu alive verified" "cpu verified with figures"
 if [ ! -e /etc/OpenCL/vendors/pocl.icd ]; then
 	echo "note: PoCL is not installed; the opencl check below will fail"
 fi
-run "$XL" probe --backend opencl,cuda --json --no-record
+run "$XL" probe --backend opencl,cuda --json --no-record --timeout $PROBE_LIMIT
 python3 -m json.tool "$T/out" >/dev/null || fail "probe --json is not valid JSON"
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 print(" ".join(b["name"]+"="+b["state"]+"/"+b["stage"] for b in d["backends"]))' "$T/out")
@@ -45,7 +45,7 @@ else
 fi
 
 # the human table: one line per backend
-run "$XL" probe --backend cpu,cuda --no-record
+run "$XL" probe --backend cpu,cuda --no-record --timeout $PROBE_LIMIT
 expect_out "BACKEND" "table header"
 expect_out "verified" "table shows the stage"
 [ "$(grep -c '^cpu ' "$T/out")" -eq 1 ] || fail "one line for cpu"

@@ -23,7 +23,7 @@ llc=$(python3 "$SRC/tests/integration/host_llc.py")
 round=0
 while :; do
 	round=$((round + 1))
-	run "$XL" probe --backend cpu --json --no-record
+	run "$XL" probe --backend cpu --json --no-record --timeout $PROBE_LIMIT
 	expect_rc 0 "cpu probe alive"
 	set -- $(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["backends"][0]; d=b["details"]
 print(d["working_set_bytes"], d["llc_bytes"], d["threads"], b["bandwidth_gbs"], d["llc_source"])' "$T/out")

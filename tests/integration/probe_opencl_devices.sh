@@ -9,8 +9,9 @@
 [ -e /etc/OpenCL/vendors/pocl.icd ] || skip "PoCL is not installed (tools/deps.sh installs it)"
 llc=$(python3 "$SRC/tests/integration/host_llc.py")
 export POCL_DEVICES="basic pthread"
-
-run "$XL" probe --backend opencl --json --no-record
+# --timeout $PROBE_LIMIT (lib.sh): PoCL builds the kernels for each device,
+# and with a load average of 7 the backend took past the default 10 s
+run "$XL" probe --backend opencl --json --no-record --timeout $PROBE_LIMIT
 expect_rc 0 "two PoCL devices alive"
 python3 - "$T/out" "$llc" <<'PY' || fail "per-device probe document"
 import json, os, sys
@@ -35,7 +36,7 @@ assert (b["bandwidth_gbs"], b["gflops"]) == (devs[m]["bandwidth_gbs"], devs[m]["
 PY
 ok "each device with its own stage, working set and figures"
 
-run "$XL" probe --backend opencl --no-record
+run "$XL" probe --backend opencl --no-record --timeout $PROBE_LIMIT
 expect_rc 0 "table"
 [ "$(grep -c 'cpu: basic-.*GB/s, .*GFLOP/s' "$T/out")" -eq 1 ] || { cat "$T/out"; fail "no line of its own for the basic device"; }
 [ "$(grep -c 'cpu: pthread-.*GB/s, .*GFLOP/s' "$T/out")" -eq 1 ] || { cat "$T/out"; fail "no line of its own for the pthread device"; }

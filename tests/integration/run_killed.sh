@@ -15,13 +15,15 @@ q() { python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1], timeout=30)
 for r in c.execute(sys.argv[2]): print("|".join("" if v is None else str(v) for v in r))' "$XLAUNCH_STORE" "$1"; }
 ndirs() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | wc -l; }
-# wait_dirs N: until N run directories exist (at most 10 s)
 # newdir BEFORE: the run directory not in the list BEFORE
 newdir() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort | comm -13 "$1" - | head -1; }
 listdirs() { find "$RUNS" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' 2>/dev/null | sort >"$1"; }
 # wait_kids PID: until xlaunch PID runs its guardian and its child
-wait_kids() { for _ in $(seq 200); do [ "$(pgrep -P "$1" | wc -l)" -ge 2 ] && return 0; sleep 0.05; done; fail "launch $1 did not start its child"; }
-wait_dirs() { for _ in $(seq 200); do [ "$(ndirs)" -ge "$1" ] && return 0; sleep 0.05; done; fail "no run directory appeared"; }
+# wait_dirs N: until N run directories exist
+has_kids() { [ "$(pgrep -P "$1" | wc -l)" -ge 2 ]; }
+has_dirs() { [ "$(ndirs)" -ge "$1" ]; }
+wait_kids() { wait_until "$HANG_S" has_kids "$1" || fail "launch $1 did not start its child"; }
+wait_dirs() { wait_until "$HANG_S" has_dirs "$1" || fail "no run directory appeared"; }
 
 run "$XL" run p -- true
 expect_rc 0 "first run makes the store"
@@ -34,8 +36,7 @@ wait_dirs 2
 wait_kids "$pid"
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 gdir="$RUNS/$(newdir "$T/before")"
-for _ in $(seq 100); do [ -f "$gdir/end.json" ] && break; sleep 0.05; done
-[ -f "$gdir/end.json" ] || fail "the guardian wrote no end.json in $gdir"
+wait_until "$HANG_S" test -f "$gdir/end.json" || fail "the guardian wrote no end.json in $gdir"
 python3 - "$gdir/end.json" <<'PY' || fail "the guardian's end record"
 import json, sys
 e = json.load(open(sys.argv[1]))
@@ -110,25 +111,29 @@ text = json.dumps(rec)
 open(os.path.join(d, rec["id"] + ".json.tmp.999999999"), "w").write(text)
 open(os.path.join(d, "20261122T000001.000000Z-gone-2-r0-a1.json.tmp.999999998"), "w").write(text[:40])
 PY
-# the guardians finish their ends (slowly under the sanitizers)
-for _ in $(seq 200); do
-	alive=0
+# the guardians finish their ends (slowly under the sanitizers or on a busy
+# host)
+guardians_done() {
 	for g in "$RUNS"/*/guardian; do
-		[ -f "$g" ] && kill -0 "$(cat "$g")" 2>/dev/null && alive=1
+		[ -f "$g" ] && kill -0 "$(cat "$g")" 2>/dev/null && return 1
 	done
-	[ "$alive" = 0 ] && break
-	sleep 0.1
-done
-[ "$alive" = 0 ] || fail "guardians still running after 20 s"
+	return 0
+}
+wait_until "$HANG_S" guardians_done || fail "guardians still running after $HANG_S s"
 
-# the sweep meets a store held by another process, then the store again
-python3 -c 'import sqlite3, sys, time
+# the sweep meets a store held by another process, then the store again: the
+# lock is held until the test lets it go ($T/unlock), twice $HANG_S at most
+python3 -c 'import os, sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
-c.execute("BEGIN EXCLUSIVE"); open(sys.argv[2], "w").close(); time.sleep(7); c.execute("ROLLBACK")' \
-	"$XLAUNCH_STORE" "$T/locked" &
+c.execute("BEGIN EXCLUSIVE"); open(sys.argv[2], "w").close()
+end = time.monotonic() + 2 * int(sys.argv[4])
+while os.path.isdir(os.path.dirname(sys.argv[3])) and not os.path.exists(sys.argv[3]) and time.monotonic() < end:
+    time.sleep(0.05)
+c.execute("ROLLBACK")' "$XLAUNCH_STORE" "$T/locked" "$T/unlock" "$HANG_S" &
 locker=$!
-for _ in $(seq 100); do [ -f "$T/locked" ] && break; sleep 0.05; done
+wait_until "$HANG_S" test -f "$T/locked" || fail "the lock was not taken"
 XLAUNCH_STORE_WAIT=1s run "$XL" run p -- sh -c 'echo launched'
+touch "$T/unlock"
 expect_rc 0 "a launch is not blocked by a locked store during the sweep"
 expect_out "launched" "the child ran"
 expect_err "lost attempts are recorded by a later xlaunch" "the sweep waits for a later xlaunch"

@@ -91,7 +91,7 @@ while :; do sleep 0.1; done
 S
 "$XL" run plain -- sh "$T/trap.sh" "$T/sig" >"$T/out" 2>"$T/err" &
 xp=$!
-for i in $(seq 50); do [ -f "$T/sig.ready" ] && break; sleep 0.1; done
+wait_until "$HANG_S" test -f "$T/sig.ready" || fail "the child did not set its trap"
 kill -TERM $xp
 set +e; wait $xp; rc=$?; set -e
 expect_eq "$(cat "$T/sig" 2>/dev/null)" got-TERM "SIGTERM forwarded to the child"
@@ -106,7 +106,7 @@ while :; do sleep 0.1; done
 S
 "$XL" run plain -- sh "$T/usr1.sh" "$T/u" >"$T/out" 2>"$T/err" &
 xp=$!
-for i in $(seq 50); do [ -f "$T/u.ready" ] && break; sleep 0.1; done
+wait_until "$HANG_S" test -f "$T/u.ready" || fail "the child did not set its trap"
 kill -USR1 $xp
 set +e; wait $xp; rc=$?; set -e
 expect_eq "$(cat "$T/u" 2>/dev/null)" got-USR1 "SIGUSR1 forwarded"
@@ -121,20 +121,18 @@ wait
 S
 "$XL" run plain -- sh "$T/tree.sh" "$T/tree" >/dev/null 2>&1 &
 xp=$!
-for i in $(seq 50); do [ -f "$T/tree.grandchild" ] && break; sleep 0.1; done
+# tree.child is written last
+wait_until "$HANG_S" test -s "$T/tree.child" || fail "the child did not start its grandchild"
 gc=$(cat "$T/tree.grandchild"); ch=$(cat "$T/tree.child")
 kill -0 "$gc" || fail "grandchild not running"
 kill -KILL $xp
-gone=0
-for i in $(seq 80); do
-	if ! kill -0 "$gc" 2>/dev/null && ! kill -0 "$ch" 2>/dev/null; then gone=1; break; fi
-	sleep 0.1
-done
-[ $gone = 1 ] || { kill -9 "$gc" "$ch" 2>/dev/null; fail "child tree outlived a SIGKILLed xlaunch"; }
+tree_gone() { ! kill -0 "$gc" 2>/dev/null && ! kill -0 "$ch" 2>/dev/null; }
+wait_until "$HANG_S" tree_gone || { kill -9 "$gc" "$ch" 2>/dev/null; fail "child tree outlived a SIGKILLed xlaunch"; }
 ok "no orphans after kill -9"
 
-# --timeout: SIGTERM, then SIGKILL after the grace period
-run "$XL" run plain --timeout 1s --grace 1s -- sh -c 'trap "" TERM; sleep 30'
+# --timeout: SIGTERM, then SIGKILL after the grace period (the child has 5 s
+# to ignore TERM: it needs a few milliseconds of CPU)
+run "$XL" run plain --timeout 5s --grace 1s -- sh -c 'trap "" TERM; sleep 60'
 expect_rc 137 "timeout kills with SIGKILL after grace when TERM is ignored"
 m=$(last_manifest)
 expect_eq "$(jget "$m/manifest.json" outcome)" timeout "outcome timeout"
@@ -252,19 +250,23 @@ TXT
 run "$XL" run plain -- sh -c 'echo "CUDA out of memory (recovered)" >&2; exit 0'
 expect_err "attempt 1/1: ok" "an OOM text in a successful run is not an oom"
 
-# a slow terminal never stalls the child: the reader sleeps 3 s, the child
-# writes 2 MB and times itself
+# a slow terminal never stalls the child: the child writes 2 MB and says
+# when it is done, and the terminal reads nothing until then ($HANG_S at
+# most: a child stalled behind the terminal would never say it)
 (
 	"$XL" run plain -- python3 -c '
 import sys, time
 t = time.time()
 sys.stdout.write(("x" * 1023 + "\n") * 2048); sys.stdout.flush()
 print("child-write-seconds %.2f" % (time.time() - t), file=sys.stderr)
-' 2>"$T/slow.err" | (sleep 3; cat >"$T/slow.out")
-) 
+' 2>"$T/slow.err" | {
+		if wait_until "$HANG_S" grep -q child-write-seconds "$T/slow.err"; then : >"$T/slow.first"; fi
+		cat >"$T/slow.out"
+	}
+)
 secs=$(grep child-write-seconds "$T/slow.err" | awk '{print $2}')
-python3 -c "import sys; sys.exit(0 if float('$secs') < 2.0 else 1)" || fail "child stalled ${secs}s behind a slow terminal"
-ok "slow terminal did not stall the child (${secs}s)"
+[ -f "$T/slow.first" ] || fail "the child stalled behind a terminal that read nothing (${secs}s)"
+ok "slow terminal did not stall the child: it wrote everything before the terminal read (${secs}s)"
 expect_eq "$(wc -c <"$T/slow.out")" 2097152 "the slow terminal still got everything"
 m=$(last_manifest "$T/slow.err")
 expect_eq "$(wc -c <"$m/stdout.log")" 2097152 "stdout.log has everything"

@@ -21,9 +21,9 @@ for i in $(seq $N); do
 	"$XL" run p -- sleep 30 >/dev/null 2>&1 &
 	pids="$pids $!"
 done
+has_kids() { [ "$(pgrep -P "$1" | wc -l)" -ge 2 ]; }
 for pid in $pids; do
-	for _ in $(seq 200); do [ "$(pgrep -P "$pid" | wc -l)" -ge 2 ] && break; sleep 0.05; done
-	[ "$(pgrep -P "$pid" | wc -l)" -ge 2 ] || fail "launch $pid did not start its child"
+	wait_until "$HANG_S" has_kids "$pid" || fail "launch $pid did not start its child"
 done
 # the owner a manifest names is the process as /proc tells it (its start
 # time, field 22 of its stat), so a live owner is never taken for a gone one
@@ -49,9 +49,8 @@ for pid in $pids; do
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
 done
-for _ in $(seq 100); do
-	[ "$(find "$RUNS" -name end.json | wc -l)" -ge $((N / 2)) ] && break; sleep 0.05
-done
+ends_written() { [ "$(find "$RUNS" -name end.json | wc -l)" -ge $((N / 2)) ]; }
+wait_until "$HANG_S" ends_written || true
 expect_eq "$(find "$RUNS" -name end.json | wc -l)" $((N / 2)) "the guardians wrote their ends"
 
 # a query sweeps nothing (queries are pure)

@@ -4,7 +4,8 @@
 # real compilation, as the job itself counted them (jax.monitoring, torch_xla's
 # CompileTime metric), however many lines the runtime prints about each.  The
 # torch.compile captures are checked for the lines the notes in
-# tests/bench/TORCH-NOTES.md quote.
+# tests/bench/TORCH-NOTES.md quote; the captures of a two-process JAX job that
+# ends without its final barrier give outcomes that name the rank that left.
 . "$(dirname "$0")/lib.sh"
 D="$SRC/tests/data/runtime-output"
 P="$T/profiles"; mkdir -p "$P"
@@ -70,5 +71,36 @@ expect_eq "$(lines torch-compile-graph-break-logs.txt '[__graph_breaks] Graph br
 expect_eq "$(lines torch-compile-graph-break-logs.txt '[__graph_breaks] Graph Break Reason: Unsupported Tensor.item() call')" 1 "TORCH_LOGS=graph_breaks: the reason"
 for f in torch-compile-steady.txt torch-compile-steady-logs.txt; do
 	expect_eq "$(tail -n +2 "$D/$f" | grep -c 'recompile\|Graph break' || true)" 0 "$f: nothing about recompiles or breaks"
+done
+
+# A two-process JAX job whose ranks end without the final barrier (the
+# jax-ranks-* captures): each rank's capture replayed under `xlaunch run`,
+# ending as the rank ended (its "(exit status N)" line: 134 is SIGABRT).  A
+# rank stopped by another rank's exit names that in its outcome line.
+# outcome_of FILE: the outcome line of the replay, in $T/outcome
+outcome_of() {
+	st=$(sed -n 's/^(exit status \([0-9]*\))$/\1/p' "$D/$1")
+	st=${st:-0}
+	run "$XL" run plain -- sh -c 'tail -n +2 "$1" >&2; if [ "$2" -gt 128 ]; then kill -s "$(kill -l "$2")" $$; fi; exit "$2"' sh "$D/$1" "$st"
+	expect_rc "$st" "$1 replayed with its status"
+	grep 'attempt 1/1: ' "$T/err" >"$T/outcome" || fail "$1: no outcome line"
+}
+outcome_of jax-ranks-no-barrier-rank0-leaves-rank1.txt
+grep -qF "attempt 1/1: crash (another rank's exit closed the distributed runtime's coordination service" "$T/outcome" ||
+	{ cat "$T/outcome"; fail "rank 1 stranded by rank 0's exit: its outcome names the closed service"; }
+grep -qF "killed by signal 6 (Aborted); jax-service-closed: " "$T/outcome" || { cat "$T/outcome"; fail "the status and the pattern named"; }
+ok "rank 1 stranded by rank 0's exit: the outcome names the closed coordination service"
+outcome_of jax-ranks-no-barrier-rank1-leaves-rank0.txt
+grep -qF "attempt 1/1: error (a collective failed because another rank's process had exited" "$T/outcome" ||
+	{ cat "$T/outcome"; fail "rank 0's failed barrier names the peer's exit"; }
+ok "rank 0's failed final barrier: the outcome names the peer's exit"
+outcome_of jax-ranks-no-barrier-rank1-leaves-wait-rank0.txt
+grep -qF "attempt 1/1: crash (another rank left the job without jax.distributed.shutdown() or died" "$T/outcome" ||
+	{ cat "$T/outcome"; fail "rank 0 ended by the service: the outcome names the peer"; }
+ok "rank 0 ended by the coordination service: the outcome names the rank that left"
+for f in jax-ranks-clean-rank0.txt jax-ranks-clean-rank1.txt jax-ranks-no-barrier-rank0-leaves-rank0.txt; do
+	outcome_of "$f"
+	grep -qF "attempt 1/1: ok (exited 0)" "$T/outcome" || { cat "$T/outcome"; fail "$f: ok"; }
+	expect_eq "$(tail -n +2 "$D/$f" | grep -c 'coordination service\|Gloo [A-Za-z]* failed' || true)" 0 "$f: nothing about a lost peer"
 done
 done_ok

@@ -35,6 +35,6 @@ if [ -n "${XLAUNCH_TEST_PG:-}" ]; then
 fi
 # the cpu probe's triad steps over four times the last-level cache: slow
 # under memcheck, so a generous limit, and it must finish (not be killed)
-vg probe --backend cpu --timeout 60s
+vg probe --backend cpu --timeout $PROBE_LIMIT
 expect_rc 0 "the cpu probe finishes under valgrind"
 done_ok

@@ -154,6 +154,7 @@ man: $(BUILD)/xlaunch.1
 help:
 	@echo 'make              build ./xlaunch and build/rel/xlaunch.1 (SAN=1: build/san/, ASan+UBSan)'
 	@echo 'make test         install what is missing, build, run every test'
+	@echo 'make test-load    the same while stress-ng keeps the CPUs busy (LOAD_CPUS=N)'
 	@echo 'make demo         probe, then a JAX job on the CPU through the cpu-jax profile'
 	@echo 'make demo-torch-xla  the same for PyTorch/XLA (downloads torch and torch_xla)'
 	@echo 'make install      PREFIX=/usr/local DESTDIR=: binary, man page, share/xlaunch'

@@ -252,6 +252,8 @@ static void load_releases(const char *file)
 	free(data);
 	if (!rel_root || rel_root->kind != XL_Y_MAP) {
 		fprintf(stderr, "gen-catalog: %s:%s\n", file, err ? err : "1:1: not a mapping");
+		free(err);
+		xl_ynode_free(rel_root);
 		exit(65);
 	}
 	ps = xl_ymap_get(rel_root, "packages");
@@ -840,27 +842,30 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gen-catalog OUT.c [--releases RELEASES.yaml] CATALOG.yaml...\n");
 		return 64;
 	}
-	for (int a = first; a < argc; a++) {
+	rc = 0;
+	for (int a = first; a < argc && !rc; a++) {
 		roots[nf] = read_catalog(argv[a], &rc);
 		if (!roots[nf])
-			return rc;
+			break;
 		read_family(argv[a], roots[nf], &fams[nf]);
 		read_flags(argv[a], roots[nf], nf, &fams[nf]);
 		nf++;
 	}
-	qsort(ents, nents, sizeof(*ents), cmp_ent);
-	check_twice(fams, nf);
-	if (failures) {
-		fprintf(stderr, "gen-catalog: %d error(s)\n", failures);
-		return 65;
+	if (!rc) {
+		qsort(ents, nents, sizeof(*ents), cmp_ent);
+		check_twice(fams, nf);
+		if (failures) {
+			fprintf(stderr, "gen-catalog: %d error(s)\n", failures);
+			rc = 65;
+		} else {
+			rc = emit_table(argv[1], fams, nf);
+		}
 	}
-	rc = emit_table(argv[1], fams, nf);
-	if (rc)
-		return rc;
+	/* freed on every way out: the sanitizer build runs this too */
 	for (int i = 0; i < nf; i++)
 		xl_ynode_free(roots[i]);
 	xl_ynode_free(rel_root);
 	xl_buf_release(&pool);
 	free(ents);
-	return 0;
+	return rc;
 }

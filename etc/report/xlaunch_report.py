@@ -32,6 +32,7 @@ import json
 import math
 import os
 import sys
+import time
 
 ENV_VAR = "XLAUNCH_REPORT"
 
@@ -96,6 +97,10 @@ def emit(record):
     if not path:
         return False
     try:
+        if "t" not in record:
+            # when it happened, by the wall clock: xlaunch reads the file
+            # later, and places steps among compilations by this time
+            record = dict(record, t=round(time.time(), 6))
         line = json.dumps(record, separators=(",", ":"), allow_nan=False)
         data = (line + "\n").encode("utf-8")
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)

@@ -325,11 +325,13 @@ void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg)
 	w->xla_mk.cursor = w->xla_mk.tail = -1;
 	if (cfg->step_pattern && *cfg->step_pattern)
 		w->has_step_re = regcomp(&w->step_re, cfg->step_pattern, REG_EXTENDED) == 0;
-	/* the dump's file times are the wall clock's: its time 0 is the start */
+	/* the dump's file times and the report's own times are the wall
+	 * clock's: their time 0 is the start */
+	w->wall_origin = xl_now() - (xl_mono() - cfg->start);
 	if (cfg->dump)
-		cfg->dump->origin = xl_now() - (xl_mono() - cfg->start);
+		cfg->dump->origin = w->wall_origin;
 	if (cfg->inductor)
-		cfg->inductor->origin = xl_now() - (xl_mono() - cfg->start);
+		cfg->inductor->origin = w->wall_origin;
 }
 
 static void cfn_release(struct xl_cfn *f)
@@ -1021,6 +1023,16 @@ static void report_value(struct xl_watch *w, const char *line, size_t len, doubl
 		return;
 	}
 	kind = json_string_value(json_object_get(o, "kind"));
+	/* when the job wrote it, if it says (the helper does): the report is
+	 * read every 100 ms, later on a busy host, and a step placed at the
+	 * time it was read would come after compilations that followed it */
+	v = json_object_get(o, "t");
+	if (json_is_number(v)) {
+		double at = json_number_value(v) - w->wall_origin + w->cfg.start;
+
+		if (at < t && at > w->cfg.start)
+			t = at;
+	}
 	if (strcmp(kind, "step") == 0) {
 		v = json_object_get(o, "step");
 		if (json_is_integer(v) && json_integer_value(v) >= 0) {

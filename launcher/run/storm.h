@@ -187,6 +187,7 @@ struct xl_watch_cfg {
 
 struct xl_watch {
 	struct xl_watch_cfg cfg;
+	double wall_origin;          /* the wall clock's time at cfg.start */
 	regex_t step_re;
 	bool has_step_re;
 	struct xl_cfn *fns;

@@ -81,6 +81,7 @@ expect_err "report_step failed: " "a bad argument is a warning, not an exception
 
 R="$T/report.jsonl"
 echo '{"kind":"step","step":-1,"loss":null,"step_time_s":0.5}' >"$R"
+report_t0=$(python3 -c 'import time; print(time.time())')
 XLAUNCH_REPORT="$R" run python3 -c '
 import sys; sys.path.insert(0, sys.argv[1])
 import xlaunch_report as xr
@@ -90,10 +91,18 @@ xr.report_compiles(4, cache_hits=3)
 xr.report_peak(2048, 4096, "user")' "$HELPER"
 expect_rc 0 "reports to a file"
 expect_eq "$(wc -l <"$R" | tr -d ' ')" 5 "lines appended after what was there"
-expect_eq "$(sed -n 2p "$R")" '{"kind":"step","step":0,"loss":null,"step_time_s":0.25}' "NaN loss written as null"
-expect_eq "$(sed -n 3p "$R")" '{"kind":"step","step":1,"loss":0.5,"step_time_s":null}' "infinite time written as null"
-expect_eq "$(sed -n 4p "$R")" '{"kind":"compile","count":4,"cache_hits":3}' "compile line"
-expect_eq "$(sed -n 5p "$R")" '{"kind":"memory","peak_bytes":2048,"limit_bytes":4096,"source":"user"}' "peak line"
+# every line says when it was written (the wall clock's seconds): within the
+# run of the helper, in order
+line() { sed -n "$1p" "$R" | sed 's/,"t":[0-9.]*}$/}/'; }
+tof() { sed -n "$1p" "$R" | sed -n 's/.*,"t":\([0-9.]*\)}$/\1/p'; }
+expect_eq "$(line 2)" '{"kind":"step","step":0,"loss":null,"step_time_s":0.25}' "NaN loss written as null"
+expect_eq "$(line 3)" '{"kind":"step","step":1,"loss":0.5,"step_time_s":null}' "infinite time written as null"
+expect_eq "$(line 4)" '{"kind":"compile","count":4,"cache_hits":3}' "compile line"
+expect_eq "$(line 5)" '{"kind":"memory","peak_bytes":2048,"limit_bytes":4096,"source":"user"}' "peak line"
+python3 -c 'import sys, time; t = [float(x) for x in sys.argv[2:]]
+sys.exit(0 if len(t) == 4 and float(sys.argv[1]) <= t[0] <= t[1] <= t[2] <= t[3] <= time.time() else 1)' \
+	"$report_t0" "$(tof 2)" "$(tof 3)" "$(tof 4)" "$(tof 5)" || fail "the lines' times: $(tof 2) $(tof 3) $(tof 4) $(tof 5), after $report_t0"
+ok "each line carries the time it was written"
 
 # concurrent writers (ranks, threads) never interleave within a line
 R2="$T/many.jsonl"

@@ -6,6 +6,7 @@
 #include "tests/unit/unit.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -448,6 +449,35 @@ static void test_report_live(void **state)
 	free(path);
 }
 
+/* A step whose line says when it was written is placed then, not when the
+ * file was read (later: the report is polled, and a busy host is slow to
+ * poll); a time after the read or before the run is not believed. */
+static void test_report_times(void **state)
+{
+	struct xl_watch w;
+	char *path = xl_test_path("report.jsonl");
+	FILE *f;
+
+	(void)state;
+	watch_init(&w, NULL, path);   /* the run started at 1000 (monotonic) */
+	f = fopen(path, "w");
+	fprintf(f, "{\"kind\":\"step\",\"step\":0,\"t\":%.6f}\n", w.wall_origin + 0.25);
+	fprintf(f, "{\"kind\":\"step\",\"step\":1,\"t\":%.6f}\n", w.wall_origin + 9.0);
+	fprintf(f, "{\"kind\":\"step\",\"step\":2,\"t\":%.6f}\n", w.wall_origin - 9.0);
+	fprintf(f, "{\"kind\":\"step\",\"step\":3}\n");
+	fclose(f);
+	xl_watch_poll_report(&w, 1002);
+	xl_watch_finish(&w, 1003);
+	assert_int_equal(w.nstep_t, 4);
+	assert_true(fabs(w.step_t[0] - 0.25) < 1e-3);   /* when it was written */
+	assert_true(fabs(w.first_step_s - 0.25) < 1e-3);
+	assert_true(fabs(w.step_t[1] - 2.0) < 1e-9);    /* later than read: the read */
+	assert_true(fabs(w.step_t[2] - 2.0) < 1e-9);    /* before the run: the read */
+	assert_true(fabs(w.step_t[3] - 2.0) < 1e-9);    /* no time: the read */
+	xl_watch_release(&w);
+	free(path);
+}
+
 /* etc/outcomes.yaml with one thing wrong is refused with its place */
 static void test_bad_patterns(void **state)
 {
@@ -514,6 +544,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cost_rule),
 		cmocka_unit_test(test_step_rule),
 		cmocka_unit_test(test_report_live),
+		cmocka_unit_test(test_report_times),
 		cmocka_unit_test(test_bad_patterns),
 		cmocka_unit_test(test_fuzz_entry),
 	};

@@ -3,7 +3,8 @@
 # lines, from the brace that opens its body to the one that closes it.
 #   tools/check-funcs.sh DIR...     (run by tools/check-deps.sh)
 # Functions are written in the kernel's style here: the opening and the
-# closing brace of a body stand alone at the start of a line.  Prints one
+# closing brace of a body stand alone at the start of a line; a body opened
+# at the end of its signature's line (`int f(void) {`) is counted too.  Prints one
 # line per function that is too long, longest first, and exits 1 when
 # there is any.
 set -eu
@@ -23,6 +24,7 @@ FNR == 1 { name = ""; start = 0 }
 	name = w[n]
 }
 /^\{/ { start = FNR }
+/^[A-Za-z_].*\)[ \t]*\{[ \t]*$/ { start = FNR }
 /^\}/ && start {
 	len = FNR - start + 1
 	if (len > max) {

@@ -80,6 +80,11 @@ expect_rc 1 "a function of 164 lines refused"
 expect_out "check-funcs: calib/long.c:2: too_long() is 164 lines long (at most 150" "the function and its length named"
 MAX_FUNC_LINES=200 run tools/check-deps.sh "$T/tree"
 expect_rc 0 "MAX_FUNC_LINES raises the bound"
+# the same with its body opened on the signature's line
+sed -e 's/^int too_long(void)$/int too_long(void) {/' -e '/^{$/d' "$T/long.c" >"$T/tree/calib/long.c"
+run tools/check-deps.sh "$T/tree"
+expect_rc 1 "a body opened on the signature's line is measured too"
+expect_out "check-funcs: calib/long.c:1: too_long() is 164 lines long" "that function named"
 
 # two files of one folder that call each other
 rm -rf "$T/tree"; mkdir "$T/tree"

@@ -6,7 +6,14 @@
 . "$(dirname "$0")/lib.sh"
 san=0
 case "$XL" in */build/san/*) san=1 ;; esac
-make -s -C "$SRC" install SAN=$san DESTDIR="$T/dest" PREFIX=/opt/xl >"$T/make.log" 2>&1 ||
+# built in a copy of the build directory: another PREFIX rebuilds what
+# names the data directory, and the suite's own binary must stay as it is
+bdir=rel
+[ $san = 1 ] && bdir=san
+mkdir -p "$T/build"
+[ -d "$SRC/build/$bdir" ] && cp -a "$SRC/build/$bdir/." "$T/build/"
+make -s -C "$SRC" install SAN=$san BUILD="$T/build" BIN="$T/build/xlaunch" \
+	DESTDIR="$T/dest" PREFIX=/opt/xl >"$T/make.log" 2>&1 ||
 	{ cat "$T/make.log"; fail "make install DESTDIR=... PREFIX=/opt/xl"; }
 [ -x "$T/dest/opt/xl/bin/xlaunch" ] || fail "no installed binary"
 [ -f "$T/dest/opt/xl/share/xlaunch/profiles/cpu-jax.yaml" ] || fail "no installed profiles"

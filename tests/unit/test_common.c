@@ -92,6 +92,8 @@ static void test_strings(void **state)
 	assert_int_equal(xl_edit_distance("aaaaaaaa", "bbbbbbbb", 2), 3);
 	assert_string_equal(xl_did_you_mean("histroy", names), "history");
 	assert_null(xl_did_you_mean("zzzzzzzz", names));
+	/* an empty list (no profile anywhere on the path) suggests nothing */
+	assert_null(xl_did_you_mean("cpu-jax", NULL));
 	assert_true(xl_valid_env_name("XLA_FLAGS"));
 	assert_true(xl_valid_env_name("_x1"));
 	assert_false(xl_valid_env_name("1X"));

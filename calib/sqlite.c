@@ -1319,12 +1319,14 @@ static int sq_rank_begin(struct calib_store *st, const char *job_id, int64_t ran
 	return 0;
 }
 
-/* The first bad end of another rank since ?4, then (?5) the first lease of
+/* The first bad end of another rank since ?4 (any outcome but ok and
+ * compile-storm: a storm's process ended well), then (?5) the first lease of
  * another rank without an end that ran out before ?3 and at or after ?4:
  * a probe of job_ranks_bad and one of job_ranks_live. */
 #define PEER_QUERY \
 	"SELECT * FROM (SELECT 0, rank, outcome, ended, host FROM job_ranks" \
-	" WHERE job_id = ?1 AND outcome <> 'ok' AND ended >= ?4 AND rank <> ?2" \
+	" WHERE job_id = ?1 AND outcome <> 'ok' AND outcome <> 'compile-storm'" \
+	" AND ended >= ?4 AND rank <> ?2" \
 	" ORDER BY ended LIMIT 1)" \
 	" UNION ALL SELECT * FROM (SELECT 1, rank, NULL, expires, host FROM job_ranks" \
 	" WHERE job_id = ?1 AND ended IS NULL AND expires >= ?4 AND expires < ?3 AND rank <> ?2" \

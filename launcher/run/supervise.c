@@ -663,14 +663,17 @@ static bool check_child(struct sup *s, double now)
 }
 
 /* Another rank of the job is gone: the child is ended as at a timeout,
- * with the profile's ranks.grace before SIGKILL. */
+ * with the profile's ranks.grace before SIGKILL.  A child that already
+ * ended, or is already being ended (a timeout), keeps its own outcome:
+ * nothing was ended for the other rank. */
 static void peer_gone(struct sup *s, double now)
 {
-	double grace = xl_peers_fire(s->o->peers);
+	double grace;
 
 	s->peer_fd = -1;
 	if (s->child_done || s->term_at)
 		return;
+	grace = xl_peers_fire(s->o->peers);
 	s->r->peer_ended = true;
 	kill(-s->child, SIGTERM);
 	s->term_at = now;

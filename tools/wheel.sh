@@ -86,8 +86,10 @@ fetch_sources() {
 	mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/parts" "$W/src"
 	# shellcheck disable=SC2086
 	src_lines $need >"$A/sources.list"
+	# an installed version the archive no longer offers (an image behind
+	# its point release) is this host's state, not a fault of the build
 	[ -s "$A/sources.list" ] ||
-		die "apt-cache policy names no archive for the installed version of:$need (after apt-get update it may)"
+		skip "apt-cache policy names no archive for the installed version of:$need (apt-get update, then upgrade them)"
 	apt="apt-get -q -o Dir::Etc::SourceList=$A/sources.list -o Dir::Etc::SourceParts=$A/parts
 		-o Dir::State::Lists=$A/lists -o Dir::Cache=$A/cache -o Debug::NoLocking=1"
 	log "fetching Debian's sources of:$need"

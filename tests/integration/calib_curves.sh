@@ -110,6 +110,16 @@ expect_rc 0 "XLA's own figure for seq 8192"
 total=$(sed -n 's/.*total \([0-9]*\) bytes.*/\1/p' "$T/out")
 [ "${total:-0}" -gt $((2 * (4 << 30))) ] || fail "seq 8192 was to need twice the limit, XLA says $total bytes"
 ok "seq 8192 needs $total bytes of buffers, more than twice 4 GiB"
+# and the compiler's figure xlaunch predicted for it from the three smaller
+# programs, before it was ever compiled, is XLA's own within 10%
+python3 - "$T/predicted.json" "$total" <<'PY' || fail "the predicted compiler figure of s8192"
+import json, sys
+rows = {r["candidate"]: r for r in json.load(open(sys.argv[1]))}
+pred, xla = rows["s8192"]["compiler"]["predicted_bytes"], int(sys.argv[2])
+print("s8192: XLA's buffers predicted %d bytes, XLA says %d (%+.1f%%)" % (pred, xla, 100.0 * (pred - xla) / xla))
+assert abs(pred - xla) <= 0.10 * xla, (pred, xla)
+PY
+ok "XLA's figure for seq 8192 predicted before compiling it"
 # pinned, it is refused before anything is launched
 before=$("$XL" calib history --limit 0 --json | grep -c '"id"')
 # shellcheck disable=SC2086

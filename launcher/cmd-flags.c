@@ -23,7 +23,7 @@ static int runtime_for(const struct xl_call *call, const char *python, const cha
 	else if (release)
 		rc = xl_runtime_of_release(release, rt);
 	else
-		xl_runtime_detect(NULL, 0, rt);
+		xl_runtime_detect(NULL, 0, NULL, rt);
 	if (rc == XL_EX_USAGE) {
 		rc = xl_usage_error(call, "option '--release': %s", rt->why);
 		xl_runtime_release(rt);

@@ -1,0 +1,150 @@
+#!/bin/sh
+# The release a job will load is found the way the job will find it, and
+# flags are judged against every release it loads.  Fake venvs only (a
+# venv without pip whose jaxlib is a METADATA file), so nothing is
+# downloaded and nothing of jax is imported:
+#   - exec, run and profile show look the interpreter up in the environment
+#     the profile gives the child (PATH, VIRTUAL_ENV, PYTHONPATH);
+#   - the bundle cache is keyed by PYTHONPATH and the other site variables;
+#   - a pyenv shim is followed to the version it will run (PYENV_VERSION,
+#     .python-version, ROOT/version);
+#   - a relative --python is made absolute against the working directory;
+#   - --python naming no Python exits 66.
+. "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
+
+command -v python3 >/dev/null || skip "no python3"
+unset VIRTUAL_ENV PYTHONPATH PYTHONHOME PYTHONUSERBASE PYENV_VERSION
+export PYTHONNOUSERSITE=1
+
+# fakevenv DIR PKG==VERSION...: a venv whose site-packages holds only the
+# METADATA of the packages named
+fakevenv() {
+	_d=$1
+	shift
+	python3 -m venv --without-pip "$_d" || fail "python3 -m venv $_d"
+	_site=$("$_d/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	for _p in "$@"; do
+		_n=${_p%%==*}
+		_v=${_p#*==}
+		mkdir -p "$_site/$_n-$_v.dist-info"
+		printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$_n" "$_v" \
+			>"$_site/$_n-$_v.dist-info/METADATA"
+	done
+}
+# in_dir DIR CMD...: CMD run in DIR
+in_dir() {
+	_dir=$1
+	shift
+	(cd "$_dir" && exec "$@")
+}
+fakevenv "$T/old" jaxlib==0.6.2 jax==0.6.2
+fakevenv "$T/cur" jaxlib==0.10.2 jax==0.10.2
+fakevenv "$T/empty"
+P="$T/profiles"
+mkdir -p "$P"
+export XLAUNCH_PROFILE_PATH="$P"
+JOB='import sys; print("prefix", sys.prefix)'
+
+# ---- (a) the profile's PATH, VIRTUAL_ENV and PYTHONPATH count ----------------
+cat >"$P/oldpath.yaml" <<EOF
+description: the 0.6.2 venv first on the child's PATH
+env: {PATH: "$T/old/bin:\${PATH}"}
+flags:
+  XLA_FLAGS: {xla_gpu_graph_level: 1}
+EOF
+PATH="$T/cur/bin:$PATH" run "$XL" exec oldpath -- python -c "$JOB"
+expect_rc 0 "exec: judged against the child's PATH (jaxlib 0.6.2), not the shell's (0.10.2)"
+expect_out "prefix $T/old" "the child ran the 0.6.2 venv's python"
+PATH="$T/cur/bin:$PATH" run "$XL" run oldpath --no-record -- python -c "$JOB"
+expect_rc 0 "run: judged against the child's PATH"
+expect_out "prefix $T/old" "run's child looked python up in its own PATH"
+PATH="$T/cur/bin:$PATH" run "$XL" profile show oldpath --explain
+expect_out "jaxlib 0.6.2 (installed for $T/old/bin/python" "show --explain: the profile's PATH"
+cat >"$P/curpath.yaml" <<EOF
+description: the 0.10.2 venv first on the child's PATH
+env: {PATH: "$T/cur/bin:\${PATH}"}
+flags:
+  XLA_FLAGS: {xla_gpu_graph_level: 1}
+EOF
+PATH="$T/old/bin:$PATH" run "$XL" exec curpath -- python -c "$JOB"
+expect_rc 65 "exec: refused when the child's PATH gives jaxlib 0.10.2"
+expect_no_out "prefix" "nothing ran"
+PATH="$T/old/bin:$PATH" run "$XL" profile check curpath
+expect_rc 65 "profile check: the profile's PATH"
+cat >"$P/venv.yaml" <<EOF
+description: the job's VIRTUAL_ENV is the 0.6.2 venv
+env: {VIRTUAL_ENV: "$T/old"}
+flags:
+  XLA_FLAGS: {xla_gpu_graph_level: 1}
+EOF
+VIRTUAL_ENV="$T/cur" run "$XL" exec venv -- true
+expect_rc 0 "exec: the profile's VIRTUAL_ENV, not the shell's"
+mkdir -p "$T/pp/jaxlib-0.6.2.dist-info"
+printf 'Metadata-Version: 2.1\nName: jaxlib\nVersion: 0.6.2\n' >"$T/pp/jaxlib-0.6.2.dist-info/METADATA"
+cat >"$P/pypath.yaml" <<EOF
+description: jaxlib 0.6.2 on the job's PYTHONPATH
+env: {PYTHONPATH: "$T/pp"}
+flags:
+  XLA_FLAGS: {xla_gpu_graph_level: 1}
+EOF
+run "$XL" exec pypath -- "$T/empty/bin/python" -c "$JOB"
+expect_rc 0 "exec: the profile's PYTHONPATH brings jaxlib 0.6.2"
+run "$XL" profile show pypath --explain
+expect_out "jaxlib 0.6.2 (installed for" "show --explain: the profile's PYTHONPATH"
+
+# ---- (b) the bundle cache is keyed by the site variables ---------------------
+PYTHONPATH="$T/pp" run "$XL" flags lint --python "$T/empty/bin/python" -- --xla_gpu_graph_level=1
+expect_rc 0 "a cold cache with PYTHONPATH: jaxlib 0.6.2"
+expect_out "judged against jaxlib 0.6.2" "says so"
+run "$XL" flags lint --python "$T/empty/bin/python" -- --xla_gpu_graph_level=1
+expect_out "judged against jaxlib 0.11.0, the newest release xlaunch knows" "without PYTHONPATH: no jaxlib, not the cached 0.6.2"
+grep -q "^xlaunch-bundle-cache	4$" "$XDG_STATE_HOME/xlaunch/bundle-cache" || fail "the cache names format 4"
+ok "the cache names format 4"
+
+# ---- (c) a pyenv shim is followed to the version it runs ----------------------
+R="$T/pyenv"
+mkdir -p "$R/shims" "$R/versions"
+fakevenv "$R/versions/9.1.0" jaxlib==0.6.2
+fakevenv "$R/versions/9.2.0" jaxlib==0.10.2
+cat >"$R/shims/python3" <<EOF
+#!/bin/sh
+# a stand-in for a pyenv shim: pyenv exec runs the selected version
+v=\${PYENV_VERSION:-\$(cat "$R/version")}
+exec "$R/versions/\$v/bin/python3" "\$@"
+EOF
+chmod +x "$R/shims/python3"
+echo 9.2.0 >"$R/version"
+PYENV_VERSION=9.1.0 PATH="$R/shims:$PATH" run "$XL" flags lint -- --xla_gpu_graph_level=1
+expect_rc 0 "PYENV_VERSION=9.1.0: jaxlib 0.6.2"
+expect_out "installed for $R/versions/9.1.0/bin/python3" "the version's interpreter, not the shim"
+PYENV_VERSION=9.2.0 PATH="$R/shims:$PATH" run "$XL" flags lint -- --xla_gpu_graph_level=1
+expect_rc 65 "PYENV_VERSION=9.2.0: jaxlib 0.10.2, not the answer cached for the shim"
+mkdir -p "$T/proj/sub"
+echo 9.1.0 >"$T/proj/.python-version"
+PATH="$R/shims:$PATH" run in_dir "$T/proj/sub" "$XL" flags lint -- --xla_gpu_graph_level=1
+expect_rc 0 "the nearest .python-version (9.1.0)"
+expect_out "installed for $R/versions/9.1.0/bin/python3" "its version's interpreter"
+PATH="$R/shims:$PATH" run "$XL" flags lint -- --xla_gpu_graph_level=1
+expect_rc 65 "else ROOT/version (9.2.0)"
+grep -q "shims" "$XDG_STATE_HOME/xlaunch/bundle-cache" && fail "a shim's path is never a cache key"
+ok "the shim is not cached"
+
+# ---- (d) a relative --python is absolute against the working directory --------
+mkdir -p "$T/p1" "$T/p2"
+ln -s "$T/old" "$T/p1/.venv"
+ln -s "$T/cur" "$T/p2/.venv"
+run in_dir "$T/p1" "$XL" flags lint --python .venv/bin/python -- --xla_gpu_graph_level=1
+expect_rc 0 "proj1's .venv: jaxlib 0.6.2"
+run in_dir "$T/p2" "$XL" flags lint --python .venv/bin/python -- --xla_gpu_graph_level=1
+expect_rc 65 "proj2's .venv: jaxlib 0.10.2, not proj1's cached answer"
+expect_out "$T/p2/.venv/bin/python has jaxlib 0.10.2" "named by its absolute path, the venv's link kept"
+
+# ---- (e) --python naming no Python -------------------------------------------
+run "$XL" flags lint --python /bin/true -- --xla_dump_to=x
+expect_rc 66 "--python /bin/true"
+expect_err "xlaunch: python '/bin/true': not a Python interpreter" "says so"
+run "$XL" flags lint --python "$T" -- --xla_dump_to=x
+expect_rc 66 "--python a directory"
+expect_err "not a Python interpreter (a directory)" "says so"
+
+done_ok

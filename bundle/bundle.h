@@ -341,6 +341,10 @@ int xl_runtime_of_python(const char *python, struct xl_runtime *rt);
  * jaxlib go in lock step, so either sets both), without an interpreter.
  * Returns 0, or 64 with rt->why. */
 int xl_runtime_of_release(const char *spec, struct xl_runtime *rt);
+/* The same for several, each naming another package ("jaxlib==0.10.2",
+ * "torch_xla==2.9.0": a job that loads both); giving jax and jaxlib both
+ * sets each to its own.  A package named twice: 64 with rt->why. */
+int xl_runtime_of_releases(const char *const *specs, size_t n, struct xl_runtime *rt);
 void xl_runtime_release(struct xl_runtime *rt);
 /* {python, source, jaxlib, jax, torch, torch_xla, libtpu}, null where none.
  * New reference. */

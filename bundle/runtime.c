@@ -140,48 +140,73 @@ int xl_runtime_of_python(const char *python, struct xl_runtime *rt)
 	return 0;
 }
 
-int xl_runtime_of_release(const char *spec, struct xl_runtime *rt)
+/* The packages --release takes, in the order of their fields. */
+static const char *const release_keys[] = { "jaxlib", "jax", "torch-xla", "torch", "libtpu" };
+
+static char **release_field(struct xl_runtime *rt, int i)
+{
+	char **fields[] = { &rt->jaxlib, &rt->jax, &rt->torch_xla, &rt->torch, &rt->libtpu };
+
+	return fields[i];
+}
+
+/* One PKG==VERSION into rt; *given: a bit for each package given so far
+ * (one named twice is an error; jax and jaxlib, indexes 0 and 1, follow
+ * each other unless both are given). */
+static int add_release(const char *spec, struct xl_runtime *rt, unsigned *given)
 {
 	const char *eq = strstr(spec, "==");
 	struct xl_version v;
 	char *pkg, *key;
-	char **field = NULL;
+	int f = -1;
 
-	memset(rt, 0, sizeof(*rt));
-	rt->source = "--release";
 	if (!eq || eq == spec || !eq[2]) {
 		rt->why = xl_asprintf("'%s' is not PKG==VERSION", spec);
 		return XL_EX_USAGE;
 	}
 	pkg = xl_strndup(spec, (size_t)(eq - spec));
 	key = xl_pkg_key(pkg);
-	if (strcmp(key, "jaxlib") == 0)
-		field = &rt->jaxlib;
-	else if (strcmp(key, "jax") == 0)
-		field = &rt->jax;
-	else if (strcmp(key, "torch-xla") == 0)
-		field = &rt->torch_xla;
-	else if (strcmp(key, "torch") == 0)
-		field = &rt->torch;
-	else if (strcmp(key, "libtpu") == 0)
-		field = &rt->libtpu;
-	if (!field)
+	for (int i = 0; i < 5; i++)
+		if (strcmp(key, release_keys[i]) == 0)
+			f = i;
+	if (f < 0)
 		rt->why = xl_asprintf("'%s' is not a package whose flags xlaunch knows per release "
 				      "(jaxlib, jax, torch_xla, torch, libtpu)", pkg);
+	else if (*given & (1u << f))
+		rt->why = xl_asprintf("%s is given twice (give each package once)", pkg);
 	else if (xl_version_parse(eq + 2, strlen(eq + 2), &v) != 0)
 		rt->why = xl_asprintf("'%s' is not a version (PEP 440)", eq + 2);
 	else {
 		xl_version_release(&v);
-		*field = xl_strdup(eq + 2);
-		/* jax and jaxlib go in lock step */
-		if (field == &rt->jaxlib)
-			rt->jax = xl_strdup(eq + 2);
-		else if (field == &rt->jax)
-			rt->jaxlib = xl_strdup(eq + 2);
+		*given |= 1u << f;
+		free(*release_field(rt, f));
+		*release_field(rt, f) = xl_strdup(eq + 2);
+		/* jax and jaxlib go in lock step, unless both are given */
+		if (f < 2 && !(*given & (1u << (1 - f)))) {
+			free(*release_field(rt, 1 - f));
+			*release_field(rt, 1 - f) = xl_strdup(eq + 2);
+		}
 	}
 	free(pkg);
 	free(key);
 	return rt->why ? XL_EX_USAGE : 0;
+}
+
+int xl_runtime_of_releases(const char *const *specs, size_t n, struct xl_runtime *rt)
+{
+	unsigned given = 0;
+	int rc = 0;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->source = "--release";
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = add_release(specs[i], rt, &given);
+	return rc;
+}
+
+int xl_runtime_of_release(const char *spec, struct xl_runtime *rt)
+{
+	return xl_runtime_of_releases(&spec, 1, rt);
 }
 
 void xl_runtime_release(struct xl_runtime *rt)

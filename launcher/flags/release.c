@@ -8,7 +8,9 @@
  * (checked with that release's type), registered by other releases only (an
  * error that names them and the successor upstream names), or, for a
  * release xlaunch does not know (newer, older, between two it knows), not
- * confirmable: a warning, never a refusal.
+ * confirmable: a warning, never a refusal.  Where two releases are judged
+ * (jaxlib and torch_xla in one environment), a value must pass the rules
+ * of each.
  *
  * Entries for flags the pinned release lacks, or whose type differs in the
  * judged release, are built from the knowledge on first use and kept for
@@ -222,6 +224,41 @@ static const struct xl_flagdef *entry_at(const struct xl_kflag *k, const struct 
 	}
 	built[slot] = d;
 	return d;
+}
+
+/* "torch_xla 2.9.0": the release t is judged as (process lifetime). */
+static const char *release_name(const struct xl_rel_pos *t)
+{
+	return xl_asprintf("%s %s", xl_kstr(xl_kpackages[t->pkg].name), rel_version(t->pkg, t->index));
+}
+
+/* The entry of k for the judged releases t[0..n), all of which register
+ * it: t[0]'s, and when another's type or values differ (a variant), a copy
+ * of each naming its release, chained by also, so that a value is checked
+ * against every release the job loads (xl_flag_refusing). */
+static const struct xl_flagdef *entry_for(const struct xl_kflag *k, const struct xl_rel_pos *const *t,
+					  size_t n)
+{
+	static struct chained { const struct xl_flagdef *a, *b, *out; } *made;
+	static size_t nmade;
+	const struct xl_flagdef *a = entry_at(k, t[0]), *b;
+	struct xl_flagdef *ca, *cb;
+
+	if (n < 2 || (b = entry_at(k, t[1])) == a)
+		return a;
+	for (size_t i = 0; i < nmade; i++)
+		if (made[i].a == a && made[i].b == b)
+			return made[i].out;
+	ca = xl_calloc(1, sizeof(*ca));
+	cb = xl_calloc(1, sizeof(*cb));
+	*ca = *a;
+	*cb = *b;
+	ca->release = release_name(t[0]);
+	cb->release = release_name(t[1]);
+	ca->also = cb;
+	made = xl_realloc(made, (nmade + 1) * sizeof(*made));
+	made[nmade++] = (struct chained){ a, b, ca };
+	return ca;
 }
 
 const struct xl_kflag *xl_knowledge_find(const char *name, int fam)
@@ -439,7 +476,7 @@ static void judge_in_family(const struct xl_judge *j, int fam, const char *name,
 		return;
 	}
 	rv->status = XL_RS_REGISTERED;
-	rv->d = entry_at(k, t[0]);
+	rv->d = entry_for(k, t, n);
 }
 
 void xl_judge_name(const struct xl_judge *j, int fam, const char *name, struct xl_rel_verdict *rv)

@@ -9,7 +9,9 @@
 #   - a pyenv shim is followed to the version it will run (PYENV_VERSION,
 #     .python-version, ROOT/version);
 #   - a relative --python is made absolute against the working directory;
-#   - --python naming no Python exits 66.
+#   - --python naming no Python exits 66;
+#   - a value is checked against jaxlib's and torch_xla's releases both;
+#   - --release takes one PKG==VERSION per package.
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 
 command -v python3 >/dev/null || skip "no python3"
@@ -40,6 +42,7 @@ in_dir() {
 fakevenv "$T/old" jaxlib==0.6.2 jax==0.6.2
 fakevenv "$T/cur" jaxlib==0.10.2 jax==0.10.2
 fakevenv "$T/empty"
+fakevenv "$T/both" jaxlib==0.10.2 jax==0.10.2 torch==2.9.0 torch_xla==2.9.0
 P="$T/profiles"
 mkdir -p "$P"
 export XLAUNCH_PROFILE_PATH="$P"
@@ -147,4 +150,16 @@ run "$XL" flags lint --python "$T" -- --xla_dump_to=x
 expect_rc 66 "--python a directory"
 expect_err "not a Python interpreter (a directory)" "says so"
 
+# ---- (f) a value against every release the job loads -------------------------
+V=--xla_cpu_experimental_xnn_graph_fusion_mode=XNN_GRAPH_FUSION_MODE_BYPASS_COST_MODEL
+run "$XL" flags lint --python "$T/cur/bin/python" -- "$V"
+expect_rc 0 "jaxlib 0.10.2's XLA takes the value"
+run "$XL" flags lint --python "$T/both/bin/python" -- "$V"
+expect_rc 65 "with torch_xla 2.9.0 beside it, refused"
+expect_out "in torch_xla 2.9.0" "naming the release that refuses it"
+run "$XL" flags lint --release jaxlib==0.10.2 --release torch_xla==2.9.0 -- "$V"
+expect_rc 65 "--release twice, one per package: both judged"
+run "$XL" flags lint --release jaxlib==0.10.2 --release jaxlib==0.6.2 -- "$V"
+expect_rc 64 "the same package twice"
+expect_err "jaxlib is given twice" "says so"
 done_ok

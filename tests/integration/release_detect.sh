@@ -11,6 +11,7 @@
 #   - a relative --python is made absolute against the working directory;
 #   - --python naming no Python exits 66;
 #   - a value is checked against jaxlib's and torch_xla's releases both;
+#   - an assumed release (none found) warns, never refuses;
 #   - --release takes one PKG==VERSION per package.
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 
@@ -162,4 +163,35 @@ expect_rc 65 "--release twice, one per package: both judged"
 run "$XL" flags lint --release jaxlib==0.10.2 --release jaxlib==0.6.2 -- "$V"
 expect_rc 64 "the same package twice"
 expect_err "jaxlib is given twice" "says so"
+
+# ---- (g) an assumed release warns, never refuses ------------------------------
+printf '#!/bin/sh\nexec %s -c "print(1)"\n' "$T/cur/bin/python" >"$T/train.sh"
+chmod +x "$T/train.sh"
+cat >"$P/graphs.yaml" <<'EOF'
+description: a flag only older releases register
+flags:
+  XLA_FLAGS: {xla_gpu_graph_level: 1}
+EOF
+PATH="$T/empty/bin:$PATH" run "$XL" exec graphs -- "$T/train.sh"
+expect_rc 0 "a Python without jaxlib: the newest release assumed, a warning"
+expect_err "warning:" "a warning"
+expect_err "which was assumed" "that says the release was assumed"
+expect_err "registered by jaxlib 0.4.30 to 0.7.1" "and which releases register it"
+mkdir -p "$T/fake"
+printf '#!/bin/sh\necho ran\n' >"$T/fake/python"
+chmod +x "$T/fake/python"
+run "$XL" exec graphs -- "$T/fake/python"
+expect_rc 0 "exec: a 'python' that is none finds no release (a warning, not a refusal)"
+expect_out "ran" "the command ran"
+expect_err "not a Python interpreter" "the warning says why no release was found"
+run "$XL" flags lint --python "$T/empty/bin/python" -- --xla_not_a_flag_anywhere=1
+expect_rc 65 "a name no release registers stays an error"
+run "$XL" flags lint --release libtpu==0.0.42 -- --xla_gpu_graph_level=1
+expect_rc 0 "--release libtpu: jaxlib assumed, a warning"
+expect_out "libtpu 0.0.42 was given with --release, no jaxlib" "the release was given, not looked for"
+if grep -q "no Python was found" "$T/out"; then fail "--release says no Python was found"; fi
+ok "no 'no Python was found' under --release"
+run "$XL" flags lint --release jax==0.10.2 --var CHECK_REP 1
+expect_rc 65 "a jax variable 0.10.2 no longer reads"
+expect_out "; it is no longer read from jax 0.6.1 on" "the removal reads as a sentence"
 done_ok

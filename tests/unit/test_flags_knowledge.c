@@ -419,6 +419,55 @@ static void test_judge_two_releases(void **state)
 	}
 }
 
+/* Nothing of a family found: the newest release is assumed, and a flag only
+ * older releases register is a warning that says so, never a refusal; a
+ * name no release registers stays an error. */
+static void test_judge_assumed(void **state)
+{
+	struct xl_runtime rt = { .python = (char *)"/v/bin/python", .source = "argv[0]" };
+	struct xl_rel_verdict rv;
+	struct xl_judge j;
+
+	(void)state;
+	xl_judge_init(&j, &rt);
+	assert_null(xl_catalog_flag_at(&j, "XLA_FLAGS", "xla_gpu_graph_level", &rv));
+	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	assert_non_null(strstr(rv.why, "registered by jaxlib 0.4.30 to 0.7.1"));
+	assert_non_null(strstr(rv.why, "which was assumed (/v/bin/python has no jaxlib)"));
+	xl_rel_verdict_release(&rv);
+	assert_null(xl_catalog_flag_at(&j, "XLA_FLAGS", "xla_not_a_flag_anywhere", &rv));
+	assert_int_equal(rv.status, XL_RS_UNKNOWN);
+	xl_rel_verdict_release(&rv);
+	/* no Python at all */
+	xl_judge_init(&j, NULL);
+	assert_null(xl_catalog_flag_at(&j, "XLA_FLAGS", "xla_gpu_graph_level", &rv));
+	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	xl_rel_verdict_release(&rv);
+	/* --release of another package says the release was given */
+	assert_int_equal(xl_runtime_of_release("libtpu==0.0.42", &rt), 0);
+	xl_judge_init(&j, &rt);
+	assert_null(xl_catalog_flag_at(&j, "XLA_FLAGS", "xla_gpu_graph_level", &rv));
+	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	assert_non_null(strstr(rv.why, "libtpu 0.0.42 was given with --release, no jaxlib"));
+	assert_null(strstr(rv.why, "no Python"));
+	xl_rel_verdict_release(&rv);
+	{
+		char *s = xl_judge_str(&j, xl_family_index("xla"));
+
+		assert_null(strstr(s, "no Python"));
+		free(s);
+	}
+	xl_runtime_release(&rt);
+	/* a removal in the knowledge's own words reads as a sentence */
+	assert_int_equal(xl_runtime_of_release("jax==0.10.2", &rt), 0);
+	xl_judge_init(&j, &rt);
+	assert_null(xl_catalog_env_at(&j, "CHECK_REP", &rv));
+	assert_int_equal(rv.status, XL_RS_ELSEWHERE);
+	assert_string_equal(rv.hint, "it is no longer read from jax 0.6.1 on");
+	xl_rel_verdict_release(&rv);
+	xl_runtime_release(&rt);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +481,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_judge_variant),
 		cmocka_unit_test(test_judge_env),
 		cmocka_unit_test(test_judge_two_releases),
+		cmocka_unit_test(test_judge_assumed),
 	};
 
 	return XL_TEST_RUN(tests, NULL, NULL);

@@ -1241,7 +1241,7 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 
 /* ---- services for the launcher ---------------------------------------------------- */
 
-int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **known_bad,
+int xl_bundle_gate(const char *python, char *const *envp, const struct xl_strv *names, json_t **known_bad,
 		   char **why)
 {
 	struct xl_pyenv env;
@@ -1268,7 +1268,7 @@ int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **kno
 			return XL_EX_DATAERR;
 		}
 	}
-	if ((r = xl_pyenv_open(python, 0, &env))) {
+	if ((r = xl_pyenv_open_env(python, envp, 0, &env, NULL))) {
 		*why = xl_strdup("no Python environment to check");
 		json_decref(matrix);
 		return r;

@@ -181,10 +181,25 @@ struct xl_pyenv {
 
 /* The interpreter whose bundle is read, the one place it is looked for:
  * python when given (a path, or a name found on PATH), else
- * $VIRTUAL_ENV/bin/python, else python3 on PATH.  Returns 0 with *path
- * (caller frees) and *source ("--python", "VIRTUAL_ENV" or "PATH"), or 66
- * with *why (caller frees).  Prints nothing. */
-int xl_python_find(const char *python, char **path, const char **source, char **why);
+ * $VIRTUAL_ENV/bin/python, else python3 on PATH, each as environment envp
+ * says (NULL: this process's).  The path is absolute against the working
+ * directory (links kept: a venv's bin/python is a link whose place makes it
+ * the venv's), and a pyenv shim is followed to the interpreter it will run
+ * (xl_pyenv_shim_target).  Returns 0 with *path (caller frees) and *source
+ * ("--python", "VIRTUAL_ENV" or "PATH"), or 66 with *why (caller frees).
+ * Prints nothing. */
+int xl_python_find(const char *python, char *const *envp, char **path, const char **source,
+		   char **why);
+/* The interpreter the pyenv shim at path (a script in a directory called
+ * shims that names pyenv) will run under environment envp (NULL: this
+ * process's): ROOT/versions/V/bin/NAME, ROOT the shims directory's parent,
+ * for the first V of $PYENV_VERSION (colon-separated), else of the nearest
+ * .python-version from the working directory up, else of ROOT/version,
+ * that has NAME; "system" is NAME on PATH without the shims directory.
+ * NULL when path is no shim or none of them has NAME.  Caller frees. */
+char *xl_pyenv_shim_target(const char *path, char *const *envp);
+/* Whether path is an ELF file (an interpreter binary, not a script). */
+bool xl_is_elf(const char *path);
 
 enum {
 	XL_PYENV_QUIET = 1 << 0,    /* print nothing; the return value says it */
@@ -199,6 +214,13 @@ enum {
  * 66 (no interpreter) or 69 (the interpreter failed).  Release with
  * xl_pyenv_release() either way. */
 int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env);
+/* The same with the interpreter found and asked under environment envp
+ * (NULL: this process's; the job's PYTHONPATH, PYTHONHOME and user-site
+ * variables change what its site finds).  When it fails and why is not
+ * NULL, *why (caller frees) says why: "python 'PY': not a Python
+ * interpreter (...)" for a program that is none. */
+int xl_pyenv_open_env(const char *python, char *const *envp, unsigned flags, struct xl_pyenv *env,
+		      char **why);
 void xl_pyenv_release(struct xl_pyenv *env);
 /* Reads the distributions in the given directories only (tests). */
 void xl_pyenv_scan_dirs(struct xl_pyenv *env, const struct xl_strv *dirs);
@@ -260,7 +282,8 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
 
 /* The bundle gate of a profile's policy.bundle: the matrix and the
  * installed bundle are read once.  python: the interpreter (NULL: discovery
- * as in `bundle show`); names: bundle names from the matrix.  Returns 0 when
+ * as in `bundle show`), asked under environment envp (the job's; NULL:
+ * this process's); names: bundle names from the matrix.  Returns 0 when
  * the installed bundle matches one of the named bundles and none of its
  * packages break a rule, with *known_bad (new reference) the flags the
  * matrix records as bad on the bundles it matches: an array of {"bundle",
@@ -270,8 +293,8 @@ json_t *xl_bundle_check(const struct xl_pyenv *env, json_t *matrix,
  * matches, and *why says where the interpreter looked), or 65/66/69 when
  * the matrix or the environment cannot be read, with *why (caller frees)
  * and *known_bad NULL. */
-int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **known_bad,
-		   char **why);
+int xl_bundle_gate(const char *python, char *const *envp, const struct xl_strv *names,
+		   json_t **known_bad, char **why);
 
 /* ---- the release the job will load (runtime.c) ------------------------------- */
 
@@ -279,8 +302,9 @@ int xl_bundle_gate(const char *python, const struct xl_strv *names, json_t **kno
  * "python3.13t", "pypy3". */
 bool xl_python_name(const char *path);
 /* The interpreter of a script's "#!" line when it is a Python, found the
- * way the kernel and env(1) find it; NULL otherwise.  Caller frees. */
-char *xl_python_shebang(const char *file);
+ * way the kernel and env(1) (with the PATH of envp, NULL: this process's)
+ * find it, absolute; NULL otherwise.  Caller frees. */
+char *xl_python_shebang(const char *file, char *const *envp);
 
 /* The runtime releases a job will load: the interpreter its command starts
  * and the versions of jaxlib, jax, torch, torch_xla and libtpu installed
@@ -291,27 +315,36 @@ struct xl_runtime {
 	char *python;            /* the interpreter; NULL when none was found or given */
 	const char *source;      /* how it was found: "argv[0]", "#!", "VIRTUAL_ENV", "PATH",
 				  * "--python", "--release", or "none" (static) */
-	char *why;               /* why there is no interpreter, or NULL */
+	char *why;               /* why there is no interpreter, or why the one found
+				  * could not be read (python set), or NULL */
 	char *jaxlib, *jax, *torch, *torch_xla, *libtpu; /* versions as installed; NULL: not installed */
 };
 
-/* The runtime of a command line: argv[0] when it names a Python, else the
+/* The runtime of a command line started with environment envp (the
+ * child's, NULL: this process's): argv[0] when it names a Python, else the
  * Python of its "#!" line, else $VIRTUAL_ENV/bin/python, else python3 on
  * PATH (argv NULL or argc 0: the last two only; a command that is not
- * found: none).  The versions come from
- * xl_bundle_summary(), so a launch pays a few stat() calls once the
- * interpreter's environment is cached.  Never fails: without an interpreter
- * rt->python is NULL and rt->why says why.  Release with
- * xl_runtime_release(). */
-void xl_runtime_detect(char *const *argv, int argc, struct xl_runtime *rt);
-/* The runtime of an interpreter named by the user (`--python PY`, a path or
- * a name on PATH).  Returns 0, or 66 with rt->why. */
+ * found: none), each looked up in envp, a pyenv shim followed to its
+ * interpreter.  The versions come from xl_bundle_summary_env() with envp,
+ * so a launch pays a few stat() calls once the interpreter's environment
+ * is cached.  Never fails: without an interpreter rt->python is NULL and
+ * rt->why says why; an interpreter that cannot be asked keeps rt->python,
+ * with no versions and rt->why.  Release with xl_runtime_release(). */
+void xl_runtime_detect(char *const *argv, int argc, char *const *envp, struct xl_runtime *rt);
+/* The runtime of an interpreter named by the user (`--python PY`, a path,
+ * absolute against the working directory, or a name on PATH).  Returns 0,
+ * or 66 with rt->why when it is not there or is no Python that can be
+ * asked for its paths. */
 int xl_runtime_of_python(const char *python, struct xl_runtime *rt);
 /* A runtime of one release given as PKG==VERSION (`--release`; PKG one of
  * jaxlib, jax, torch_xla, torch, libtpu, '-' and '_' alike; jax and
  * jaxlib go in lock step, so either sets both), without an interpreter.
  * Returns 0, or 64 with rt->why. */
 int xl_runtime_of_release(const char *spec, struct xl_runtime *rt);
+/* The same for several, each naming another package ("jaxlib==0.10.2",
+ * "torch_xla==2.9.0": a job that loads both); giving jax and jaxlib both
+ * sets each to its own.  A package named twice: 64 with rt->why. */
+int xl_runtime_of_releases(const char *const *specs, size_t n, struct xl_runtime *rt);
 void xl_runtime_release(struct xl_runtime *rt);
 /* {python, source, jaxlib, jax, torch, torch_xla, libtpu}, null where none.
  * New reference. */
@@ -327,14 +360,27 @@ char *xl_runtime_str(const struct xl_runtime *rt);
  * state directory per interpreter until its environment changes.  New
  * reference. */
 json_t *xl_bundle_summary(const char *python);
+/* The same for the interpreter started with environment envp (NULL: this
+ * process's), whose PYTHONPATH, PYTHONHOME, PYTHONNOUSERSITE and
+ * PYTHONUSERBASE are part of the cache's key.  The summary of an
+ * interpreter that is not an ELF file (a wrapper script) is never cached.
+ * NULL when the interpreter could not be asked, with *why (caller frees)
+ * when why is not NULL. */
+json_t *xl_bundle_summary_env(const char *python, char *const *envp, char **why);
+/* The values of envp's variables that change an interpreter's site
+ * directories, as the cache's key holds them (tab-separated, "" for unset);
+ * NULL when one holds a tab or a newline (not cached).  Caller frees. */
+char *xl_bundle_env_key(char *const *envp);
 /* From now on xl_bundle_summary reads its cache but never writes it (for
  * commands that only read). */
 void xl_bundle_cache_readonly(void);
-/* The summary of interpreter python in the text of the cache file
- * (summary.c says its format), or NULL when it has none, when the text is
- * of another format or malformed, or (check) when the interpreter or one
- * of its site directories changed since.  A fuzz entry point with check
- * false.  New reference. */
-json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, bool check);
+/* The summary of interpreter python under the environment whose key is
+ * envkey (xl_bundle_env_key) in the text of the cache file (summary.c says
+ * its format), or NULL when it has none, when the text is of another
+ * format or malformed, or (check) when the interpreter or one of its site
+ * directories changed since.  A fuzz entry point with check false.  New
+ * reference. */
+json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, const char *envkey,
+			      bool check);
 
 #endif

@@ -83,36 +83,40 @@ static const char py_script[] =
 	"[a('path',x) for x in sys.path]\n"
 	"sys.stdout.write('\\0'.join(o))\n";
 
-static char *find_on_path(const char *name)
+/* *path as what will run: a pyenv shim followed to its interpreter. */
+static void follow_shim(char **path, char *const *envp)
 {
-	const char *path = getenv("PATH");
-	struct xl_strv dirs = XL_STRV_INIT;
-	char *found = NULL;
+	char *target = xl_pyenv_shim_target(*path, envp);
 
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	xl_strv_split(&dirs, path, ":");
-	for (size_t i = 0; i < dirs.n && !found; i++) {
-		char *c = xl_asprintf("%s/%s", dirs.v[i], name);
-
-		if (access(c, X_OK) == 0)
-			found = c;
-		else
-			free(c);
+	if (target) {
+		free(*path);
+		*path = target;
 	}
-	xl_strv_release(&dirs);
-	return found;
 }
 
-int xl_python_find(const char *python, char **path, const char **source, char **why)
+static bool is_directory(const char *p)
 {
-	const char *venv = getenv("VIRTUAL_ENV");
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int xl_python_find(const char *python, char *const *envp, char **path, const char **source,
+		   char **why)
+{
+	const char *venv = xl_env_get(envp, "VIRTUAL_ENV");
 
 	*path = NULL;
 	*why = NULL;
 	if (python && *python) {
 		*source = "--python";
-		*path = strchr(python, '/') ? xl_strdup(python) : find_on_path(python);
+		/* absolute against the working directory, links kept: a venv's
+		 * bin/python is a link whose place makes it the venv's */
+		if (strchr(python, '/') && is_directory(python)) {
+			*why = xl_asprintf("python '%s': not a Python interpreter (a directory)", python);
+			return XL_EX_NOINPUT;
+		}
+		*path = xl_find_program_in(python, envp);
 		if (!*path || access(*path, X_OK) != 0) {
 			free(*path);
 			*path = NULL;
@@ -120,8 +124,11 @@ int xl_python_find(const char *python, char **path, const char **source, char **
 			return XL_EX_NOINPUT;
 		}
 	} else if (venv && *venv) {
+		char *rel = xl_asprintf("%s/bin/python", venv);
+
 		*source = "VIRTUAL_ENV";
-		*path = xl_asprintf("%s/bin/python", venv);
+		*path = xl_path_absolute(rel);
+		free(rel);
 		if (access(*path, X_OK) != 0) {
 			free(*path);
 			*path = NULL;
@@ -130,18 +137,20 @@ int xl_python_find(const char *python, char **path, const char **source, char **
 		}
 	} else {
 		*source = "PATH";
-		*path = find_on_path("python3");
+		*path = xl_find_program_in("python3", envp);
 		if (!*path) {
 			*why = xl_strdup("python3: not found on PATH (use --python)");
 			return XL_EX_NOINPUT;
 		}
 	}
+	follow_shim(path, envp);
 	return 0;
 }
 
 /* Runs python -S -c script; returns its stdout (caller frees) or NULL. */
-static char *ask_python(const char *python, size_t *len, char **why)
+static char *ask_python(const char *python, char *const *envp, size_t *len, char **why)
 {
+	char *const args[] = { (char *)python, "-S", "-c", (char *)py_script, NULL };
 	int out[2];
 	pid_t pid;
 	struct xl_buf b = XL_BUF_INIT;
@@ -167,7 +176,9 @@ static char *ask_python(const char *python, size_t *len, char **why)
 			dup2(devnull, 0);
 		close(out[0]);
 		close(out[1]);
-		execl(python, python, "-S", "-c", py_script, (char *)NULL);
+		/* the environment the job gets: PYTHONPATH, PYTHONHOME and the
+		 * user site's variables change what its site finds */
+		execve(python, args, envp ? envp : environ);
 		_exit(127);
 	}
 	close(out[1]);
@@ -345,7 +356,25 @@ void xl_pyenv_scan_dirs(struct xl_pyenv *env, const struct xl_strv *dirs)
 		scan_dir(env, env->sitedirs.v[i]);
 }
 
+/* Says why the environment could not be read: printed unless quiet, and
+ * handed to the caller through whyp when it asks. */
+static void failed(unsigned flags, char **whyp, char *why)
+{
+	if (!(flags & XL_PYENV_QUIET))
+		xl_error("%s", why);
+	if (whyp)
+		*whyp = why;
+	else
+		free(why);
+}
+
 int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env)
+{
+	return xl_pyenv_open_env(python, NULL, flags, env, NULL);
+}
+
+int xl_pyenv_open_env(const char *python, char *const *envp, unsigned flags, struct xl_pyenv *env,
+		      char **whyp)
 {
 	struct xl_strv dirs = XL_STRV_INIT;
 	const char *source;
@@ -354,17 +383,20 @@ int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env)
 	int rc;
 
 	memset(env, 0, sizeof(*env));
-	if ((rc = xl_python_find(python, &env->python, &source, &why))) {
-		if (!(flags & XL_PYENV_QUIET))
-			xl_error("%s", why);
-		free(why);
+	if (whyp)
+		*whyp = NULL;
+	if ((rc = xl_python_find(python, envp, &env->python, &source, &why))) {
+		failed(flags, whyp, why);
 		return rc;
 	}
 	env->source = xl_strdup(source);
-	out = ask_python(env->python, &len, &why);
+	out = ask_python(env->python, envp, &len, &why);
 	if (!out) {
-		if (!(flags & XL_PYENV_QUIET))
-			xl_error("python '%s': %s", env->python, why);
+		/* exit 127 from the child: exec failed, so it is no program at all */
+		failed(flags, whyp, xl_asprintf(strcmp(why, "cannot be executed") == 0 ?
+						"python '%s': not a Python interpreter (%s)" :
+						"python '%s': could not be asked for its paths (%s)",
+						env->python, why));
 		free(why);
 		xl_pyenv_release(env);
 		return XL_EX_UNAVAILABLE;
@@ -424,8 +456,8 @@ int xl_pyenv_open(const char *python, unsigned flags, struct xl_pyenv *env)
 	}
 	free(out);
 	if (!env->version || !env->prefix) {
-		if (!(flags & XL_PYENV_QUIET))
-			xl_error("python '%s': did not report its version and prefix", env->python);
+		failed(flags, whyp, xl_asprintf("python '%s': not a Python interpreter (it did not report "
+						"its version and prefix)", env->python));
 		xl_strv_release(&dirs);
 		xl_pyenv_release(env);
 		return XL_EX_UNAVAILABLE;

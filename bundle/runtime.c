@@ -1,7 +1,9 @@
 /* runtime.c - the release the job will load, found once.
  *
  * The interpreter a command starts (a python argv[0], a script's "#!"),
- * else $VIRTUAL_ENV's, else python3 on PATH; then the versions of the
+ * else $VIRTUAL_ENV's, else python3 on PATH, all as the environment the
+ * job gets says (a profile may set PATH, VIRTUAL_ENV or PYTHONPATH), a
+ * pyenv shim followed to its interpreter; then the versions of the
  * runtimes whose flags xlaunch knows per release, from the bundle summary
  * cache (summary.c): a launch pays a few stat() calls, not a Python start,
  * once that environment has been read.
@@ -33,7 +35,7 @@ bool xl_python_name(const char *path)
 	return strspn(b, "0123456789.t") == strlen(b);
 }
 
-char *xl_python_shebang(const char *file)
+char *xl_python_shebang(const char *file, char *const *envp)
 {
 	char line[512];
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -54,20 +56,23 @@ char *xl_python_shebang(const char *file)
 		while ((word = strtok_r(NULL, " \t", &save)) && (word[0] == '-' || strchr(word, '=')))
 			;
 		if (word && xl_python_name(word))
-			found = xl_find_program(word);
+			found = xl_find_program_in(word, envp);
 	} else if (word && xl_python_name(word) && xl_is_regular_file(word)) {
-		found = xl_strdup(word);
+		found = xl_path_absolute(word);
 	}
 	return found;
 }
 
-/* The package keys of the summary (normalized names) behind each field. */
-static void read_versions(struct xl_runtime *rt)
+/* The package keys of the summary (normalized names) behind each field;
+ * false, with rt->why, when the interpreter could not be asked. */
+static bool read_versions(struct xl_runtime *rt, char *const *envp)
 {
-	json_t *sum = xl_bundle_summary(rt->python);
+	json_t *sum = xl_bundle_summary_env(rt->python, envp, &rt->why);
 	json_t *pk = json_object_get(sum, "packages");
 	const char *v;
 
+	if (!sum)
+		return false;
 #define VERSION_OF(field, key) \
 	if ((v = json_string_value(json_object_get(pk, key))) != NULL) \
 		rt->field = xl_strdup(v)
@@ -80,11 +85,12 @@ static void read_versions(struct xl_runtime *rt)
 		VERSION_OF(libtpu, "libtpu-nightly");
 #undef VERSION_OF
 	json_decref(sum);
+	return true;
 }
 
-void xl_runtime_detect(char *const *argv, int argc, struct xl_runtime *rt)
+void xl_runtime_detect(char *const *argv, int argc, char *const *envp, struct xl_runtime *rt)
 {
-	char *prog = argv && argc > 0 ? xl_find_program(argv[0]) : NULL;
+	char *prog = argv && argc > 0 ? xl_find_program_in(argv[0], envp) : NULL;
 
 	memset(rt, 0, sizeof(*rt));
 	rt->source = "none";
@@ -92,17 +98,29 @@ void xl_runtime_detect(char *const *argv, int argc, struct xl_runtime *rt)
 		rt->python = prog;
 		rt->source = "argv[0]";
 		prog = NULL;
-	} else if (prog && (rt->python = xl_python_shebang(prog)) != NULL) {
+	} else if (prog && (rt->python = xl_python_shebang(prog, envp)) != NULL) {
 		rt->source = "#!";
 	} else if (argv && argc > 0 && !prog) {
 		/* a command that is not there loads nothing */
 		rt->why = xl_asprintf("'%s': not found", argv[0]);
-	} else if (xl_python_find(NULL, &rt->python, &rt->source, &rt->why) != 0) {
+	} else if (xl_python_find(NULL, envp, &rt->python, &rt->source, &rt->why) != 0) {
 		rt->source = "none";
 	}
 	free(prog);
+	if (rt->python) {
+		/* python3 on PATH may be a pyenv shim (xl_python_find follows
+		 * its own; these are argv's and the #! line's) */
+		char *target = xl_pyenv_shim_target(rt->python, envp);
+
+		if (target) {
+			free(rt->python);
+			rt->python = target;
+		}
+	}
+	/* one that cannot be asked (no Python after all) has no release:
+	 * judged as when none is found, rt->why saying why */
 	if (rt->python)
-		read_versions(rt);
+		read_versions(rt, envp);
 }
 
 int xl_runtime_of_python(const char *python, struct xl_runtime *rt)
@@ -110,57 +128,85 @@ int xl_runtime_of_python(const char *python, struct xl_runtime *rt)
 	int rc;
 
 	memset(rt, 0, sizeof(*rt));
-	rc = xl_python_find(python, &rt->python, &rt->source, &rt->why);
+	rc = xl_python_find(python, NULL, &rt->python, &rt->source, &rt->why);
 	if (rc) {
 		rt->source = "none";
 		return rc;
 	}
-	read_versions(rt);
+	/* named by the user: a program that is no Python is an error, not an
+	 * interpreter without jaxlib */
+	if (!read_versions(rt, NULL))
+		return XL_EX_NOINPUT;
 	return 0;
 }
 
-int xl_runtime_of_release(const char *spec, struct xl_runtime *rt)
+/* The packages --release takes, in the order of their fields. */
+static const char *const release_keys[] = { "jaxlib", "jax", "torch-xla", "torch", "libtpu" };
+
+static char **release_field(struct xl_runtime *rt, int i)
+{
+	char **fields[] = { &rt->jaxlib, &rt->jax, &rt->torch_xla, &rt->torch, &rt->libtpu };
+
+	return fields[i];
+}
+
+/* One PKG==VERSION into rt; *given: a bit for each package given so far
+ * (one named twice is an error; jax and jaxlib, indexes 0 and 1, follow
+ * each other unless both are given). */
+static int add_release(const char *spec, struct xl_runtime *rt, unsigned *given)
 {
 	const char *eq = strstr(spec, "==");
 	struct xl_version v;
 	char *pkg, *key;
-	char **field = NULL;
+	int f = -1;
 
-	memset(rt, 0, sizeof(*rt));
-	rt->source = "--release";
 	if (!eq || eq == spec || !eq[2]) {
 		rt->why = xl_asprintf("'%s' is not PKG==VERSION", spec);
 		return XL_EX_USAGE;
 	}
 	pkg = xl_strndup(spec, (size_t)(eq - spec));
 	key = xl_pkg_key(pkg);
-	if (strcmp(key, "jaxlib") == 0)
-		field = &rt->jaxlib;
-	else if (strcmp(key, "jax") == 0)
-		field = &rt->jax;
-	else if (strcmp(key, "torch-xla") == 0)
-		field = &rt->torch_xla;
-	else if (strcmp(key, "torch") == 0)
-		field = &rt->torch;
-	else if (strcmp(key, "libtpu") == 0)
-		field = &rt->libtpu;
-	if (!field)
+	for (int i = 0; i < 5; i++)
+		if (strcmp(key, release_keys[i]) == 0)
+			f = i;
+	if (f < 0)
 		rt->why = xl_asprintf("'%s' is not a package whose flags xlaunch knows per release "
 				      "(jaxlib, jax, torch_xla, torch, libtpu)", pkg);
+	else if (*given & (1u << f))
+		rt->why = xl_asprintf("%s is given twice (give each package once)", pkg);
 	else if (xl_version_parse(eq + 2, strlen(eq + 2), &v) != 0)
 		rt->why = xl_asprintf("'%s' is not a version (PEP 440)", eq + 2);
 	else {
 		xl_version_release(&v);
-		*field = xl_strdup(eq + 2);
-		/* jax and jaxlib go in lock step */
-		if (field == &rt->jaxlib)
-			rt->jax = xl_strdup(eq + 2);
-		else if (field == &rt->jax)
-			rt->jaxlib = xl_strdup(eq + 2);
+		*given |= 1u << f;
+		free(*release_field(rt, f));
+		*release_field(rt, f) = xl_strdup(eq + 2);
+		/* jax and jaxlib go in lock step, unless both are given */
+		if (f < 2 && !(*given & (1u << (1 - f)))) {
+			free(*release_field(rt, 1 - f));
+			*release_field(rt, 1 - f) = xl_strdup(eq + 2);
+		}
 	}
 	free(pkg);
 	free(key);
 	return rt->why ? XL_EX_USAGE : 0;
+}
+
+int xl_runtime_of_releases(const char *const *specs, size_t n, struct xl_runtime *rt)
+{
+	unsigned given = 0;
+	int rc = 0;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->source = "--release";
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = add_release(specs[i], rt, &given);
+	return rc;
+}
+
+int xl_runtime_of_release(const char *spec, struct xl_runtime *rt)
+{
+	return xl_runtime_of_releases(&spec, 1, rt);
 }
 
 void xl_runtime_release(struct xl_runtime *rt)
@@ -197,7 +243,9 @@ char *xl_runtime_str(const struct xl_runtime *rt)
 	for (size_t i = 0; i < 5; i++)
 		if (vals[i])
 			xl_buf_addf(&b, "%s%s %s", b.len ? ", " : "", names[i], vals[i]);
-	if (rt->python)
+	if (rt->python && rt->why)
+		xl_buf_addf(&b, "no runtime (%s, from %s)", rt->why, rt->source);
+	else if (rt->python)
 		xl_buf_addf(&b, "%s(python %s, from %s)", b.len ? " " : "no jaxlib, jax, torch_xla or libtpu ",
 			    rt->python, rt->source);
 	else if (!b.len)

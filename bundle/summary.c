@@ -5,24 +5,30 @@
  * and asking the interpreter for its paths costs tens of milliseconds; a
  * launch pays that only when that Python environment changed.  The
  * summaries are kept in $XDG_STATE_HOME/xlaunch/bundle-cache, one block per
- * interpreter path, together with the interpreter's modification time and
- * those of its site directories (pip touches them on every install and
- * removal), and reused while those are the same.  The cache names its
- * format: summaries read by an older way of finding the site directories
- * (which missed a venv of Debian's Python) are read again.
+ * interpreter path and values of the variables that change its site
+ * directories (PYTHONPATH, PYTHONHOME, PYTHONNOUSERSITE, PYTHONUSERBASE as
+ * the job gets them), together with the interpreter's modification time
+ * and those of its site directories (pip touches them on every install and
+ * removal), and reused while those are the same.  An interpreter that is
+ * not an ELF file (a wrapper script, whose target may depend on anything)
+ * is never cached.  The cache names its format: summaries of an older one
+ * (keyed by the path alone, or read by an older way of finding the site
+ * directories, which missed a venv of Debian's Python) are read again.
  *
  * Every launch reads it (the release the job will load comes from it), so
  * it is lines of tab-separated words, found with one memmem() and read
  * without a JSON parser (jansson spends about 150 instructions a byte):
  *
- *	xlaunch-bundle-cache<TAB>3
- *	python<TAB>PATH<TAB>MTIME
+ *	xlaunch-bundle-cache<TAB>4
+ *	python<TAB>PATH<TAB>PYTHONPATH<TAB>PYTHONHOME<TAB>NOUSERSITE<TAB>PYTHONUSERBASE<TAB>MTIME
  *	dir<TAB>PATH<TAB>MTIME         (one per site directory)
  *	version<TAB>3.11.7
  *	package<TAB>NAME<TAB>VERSION   (the lane packages)
  *	end
  *
- * A path holding a tab or a newline is not cached (read every time).
+ * ("" for an unset or empty variable; NOUSERSITE "1" when PYTHONNOUSERSITE
+ * is set to anything).  A path or value holding a tab or a newline is not
+ * cached (read every time).
  */
 #include "bundle/bundle.h"
 
@@ -35,10 +41,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* 3: lines instead of JSON; 2: the site directories as the interpreter's
- * own site steps find them */
-#define CACHE_FORMAT 3
-#define CACHE_HEAD "xlaunch-bundle-cache\t3\n"
+/* 4: the site variables in the key; 3: lines instead of JSON; 2: the site
+ * directories as the interpreter's own site steps find them */
+#define CACHE_HEAD "xlaunch-bundle-cache\t4\n"
 
 /* path's modification time as the cache writes it, into buf; "-" when it
  * cannot be read. */
@@ -94,17 +99,35 @@ static bool next_line(const char **p, const char *end, char *line, size_t n)
 	return true;
 }
 
-json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, bool check)
+char *xl_bundle_env_key(char *const *envp)
+{
+	/* Python ignores an empty value of each; any value of PYTHONNOUSERSITE
+	 * turns the user site off */
+	const char *pp = xl_env_get(envp, "PYTHONPATH"), *ph = xl_env_get(envp, "PYTHONHOME");
+	const char *nus = xl_env_get(envp, "PYTHONNOUSERSITE"), *ub = xl_env_get(envp, "PYTHONUSERBASE");
+	char *key = xl_asprintf("%s\t%s\t%s\t%s", pp ? pp : "", ph ? ph : "", nus && *nus ? "1" : "",
+				ub ? ub : "");
+
+	if (strchr(key, '\n') || (pp && strchr(pp, '\t')) || (ph && strchr(ph, '\t')) ||
+	    (ub && strchr(ub, '\t'))) {
+		free(key);
+		return NULL;
+	}
+	return key;
+}
+
+json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, const char *envkey,
+			      bool check)
 {
 	char *key, line[PATH_MAX + 128];
 	const char *p, *end = text + len;
 	json_t *pkgs, *summary = NULL;
 	bool fresh = true, dirs = false;
 
-	if (!cacheable(python) || len < strlen(CACHE_HEAD) ||
+	if (!cacheable(python) || !envkey || len < strlen(CACHE_HEAD) ||
 	    memcmp(text, CACHE_HEAD, strlen(CACHE_HEAD)) != 0)
 		return NULL;
-	key = xl_asprintf("\npython\t%s\t", python);
+	key = xl_asprintf("\npython\t%s\t%s\t", python, envkey);
 	p = memmem(text, len, key, strlen(key));
 	if (!p) {
 		free(key);
@@ -148,14 +171,15 @@ json_t *xl_bundle_cache_entry(const char *text, size_t len, const char *python, 
 }
 
 /* The block of one interpreter, as the cache holds it; caller frees. */
-static char *block_of(const char *python, const struct xl_pyenv *env, json_t *pkgs)
+static char *block_of(const char *python, const char *envkey, const struct xl_pyenv *env,
+		      json_t *pkgs)
 {
 	struct xl_buf b = XL_BUF_INIT;
 	char now[64];
 	const char *k;
 	json_t *v;
 
-	xl_buf_addf(&b, "python\t%s\t%s\n", python, mtime_str(python, now, sizeof(now)));
+	xl_buf_addf(&b, "python\t%s\t%s\t%s\n", python, envkey, mtime_str(python, now, sizeof(now)));
 	for (size_t i = 0; i < env->sitedirs.n; i++) {
 		if (!cacheable(env->sitedirs.v[i])) {
 			xl_buf_release(&b);
@@ -172,13 +196,14 @@ static char *block_of(const char *python, const struct xl_pyenv *env, json_t *pk
 	return xl_buf_detach(&b);
 }
 
-/* The cache file with python's block replaced by (or added as) block:
- * the other blocks of a file of this format kept as they are.  Caller
- * frees. */
-static char *with_block(const char *text, size_t len, const char *python, const char *block)
+/* The cache file with the block of python under envkey replaced by (or
+ * added as) block: the other blocks of a file of this format kept as they
+ * are.  Caller frees. */
+static char *with_block(const char *text, size_t len, const char *python, const char *envkey,
+			const char *block)
 {
 	struct xl_buf b = XL_BUF_INIT;
-	char *key = xl_asprintf("python\t%s\t", python);
+	char *key = xl_asprintf("python\t%s\t%s\t", python, envkey);
 	const char *p = text, *end = text + len;
 
 	xl_buf_adds(&b, CACHE_HEAD);
@@ -211,7 +236,8 @@ static void write_atomic(const char *path, const char *text)
 	free(tmp);
 }
 
-static json_t *bundle_summary(const char *python);
+static json_t *bundle_summary(const char *python, const char *envkey, char *const *envp,
+			      char **why);
 
 static bool cache_readonly;
 
@@ -222,19 +248,45 @@ void xl_bundle_cache_readonly(void)
 
 json_t *xl_bundle_summary(const char *python)
 {
-	/* one launch asks once per candidate; the answer does not change */
-	static json_t *once;
+	json_t *sum = xl_bundle_summary_env(python, NULL, NULL);
 
+	return sum ? sum : json_object();
+}
+
+json_t *xl_bundle_summary_env(const char *python, char *const *envp, char **why)
+{
+	/* one launch asks once per interpreter and environment; the answer
+	 * does not change: {"summary"} or {"why"} */
+	static json_t *once;
+	char *envkey, *memo;
+	json_t *got;
+
+	if (why)
+		*why = NULL;
 	if (!python)
 		return json_object();
 	if (!once)
 		once = json_object();
-	if (!json_object_get(once, python))
-		json_object_set_new(once, python, bundle_summary(python));
-	return json_incref(json_object_get(once, python));
+	envkey = xl_bundle_env_key(envp);
+	memo = xl_asprintf("%s\n%s", python, envkey ? envkey : "\n");
+	if (!(got = json_object_get(once, memo))) {
+		char *w = NULL;
+		json_t *sum = bundle_summary(python, envkey, envp, &w);
+
+		got = sum ? json_pack("{s:o}", "summary", sum) : json_pack("{s:s}", "why", w ? w : "");
+		json_object_set_new(once, memo, got);
+		free(w);
+	}
+	free(memo);
+	free(envkey);
+	if (json_object_get(got, "summary"))
+		return json_incref(json_object_get(got, "summary"));
+	if (why)
+		*why = xl_strdup(json_string_value(json_object_get(got, "why")));
+	return NULL;
 }
 
-static json_t *bundle_summary(const char *python)
+static json_t *bundle_summary(const char *python, const char *envkey, char *const *envp, char **why)
 {
 	char *state = xl_state_dir();
 	char *cpath = xl_asprintf("%s/bundle-cache", state);
@@ -243,7 +295,7 @@ static json_t *bundle_summary(const char *python)
 	size_t len = 0;
 	char *text = xl_read_file(cpath, &len, 0);
 
-	summary = text ? xl_bundle_cache_entry(text, len, python, true) : NULL;
+	summary = text ? xl_bundle_cache_entry(text, len, python, envkey, true) : NULL;
 	if (summary) {
 		free(text);
 		free(state);
@@ -251,7 +303,7 @@ static json_t *bundle_summary(const char *python)
 		return summary;
 	}
 	/* the bundle is part of the signature, not a reason to fail a launch */
-	if (xl_pyenv_open(python, XL_PYENV_QUIET, &env) == 0) {
+	if (xl_pyenv_open_env(python, envp, XL_PYENV_QUIET, &env, why) == 0) {
 		json_t *pkgs = json_object();
 		char *block;
 
@@ -259,9 +311,13 @@ static json_t *bundle_summary(const char *python)
 			if (xl_bundle_is_lane(env.dists[i].key))
 				json_object_set_new(pkgs, env.dists[i].key, json_string(env.dists[i].version));
 		summary = json_pack("{s:s,s:o}", "python", env.version ? env.version : "", "packages", pkgs);
-		block = cacheable(python) ? block_of(python, &env, pkgs) : NULL;
+		/* a script in front of the interpreter (a wrapper, a shim
+		 * xl_python_find could not follow) may run another one next
+		 * time: read again every time */
+		block = cacheable(python) && envkey && xl_is_elf(python) ?
+			block_of(python, envkey, &env, pkgs) : NULL;
 		if (block && !cache_readonly && xl_mkdirs(state, 0700) == 0) {
-			char *all = with_block(text, len, python, block);
+			char *all = with_block(text, len, python, envkey, block);
 
 			write_atomic(cpath, all);
 			free(all);
@@ -272,5 +328,5 @@ static json_t *bundle_summary(const char *python)
 	free(text);
 	free(state);
 	free(cpath);
-	return summary ? summary : json_object();
+	return summary;
 }

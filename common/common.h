@@ -191,6 +191,12 @@ char *xl_path_absolute(const char *path);
  * PATH (of this process, which a child's exec searches too); absolute, or
  * NULL.  Caller frees. */
 char *xl_find_program(const char *name);
+/* The same with the PATH of environment envp (NULL: this process's), the
+ * one a child started with envp searches. */
+char *xl_find_program_in(const char *name, char *const *envp);
+/* The value of name in environment envp ("NAME=value" strings, NULL-ended;
+ * NULL: this process's, as getenv), or NULL when unset. */
+const char *xl_env_get(char *const *envp, const char *name);
 /* $XDG_STATE_HOME/xlaunch (default ~/.local/state/xlaunch); caller frees. */
 char *xl_state_dir(void);
 /* $XDG_CONFIG_HOME/xlaunch (default ~/.config/xlaunch); caller frees. */

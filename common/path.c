@@ -147,9 +147,21 @@ char *xl_path_absolute(const char *path)
 	return xl_asprintf("%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, path);
 }
 
-char *xl_find_program(const char *name)
+const char *xl_env_get(char *const *envp, const char *name)
 {
-	const char *path = getenv("PATH");
+	size_t n = strlen(name);
+
+	if (!envp)
+		return getenv(name);
+	for (size_t i = 0; envp[i]; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+char *xl_find_program_in(const char *name, char *const *envp)
+{
+	const char *path = xl_env_get(envp, "PATH");
 	struct xl_strv dirs = XL_STRV_INIT;
 	char *found = NULL;
 
@@ -165,6 +177,11 @@ char *xl_find_program(const char *name)
 	}
 	xl_strv_release(&dirs);
 	return found;
+}
+
+char *xl_find_program(const char *name)
+{
+	return xl_find_program_in(name, NULL);
 }
 
 static char *xdg_dir(const char *var, const char *fallback)

@@ -79,11 +79,12 @@ static enum xl_exit cmd_env(struct xl_ctx *ctx, const struct xl_call *call)
 				    o->set.n ? (char *const *)o->set.v : NULL, &p);
 	if (rc)
 		return rc;
-	/* this machine's Python; rendered for another machine, none (each
-	 * family's newest known release) */
+	/* this machine's Python, as the profile's environment finds it;
+	 * rendered for another machine, none (each family's newest known
+	 * release) */
 	if (!(flags & XL_RESOLVE_TARGET)) {
 		xl_bundle_cache_readonly();     /* rendering creates nothing */
-		xl_runtime_detect(NULL, 0, &rt);
+		xl_profile_detect_runtime(p, NULL, 0, &rt);
 		p->runtime = &rt;
 	}
 	rc = xl_profile_check(ctx, p);

@@ -37,8 +37,9 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, 0, &p);
 	if (rc)
 		return rc;
-	/* the flags are judged against the release COMMAND will load */
-	xl_runtime_detect(call->restv, call->restc, &rt);
+	/* the flags are judged against the release COMMAND will load, found
+	 * with the environment it will get */
+	xl_profile_detect_runtime(p, call->restv, call->restc, &rt);
 	p->runtime = &rt;
 	rc = xl_profile_check(ctx, p);
 	if (!rc)

@@ -6,24 +6,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_RELEASES 5
+
+/* --release PKG==VERSION, repeatable: one per package. */
+struct release_list {
+	const char *v[MAX_RELEASES + 1];   /* pointing into argv */
+	size_t n;
+};
+
+static bool parse_release(const char *value, void *field)
+{
+	struct release_list *r = field;
+
+	if (r->n >= MAX_RELEASES)
+		return false;
+	r->v[r->n++] = value;
+	return true;
+}
+
 /* The runtime a lint or explain judges against: --python PY, --release
- * PKG==VERSION, else the Python `bundle show` finds ($VIRTUAL_ENV, python3 on
- * PATH).  Returns 0, or an exit status once said. */
-static int runtime_for(const struct xl_call *call, const char *python, const char *release,
-		       struct xl_runtime *rt)
+ * PKG==VERSION (one for each package the job loads), else the Python
+ * `bundle show` finds ($VIRTUAL_ENV, python3 on PATH).  Returns 0, or an
+ * exit status once said. */
+static int runtime_for(const struct xl_call *call, const char *python,
+		       const struct release_list *release, struct xl_runtime *rt)
 {
 	int rc = 0;
 
-	if (python && release) {
+	if (python && release->n) {
 		memset(rt, 0, sizeof(*rt));
 		return xl_usage_error(call, "give --python or --release, not both");
 	}
 	if (python)
 		rc = xl_runtime_of_python(python, rt);
-	else if (release)
-		rc = xl_runtime_of_release(release, rt);
+	else if (release->n)
+		rc = xl_runtime_of_releases(release->v, release->n, rt);
 	else
-		xl_runtime_detect(NULL, 0, rt);
+		xl_runtime_detect(NULL, 0, NULL, rt);
 	if (rc == XL_EX_USAGE) {
 		rc = xl_usage_error(call, "option '--release': %s", rt->why);
 		xl_runtime_release(rt);
@@ -160,7 +179,8 @@ static enum xl_exit flags_list(struct xl_ctx *ctx, const struct xl_call *call)
 /* ---- explain --------------------------------------------------------------------- */
 
 struct explain_opts {
-	const char *python, *release;
+	const char *python;
+	struct release_list release;
 };
 
 /* Every entry called name: the catalog's, then those only other releases
@@ -297,7 +317,7 @@ static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call
 			xl_error("flag '%s' is in no catalog", name);
 		return XL_EX_NOINPUT;
 	}
-	if ((rc = runtime_for(call, o->python, o->release, &rt)) != 0) {
+	if ((rc = runtime_for(call, o->python, &o->release, &rt)) != 0) {
 		json_decref(arr);
 		return rc;
 	}
@@ -340,7 +360,8 @@ static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call
 struct lint_opts {
 	const char *var;
 	bool timing;
-	const char *python, *release;
+	const char *python;
+	struct release_list release;
 };
 
 /* What the values of var are judged against, in words (NULL: a family
@@ -377,7 +398,7 @@ static enum xl_exit flags_lint(struct xl_ctx *ctx, const struct xl_call *call)
 
 	if (!xl_valid_env_name(lo.var))
 		return xl_usage_error(call, "option '--var': '%s' is not a variable name", lo.var);
-	if ((rc = runtime_for(call, lo.python, lo.release, &rt)) != 0)
+	if ((rc = runtime_for(call, lo.python, &lo.release, &rt)) != 0)
 		return rc;
 	xl_judge_init(&j, &rt);
 	against = judged_against(&j, lo.var);
@@ -468,8 +489,10 @@ static const struct xl_opt explain_options[] = {
 	XL_OPTION_STRING(0, "python", "PY", struct explain_opts, python,
 			 "say what the releases installed for interpreter PY make of it\n"
 			 "(default: $VIRTUAL_ENV's, else python3 on PATH)"),
-	XL_OPTION_STRING(0, "release", "PKG==VERSION", struct explain_opts, release,
-			 "say what one release makes of it, without an interpreter"),
+	XL_OPTION_CALLBACK(0, "release", "PKG==VERSION", struct explain_opts, release,
+			   struct release_list, parse_release, "PKG==VERSION (at most 5)",
+			   "say what one release makes of it, without an interpreter\n"
+			   "(repeatable, one for each package the job loads)"),
 	XL_OPTION_END,
 };
 
@@ -496,9 +519,11 @@ static const struct xl_opt lint_options[] = {
 	XL_OPTION_STRING(0, "python", "PY", struct lint_opts, python,
 			 "judge against the releases installed for interpreter PY\n"
 			 "(default: $VIRTUAL_ENV's, else python3 on PATH)"),
-	XL_OPTION_STRING(0, "release", "PKG==VERSION", struct lint_opts, release,
-			 "judge against one release without an interpreter\n"
-			 "(jaxlib, jax, torch_xla)"),
+	XL_OPTION_CALLBACK(0, "release", "PKG==VERSION", struct lint_opts, release,
+			   struct release_list, parse_release, "PKG==VERSION (at most 5)",
+			   "judge against one release without an interpreter\n"
+			   "(jaxlib, jax, torch_xla; repeatable, one for each package\n"
+			   "the job loads)"),
 	XL_OPTION_END,
 };
 

@@ -242,7 +242,8 @@ static void show_ranks(const struct xl_profile *p, bool explain)
 
 /* What each variable and flag is judged against (--explain): the release
  * the job will load, as `exec` and `run` find it without a command
- * ($VIRTUAL_ENV's Python, else python3 on PATH). */
+ * ($VIRTUAL_ENV's Python, else python3 on PATH, in the environment the
+ * profile gives the job). */
 static void show_judged(const struct xl_profile *p, const struct xl_judge *j)
 {
 	bool head = false;
@@ -329,7 +330,7 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 	if (rc)
 		return rc;
 	xl_bundle_cache_readonly();             /* showing creates nothing */
-	xl_runtime_detect(NULL, 0, &rt);
+	xl_profile_detect_runtime(p, NULL, 0, &rt);
 	xl_judge_init(&jd, &rt);
 	if (ctx->json) {
 		json_t *j = xl_profile_to_json(p);
@@ -672,9 +673,10 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 		return rc;
 	}
 	/* the cold-cache marks follow rules read from one release of each
-	 * runtime: say so when this machine's Python has another */
+	 * runtime: say so when this machine's Python has another (the one b's
+	 * environment finds: the job the diff leads to) */
 	xl_bundle_cache_readonly();
-	xl_runtime_detect(NULL, 0, &rt);
+	xl_profile_detect_runtime(pb, NULL, 0, &rt);
 	if (ctx->json) {
 		json_t *j = json_pack("{s:s,s:s,s:O,s:o}", "a", pa->name, "b", pb->name, "changes",
 				      changes, "cache_rules", xl_ck_rules_json(&rt));
@@ -743,27 +745,37 @@ static enum xl_exit profile_diff(struct xl_ctx *ctx, const struct xl_call *call)
 
 /* ---- check -------------------------------------------------------------------- */
 
-static int check_one(struct xl_ctx *ctx, const char *arg, const struct xl_runtime *rt,
-		     json_t *results)
+/* Checks p against the release its job would load without a command,
+ * found in the environment p gives it. */
+static int check_against_own(struct xl_ctx *ctx, struct xl_profile *p)
+{
+	struct xl_runtime rt;
+	int rc;
+
+	xl_profile_detect_runtime(p, NULL, 0, &rt);
+	p->runtime = &rt;
+	rc = xl_profile_check(ctx, p);
+	p->runtime = NULL;
+	xl_runtime_release(&rt);
+	return rc;
+}
+
+static int check_one(struct xl_ctx *ctx, const char *arg, json_t *results)
 {
 	struct xl_profile *p;
 	unsigned fl = XL_RESOLVE_NO_AMBIENT | resolve_flags(arg);
 	int rc = xl_profile_resolve(ctx, arg, NULL, fl, &p);
 	size_t ncands = 0;
 
-	if (!rc) {
-		p->runtime = rt;
-		rc = xl_profile_check(ctx, p);
-	}
+	if (!rc)
+		rc = check_against_own(ctx, p);
 	/* every candidate must resolve and pass too */
 	for (size_t i = 0; !rc && i < p->ncands; i++) {
 		struct xl_profile *pc;
 
 		rc = xl_profile_resolve(ctx, arg, p->cands[i].name, fl, &pc);
-		if (!rc) {
-			pc->runtime = rt;
-			rc = xl_profile_check(ctx, pc);
-		}
+		if (!rc)
+			rc = check_against_own(ctx, pc);
 		xl_profile_free(pc);
 		ncands++;
 	}
@@ -782,11 +794,9 @@ static int check_one(struct xl_ctx *ctx, const char *arg, const struct xl_runtim
 static enum xl_exit profile_check(struct xl_ctx *ctx, const struct xl_call *call)
 {
 	json_t *results = json_array();
-	struct xl_runtime rt;
 	int worst = 0, rc;
 
 	xl_bundle_cache_readonly();             /* checking creates nothing */
-	xl_runtime_detect(NULL, 0, &rt);
 	if (!call->argc) {
 		struct xl_strv names = XL_STRV_INIT;
 
@@ -794,21 +804,20 @@ static enum xl_exit profile_check(struct xl_ctx *ctx, const struct xl_call *call
 		if (!names.n)
 			warn_no_profiles(ctx);
 		for (size_t i = 0; i < names.n; i++) {
-			rc = check_one(ctx, names.v[i], &rt, results);
+			rc = check_one(ctx, names.v[i], results);
 			if (rc && !worst)
 				worst = rc;
 		}
 		xl_strv_release(&names);
 	}
 	for (int i = 0; i < call->argc; i++) {
-		rc = check_one(ctx, call->argv[i], &rt, results);
+		rc = check_one(ctx, call->argv[i], results);
 		if (rc && !worst)
 			worst = rc;
 	}
 	if (ctx->json)
 		print_json(results);
 	json_decref(results);
-	xl_runtime_release(&rt);
 	return worst;
 }
 

@@ -720,10 +720,11 @@ static void emit_flagdefs(FILE *out)
 		gen_cstr(out, e->desc); fputs(", ", out);
 		gen_cstr(out, e->reader);
 		fprintf(out, ", %d, ", e->order);
+		/* release and also: only entries release.c builds have them */
 		if (e->timing_allows && e->timing_allows->kind == XL_Y_SEQ)
-			fprintf(out, "t%zu },\n", i);
+			fprintf(out, "t%zu, NULL, NULL },\n", i);
 		else
-			fputs("NULL },\n", out);
+			fputs("NULL, NULL, NULL },\n", out);
 	}
 	fprintf(out, "};\nconst size_t xl_nflagdefs = %zu;\n", ndefs);
 }

@@ -372,3 +372,40 @@ const char *xl_flag_type_error(const struct xl_flagdef *d, const char *value)
 		return NULL;
 	}
 }
+
+const struct xl_flagdef *xl_flag_refusing(const struct xl_flagdef *d, const char *value,
+					  const char *(*check)(const struct xl_flagdef *, const char *),
+					  const char **why)
+{
+	for (; d; d = d->also)
+		if ((*why = check(d, value)) != NULL)
+			return d;
+	*why = NULL;
+	return NULL;
+}
+
+const char *xl_flag_reason_in(const struct xl_flagdef *r, const char *why)
+{
+	/* few (reason, release) pairs exist: each is made once */
+	static struct xl_strv made = XL_STRV_INIT;
+	char *s;
+
+	if (!r || !r->release || !why)
+		return why;
+	s = xl_asprintf("%s in %s", why, r->release);
+	for (size_t i = 0; i < made.n; i++)
+		if (strcmp(made.v[i], s) == 0) {
+			free(s);
+			return made.v[i];
+		}
+	xl_strv_push_owned(&made, s);
+	return s;
+}
+
+const char *xl_flag_value_error(const struct xl_flagdef *d, const char *value)
+{
+	const char *why;
+	const struct xl_flagdef *r = xl_flag_refusing(d, value, xl_flag_type_error, &why);
+
+	return xl_flag_reason_in(r, why);
+}

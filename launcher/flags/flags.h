@@ -151,6 +151,11 @@ struct xl_flagdef {
 	int order;               /* registration order upstream, -1 unknown */
 	const char *const *timing_allows; /* a debug-tagged list: items a timing run may
 					   * still set (NULL-terminated), or NULL */
+	/* Set only on entries release.c builds when a job loads two releases
+	 * that both register a flag with different types or values: */
+	const char *release;              /* the release this entry is of ("torch_xla 2.9.0") */
+	const struct xl_flagdef *also;    /* the other release's entry, which a value must
+					   * pass too (xl_flag_refusing), or NULL */
 };
 
 /* The generated table (build/.../catalog_table.c): sorted by name, then family. */
@@ -195,6 +200,19 @@ char *xl_timing_refused(const struct xl_flagdef *d, const char *value);
 /* Checks value against d's type.  Returns NULL when fine, else a static
  * description of what is wrong ("not an integer", ...). */
 const char *xl_flag_type_error(const struct xl_flagdef *d, const char *value);
+/* The entry whose rules refuse value, d first, then the entries chained
+ * after it (d->also: another release the job loads), each asked with check
+ * (xl_flag_type_error, or XLA's reader model); NULL when every one takes
+ * it.  *why: check's reason. */
+const struct xl_flagdef *xl_flag_refusing(const struct xl_flagdef *d, const char *value,
+					  const char *(*check)(const struct xl_flagdef *, const char *),
+					  const char **why);
+/* xl_flag_type_error over d and the entries chained after it: a reason a
+ * later entry gives names its release ("not one of the allowed values in
+ * torch_xla 2.9.0").  Static, or kept for the life of the process. */
+const char *xl_flag_value_error(const struct xl_flagdef *d, const char *value);
+/* why, with " in RELEASE" when r names one (kept for the life of the process). */
+const char *xl_flag_reason_in(const struct xl_flagdef *r, const char *why);
 
 /* ---- lint ------------------------------------------------------------------- */
 

@@ -64,8 +64,11 @@ static char *enum_hint(const struct xl_flagdef *d, const char *value)
 static void check_value(struct xl_lint *l, const char *var, const struct xl_flagdef *d,
 			const char *value, const char *token, size_t off, bool is_flag)
 {
-	const char *why = xl_flag_type_error(d, value);
+	const char *why;
+	/* with two releases judged, the one whose rules refuse it (named) */
+	const struct xl_flagdef *r = xl_flag_refusing(d, value, xl_flag_type_error, &why);
 	const char *dash = is_flag ? "--" : "";
+	const char *in = r && r->release ? " in " : "", *rel = r && r->release ? r->release : "";
 	bool misread = false;
 
 	if (!value && d->type != XL_FT_BOOL) {
@@ -77,6 +80,7 @@ static void check_value(struct xl_lint *l, const char *var, const struct xl_flag
 	}
 	if (!why)
 		return;
+	d = r;
 	if (d->type == XL_FT_BOOL) {
 		int parser = xl_flagdef_bool_parser(d);
 		const char *t = xl_bool_normalize(parser, "1", &misread);
@@ -84,22 +88,24 @@ static void check_value(struct xl_lint *l, const char *var, const struct xl_flag
 
 		(void)xl_bool_normalize(parser, value, &misread);
 		add(l, XL_SEV_ERROR, misread ? "misread-bool" : "type", token, off,
-		    misread ? xl_asprintf("%s: %s%s='%s' looks boolean but %s reads it differently",
-					  var, dash, d->name, value, xl_families[d->family].name)
-			    : xl_asprintf("%s: %s%s='%s' is not a boolean", var, dash, d->name, value),
+		    misread ? xl_asprintf("%s: %s%s='%s' looks boolean but %s%s%s reads it differently",
+					  var, dash, d->name, value, xl_families[d->family].name, in, rel)
+			    : xl_asprintf("%s: %s%s='%s' is not a boolean%s%s", var, dash, d->name, value,
+					  in, rel),
 		    xl_asprintf("write %s or %s", t, f ? f : "leave it unset"));
 		return;
 	}
 	if (d->type == XL_FT_ENUM) {
 		add(l, XL_SEV_ERROR, "type", token, off,
-		    value ? xl_asprintf("%s: %s%s='%s' is not an allowed value", var, dash, d->name, value)
+		    value ? xl_asprintf("%s: %s%s='%s' is not an allowed value%s%s", var, dash, d->name,
+					value, in, rel)
 			  : xl_asprintf("%s: %s%s needs a value", var, dash, d->name),
 		    enum_hint(d, value));
 		return;
 	}
 	add(l, XL_SEV_ERROR, "type", token, off,
-	    xl_asprintf("%s: %s%s='%s' is %s (%s expected)", var, dash, d->name, value, why,
-			xl_ftype_name(d->type)),
+	    xl_asprintf("%s: %s%s='%s' is %s (%s expected%s%s)", var, dash, d->name, value, why,
+			xl_ftype_name(d->type), in, rel),
 	    NULL);
 }
 

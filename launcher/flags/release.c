@@ -7,8 +7,10 @@
  * and a flag or variable is judged against exactly that release: registered
  * (checked with that release's type), registered by other releases only (an
  * error that names them and the successor upstream names), or, for a
- * release xlaunch does not know (newer, older, between two it knows), not
- * confirmable: a warning, never a refusal.
+ * release xlaunch does not know (newer, older, between two it knows) or
+ * one assumed because none was found, not confirmable: a warning, never a
+ * refusal.  Where two releases are judged (jaxlib and torch_xla in one
+ * environment), a value must pass the rules of each.
  *
  * Entries for flags the pinned release lacks, or whose type differs in the
  * judged release, are built from the knowledge on first use and kept for
@@ -224,6 +226,41 @@ static const struct xl_flagdef *entry_at(const struct xl_kflag *k, const struct 
 	return d;
 }
 
+/* "torch_xla 2.9.0": the release t is judged as (process lifetime). */
+static const char *release_name(const struct xl_rel_pos *t)
+{
+	return xl_asprintf("%s %s", xl_kstr(xl_kpackages[t->pkg].name), rel_version(t->pkg, t->index));
+}
+
+/* The entry of k for the judged releases t[0..n), all of which register
+ * it: t[0]'s, and when another's type or values differ (a variant), a copy
+ * of each naming its release, chained by also, so that a value is checked
+ * against every release the job loads (xl_flag_refusing). */
+static const struct xl_flagdef *entry_for(const struct xl_kflag *k, const struct xl_rel_pos *const *t,
+					  size_t n)
+{
+	static struct chained { const struct xl_flagdef *a, *b, *out; } *made;
+	static size_t nmade;
+	const struct xl_flagdef *a = entry_at(k, t[0]), *b;
+	struct xl_flagdef *ca, *cb;
+
+	if (n < 2 || (b = entry_at(k, t[1])) == a)
+		return a;
+	for (size_t i = 0; i < nmade; i++)
+		if (made[i].a == a && made[i].b == b)
+			return made[i].out;
+	ca = xl_calloc(1, sizeof(*ca));
+	cb = xl_calloc(1, sizeof(*cb));
+	*ca = *a;
+	*cb = *b;
+	ca->release = release_name(t[0]);
+	cb->release = release_name(t[1]);
+	ca->also = cb;
+	made = xl_realloc(made, (nmade + 1) * sizeof(*made));
+	made[nmade++] = (struct chained){ a, b, ca };
+	return ca;
+}
+
 const struct xl_kflag *xl_knowledge_find(const char *name, int fam)
 {
 	size_t lo = 0, hi = xl_nkflags;
@@ -298,6 +335,39 @@ static char *installed_str(const struct xl_judge *j, const struct xl_rel_pos *t)
 	return xl_asprintf("%s %s (asked with --release)", pkg, t->version);
 }
 
+/* Why package t was assumed: "PY has no jaxlib", "libtpu 0.0.42 was
+ * given with --release, no jaxlib", "no Python was found: why", or the
+ * interpreter's own trouble ("python 'PY': not a Python interpreter"). */
+static char *why_assumed(const struct xl_judge *j, const struct xl_rel_pos *t)
+{
+	const char *pkg = xl_kstr(xl_kpackages[t->pkg].name);
+	const struct xl_runtime *rt = j->rt;
+
+	if (!rt)
+		return xl_strdup("no Python was looked for");
+	if (rt->source && strcmp(rt->source, "--release") == 0) {
+		struct xl_buf b = XL_BUF_INIT;
+
+		if (rt->jaxlib)
+			xl_buf_addf(&b, "jaxlib %s", rt->jaxlib);
+		if (rt->torch_xla)
+			xl_buf_addf(&b, "%storch_xla %s", b.len ? ", " : "", rt->torch_xla);
+		if (rt->torch)
+			xl_buf_addf(&b, "%storch %s", b.len ? ", " : "", rt->torch);
+		if (rt->libtpu)
+			xl_buf_addf(&b, "%slibtpu %s", b.len ? ", " : "", rt->libtpu);
+		if (!b.len && rt->jax)
+			xl_buf_addf(&b, "jax %s", rt->jax);
+		xl_buf_addf(&b, " was given with --release, no %s", pkg);
+		return xl_buf_detach(&b);
+	}
+	if (rt->python && rt->why)
+		return xl_strdup(rt->why);
+	if (rt->python)
+		return xl_asprintf("%s has no %s", rt->python, pkg);
+	return xl_asprintf("no Python was found: %s", rt->why ? rt->why : "none was looked for");
+}
+
 char *xl_rel_pos_str(const struct xl_judge *j, const struct xl_rel_pos *t)
 {
 	const char *pkg = xl_kstr(xl_kpackages[t->pkg].name);
@@ -305,11 +375,11 @@ char *xl_rel_pos_str(const struct xl_judge *j, const struct xl_rel_pos *t)
 	char *inst, *out;
 
 	if (t->how == XL_REL_ASSUMED) {
-		if (j->rt && j->rt->python)
-			return xl_asprintf("%s %s, the newest release xlaunch knows (%s has no %s)", pkg,
-					   as, j->rt->python, pkg);
-		return xl_asprintf("%s %s, the newest release xlaunch knows (no Python found: %s)", pkg,
-				   as, j->rt && j->rt->why ? j->rt->why : "none given");
+		char *why = why_assumed(j, t);
+
+		out = xl_asprintf("%s %s, the newest release xlaunch knows (%s)", pkg, as, why);
+		free(why);
+		return out;
 	}
 	inst = installed_str(j, t);
 	switch (t->how) {
@@ -347,20 +417,12 @@ char *xl_judge_str(const struct xl_judge *j, int fam)
 	return n ? xl_buf_detach(&b) : NULL;
 }
 
-/* Who lacks the flag, for its message: "PY has jaxlib 0.10.2", "jaxlib
- * 0.10.2 (asked with --release)", "PY has no jaxlib, so it is judged as
- * jaxlib 0.11.0, the newest release xlaunch knows". */
+/* Who lacks the flag, for its message: "PY has jaxlib 0.10.2" or "jaxlib
+ * 0.10.2 (asked with --release)" (an assumed release never refuses). */
 static char *holder(const struct xl_judge *j, const struct xl_rel_pos *t)
 {
 	const char *pkg = xl_kstr(xl_kpackages[t->pkg].name);
 
-	if (t->how == XL_REL_ASSUMED && j->rt && j->rt->python)
-		return xl_asprintf("%s has no %s, so it is judged as %s %s, the newest release xlaunch knows",
-				   j->rt->python, pkg, pkg, rel_version(t->pkg, t->index));
-	if (t->how == XL_REL_ASSUMED)
-		return xl_asprintf("no Python was found (%s), so it is judged as %s %s, the newest release xlaunch knows",
-				   j->rt && j->rt->why ? j->rt->why : "none given", pkg,
-				   rel_version(t->pkg, t->index));
 	if (j->rt && j->rt->python)
 		return xl_asprintf("%s has %s %s", j->rt->python, pkg, t->version);
 	return xl_asprintf("%s %s (asked with --release)", pkg, t->version);
@@ -369,6 +431,18 @@ static char *holder(const struct xl_judge *j, const struct xl_rel_pos *t)
 static bool inexact(const struct xl_rel_pos *t)
 {
 	return t->how != XL_REL_EXACT && t->how != XL_REL_ASSUMED;
+}
+
+/* The change that dropped k, as a clause: a commit ("dropped upstream by
+ * openxla/xla 996330ab956f (...)") or the knowledge's own words ("it is no
+ * longer read from jax 0.6.1 on"). */
+static char *removed_str(const struct xl_kflag *k)
+{
+	const char *r = xl_kstr(k->removed);
+
+	if (xl_startswith(r, "no longer "))
+		return xl_asprintf("it is %s", r);
+	return xl_asprintf("dropped upstream by %s", r);
 }
 
 static void elsewhere(const struct xl_judge *j, const struct xl_kflag *k, const struct xl_rel_pos *t,
@@ -386,9 +460,32 @@ static void elsewhere(const struct xl_judge *j, const struct xl_kflag *k, const 
 		rv->hint = xl_asprintf("upstream replaced it with %s%s", flags ? "--" : "",
 				       xl_kstr(k->replaced_by));
 	else if (k->removed)
-		rv->hint = xl_asprintf("dropped upstream by %s", xl_kstr(k->removed));
+		rv->hint = removed_str(k);
 	free(ranges);
 	free(who);
+}
+
+/* A release that was assumed (none of the family's packages found) lacks
+ * k: the job's may well have it, so a warning that says so. */
+static void assumed_lacks(const struct xl_judge *j, const struct xl_kflag *k,
+			  const struct xl_rel_pos *t, struct xl_rel_verdict *rv)
+{
+	bool flags = xl_families[k->family].flags;
+	char *ranges = xl_knowledge_ranges(k), *why = why_assumed(j, t);
+
+	rv->status = XL_RS_UNCONFIRMED;
+	rv->why = xl_asprintf("'%s' is %s by %s, not by %s %s, the newest release xlaunch knows, which was "
+			      "assumed (%s); the release the job loads may %s it",
+			      xl_kstr(k->name), flags ? "registered" : "read", ranges,
+			      xl_kstr(xl_kpackages[t->pkg].name), rel_version(t->pkg, t->index), why,
+			      flags ? "register" : "read");
+	if (k->replaced_by)
+		rv->hint = xl_asprintf("upstream replaced it with %s%s", flags ? "--" : "",
+				       xl_kstr(k->replaced_by));
+	else if (k->removed)
+		rv->hint = removed_str(k);
+	free(ranges);
+	free(why);
 }
 
 static void unconfirmed(const struct xl_judge *j, const char *name, const struct xl_kflag *k,
@@ -432,6 +529,8 @@ static void judge_in_family(const struct xl_judge *j, int fam, const char *name,
 			continue;
 		if (inexact(t[i]))
 			unconfirmed(j, name, k, t[i], rv);
+		else if (k && t[i]->how == XL_REL_ASSUMED)
+			assumed_lacks(j, k, t[i], rv);
 		else if (k)
 			elsewhere(j, k, t[i], rv);
 		else
@@ -439,7 +538,7 @@ static void judge_in_family(const struct xl_judge *j, int fam, const char *name,
 		return;
 	}
 	rv->status = XL_RS_REGISTERED;
-	rv->d = entry_at(k, t[0]);
+	rv->d = entry_for(k, t, n);
 }
 
 void xl_judge_name(const struct xl_judge *j, int fam, const char *name, struct xl_rel_verdict *rv)

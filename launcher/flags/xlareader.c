@@ -513,7 +513,18 @@ static bool bool_text(const char *v)
 	       strcmp(v, "0") == 0;
 }
 
+static const char *value_error_one(const struct xl_flagdef *d, const char *value);
+
 const char *xl_xla_value_error(const struct xl_flagdef *d, const char *value)
+{
+	const char *why;
+	const struct xl_flagdef *r = xl_flag_refusing(d, value, value_error_one, &why);
+
+	/* two releases judged: the reason names the one that refuses it */
+	return xl_flag_reason_in(r, why);
+}
+
+static const char *value_error_one(const struct xl_flagdef *d, const char *value)
 {
 	struct spec sp;
 	long long n;
@@ -659,6 +670,14 @@ enum xl_xla_match xl_xla_match_at(const struct xl_judge *j, const char *var, con
 	}
 	*dp = d;
 	*why = xl_xla_value_error(d, eq ? eq + 1 : NULL);
+	if (*why) {
+		const char *one;
+		const struct xl_flagdef *r = xl_flag_refusing(d, eq ? eq + 1 : NULL, value_error_one, &one);
+
+		/* the entry that refuses it, for the values a hint offers */
+		if (r)
+			*dp = r;
+	}
 	return *why ? XL_XLA_BAD_VALUE : XL_XLA_MATCHED;
 }
 

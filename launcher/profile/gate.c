@@ -12,11 +12,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
+void xl_profile_detect_runtime(const struct xl_profile *p, char *const *argv, int argc,
+			       struct xl_runtime *rt)
+{
+	/* what the child will find: the profile may set PATH, VIRTUAL_ENV,
+	 * PYTHONPATH or PYENV_VERSION */
+	char **env = xl_profile_build_env(p, environ);
+
+	xl_runtime_detect(argv, argc, env, rt);
+	xl_env_free(env);
+}
+
 int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
 {
 	const struct xl_prov *src = &p->policy.bundle_src;
 	char *why = NULL;
 	json_t *bad = NULL, *o;
+	char **env;
 	size_t i;
 	int rc;
 
@@ -25,7 +39,9 @@ int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
 		return 0;
 	/* the installed bundle of the Python the job will load (the one the
 	 * flags were judged against); none found: as `bundle show` finds one */
-	rc = xl_bundle_gate(p->runtime ? p->runtime->python : NULL, &p->policy.bundle, &bad, &why);
+	env = xl_profile_build_env(p, environ);
+	rc = xl_bundle_gate(p->runtime ? p->runtime->python : NULL, env, &p->policy.bundle, &bad, &why);
+	xl_env_free(env);
 	if (rc) {
 		xl_error("profile '%s': %s:%u:%u: policy 'bundle' refuses the launch: %s", p->name,
 			 src->file, src->line, src->col, why ? why : "the installed bundle does not match");

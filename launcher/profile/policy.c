@@ -171,7 +171,8 @@ static void check_one(const struct xl_profile *p, struct verdict *vd, const char
 			*changed = true;
 		}
 	} else {
-		const char *why = xl_flag_type_error(d, value);
+		/* every release the job loads must take it */
+		const char *why = xl_flag_value_error(d, value);
 
 		if (why) {
 			if (value)

@@ -187,6 +187,12 @@ int xl_profile_make_cache_dirs(const struct xl_profile *p);
  * installed bundle must match one and its known-bad flags are refused.
  * Prints what it refuses; returns 0, 65, 66, 69 or 77. */
 int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p);
+/* The release the job of p will load (bundle's xl_runtime_detect of argv;
+ * argc 0: without a command) under the environment p gives the child, so
+ * a PATH, VIRTUAL_ENV, PYTHONPATH or PYENV_VERSION the profile sets counts.
+ * Release rt with xl_runtime_release(). */
+void xl_profile_detect_runtime(const struct xl_profile *p, char *const *argv, int argc,
+			       struct xl_runtime *rt);
 
 /* What the runtime adds on its own at start (PyTorch/XLA's defaults for
  * XLA_FLAGS and LIBTPU_INIT_ARGS tokens and variables it sets when missing)

@@ -211,9 +211,9 @@ void xl_job_release(struct xl_job *j)
 	memset(j, 0, sizeof(*j));
 }
 
-int xl_job_from_argv(char **argv, int argc, struct xl_job *j)
+int xl_job_from_argv(char **argv, int argc, char *const *envp, struct xl_job *j)
 {
-	json_t *nargv = json_array(), *code = NULL;
+	json_t *nargv = json_array(), *code = NULL, *bundle;
 	char *prog, *shown = NULL;
 	int script = -1;       /* index of the job's own file in argv */
 	const char *module = NULL, *command = NULL;
@@ -226,12 +226,12 @@ int xl_job_from_argv(char **argv, int argc, struct xl_job *j)
 	{
 		struct xl_runtime rt;
 
-		xl_runtime_detect(argv, argc, &rt);
+		xl_runtime_detect(argv, argc, envp, &rt);
 		j->interpreter = rt.python;
 		rt.python = NULL;
 		xl_runtime_release(&rt);
 	}
-	prog = xl_find_program(argv[0]);
+	prog = xl_find_program_in(argv[0], envp);
 	if (prog && xl_python_name(prog)) {
 		/* python [options] (SCRIPT | -m MOD | -c CMD | -) [args] */
 		for (int i = 1; i < argc; i++) {
@@ -302,8 +302,9 @@ int xl_job_from_argv(char **argv, int argc, struct xl_job *j)
 		else
 			json_array_append_new(nargv, json_string(argv[i]));
 	}
+	bundle = j->interpreter ? xl_bundle_summary_env(j->interpreter, envp, NULL) : NULL;
 	j->parts = json_pack("{s:o, s:o, s:o}", "argv", nargv, "code", code ? code : json_object(),
-			     "bundle", xl_bundle_summary(j->interpreter));
+			     "bundle", bundle ? bundle : json_object());
 	free(prog);
 	free(shown);
 	return 0;

@@ -15,9 +15,10 @@ struct xl_job {
 
 void xl_job_init(struct xl_job *j);
 void xl_job_release(struct xl_job *j);
-/* Reads argv[0..argc): the interpreter (bundle's xl_runtime_detect: argv[0]
- * when it is a Python, else the Python of its "#!" line, else $VIRTUAL_ENV's,
- * else python3 on PATH), the job's file (the script after the
+/* Reads argv[0..argc) as a child started with environment envp (NULL:
+ * this process's) runs it: the interpreter (bundle's xl_runtime_detect:
+ * argv[0] when it is a Python, else the Python of its "#!" line, else
+ * $VIRTUAL_ENV's, else python3 on PATH), the job's file (the script after the
  * interpreter's options, the module of -m when it lies under the current
  * directory, else the first existing .py argument of a launcher such as
  * torchrun, else argv[0] itself), and the parts:
@@ -29,7 +30,7 @@ void xl_job_release(struct xl_job *j);
  *           {command_sha256} for -c, {} when there is no file
  *   bundle  xl_bundle_summary() of the interpreter ({} without one)
  * Returns 0; an empty argv gives a job without parts. */
-int xl_job_from_argv(char **argv, int argc, struct xl_job *j);
+int xl_job_from_argv(char **argv, int argc, char *const *envp, struct xl_job *j);
 
 /* Whether the profile's job runs on the host's processor: JAX_PLATFORMS
  * naming cpu alone, PJRT_DEVICE=CPU, or CUDA_VISIBLE_DEVICES empty or -1

@@ -315,9 +315,10 @@ int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
 		xl_bundle_cache_readonly();
 	if ((rc = xl_profile_resolve(ctx, name, o->cand, 0, &p0)))
 		return rc;
-	/* judged against the release the command will load (the plan finds
-	 * the same one again, from the same cache) */
-	xl_runtime_detect(argv, argc, &rt0);
+	/* judged against the release the command will load under the
+	 * environment it will get (the plan finds the same one again, from the
+	 * same cache) */
+	xl_profile_detect_runtime(p0, argv, argc, &rt0);
 	p0->runtime = &rt0;
 	rc = xl_profile_check(ctx, p0);
 	if (!rc)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
 /* Signature parts and limits of a resolved item. */
 static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan_item *it)
 {
@@ -27,20 +29,23 @@ static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan
 				    CALIB_MAX_LIMITS);
 }
 
-/* Resolves and checks one candidate (NULL: the profile alone) into it,
- * against the runtime rt the job will load. */
-static int plan_item(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
-		     const char *cand, const json_t *job, const struct xl_runtime *rt,
-		     struct xl_plan_item *it)
+/* Checks it's profile against the release argv will load in the
+ * environment that profile gives it (a candidate may set PATH or
+ * VIRTUAL_ENV of its own). */
+static int check_item(const struct xl_ctx *ctx, char **argv, int argc, struct xl_plan_item *it)
 {
-	int rc;
+	it->runtime = xl_calloc(1, sizeof(*it->runtime));
+	xl_profile_detect_runtime(it->profile, argv, argc, it->runtime);
+	it->profile->runtime = it->runtime;
+	return xl_profile_check(ctx, it->profile);
+}
 
-	memset(it, 0, sizeof(*it));
-	rc = xl_profile_resolve(ctx, name, cand, 0, &it->profile);
-	if (!rc) {
-		it->profile->runtime = rt;
-		rc = xl_profile_check(ctx, it->profile);
-	}
+/* Checks the profile resolved into it and computes its parts. */
+static int finish_item(const struct xl_ctx *ctx, struct calib_store *st, const json_t *job,
+		       char **argv, int argc, struct xl_plan_item *it)
+{
+	int rc = check_item(ctx, argv, argc, it);
+
 	if (rc)
 		return rc;
 	if (it->profile->cand >= 0)
@@ -49,16 +54,29 @@ static int plan_item(const struct xl_ctx *ctx, struct calib_store *st, const cha
 	return 0;
 }
 
-/* The job's parts: from argv, else from the profile's latest run. */
+/* Resolves and checks one candidate (NULL: the profile alone) into it. */
+static int plan_item(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
+		     const char *cand, const json_t *job, char **argv, int argc,
+		     struct xl_plan_item *it)
+{
+	int rc;
+
+	memset(it, 0, sizeof(*it));
+	rc = xl_profile_resolve(ctx, name, cand, 0, &it->profile);
+	return rc ? rc : finish_item(ctx, st, job, argv, argc, it);
+}
+
+/* The job's parts: from argv, read in environment envp, else from the
+ * profile's latest run. */
 static json_t *job_parts(struct calib_store *st, const char *name, char **argv, int argc,
-			 struct xl_plan *out)
+			 char *const *envp, struct xl_plan *out)
 {
 	json_t *job = NULL;
 
 	if (argc > 0) {
 		struct xl_job j;
 
-		xl_job_from_argv(argv, argc, &j);
+		xl_job_from_argv(argv, argc, envp, &j);
 		job = json_incref(j.parts);
 		xl_job_release(&j);
 	} else if (st) {
@@ -133,19 +151,25 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 		 const char *pinned, unsigned flags, char **argv, int argc, struct xl_plan *out)
 {
 	struct xl_profile *base = NULL;
-	json_t *job;
+	json_t *job = NULL;
+	char **env;
 	size_t n;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->profile = xl_strdup(name);
-	out->runtime = xl_calloc(1, sizeof(*out->runtime));
-	xl_runtime_detect(argv, argc, out->runtime);
-	job = job_parts(st, name, argv, argc, out);
+	/* the job (argv, code, bundle) as the environment of the profile, or
+	 * of the pinned candidate, finds it */
+	if ((rc = xl_profile_resolve(ctx, name, pinned, 0, &base)))
+		return rc;
+	env = xl_profile_build_env(base, environ);
+	job = job_parts(st, name, argv, argc, env, out);
+	xl_env_free(env);
 	if (pinned) {
 		out->items = xl_calloc(1, sizeof(*out->items));
 		out->n = 1;
-		if ((rc = plan_item(ctx, st, name, pinned, job, out->runtime, &out->items[0])))
+		out->items[0].profile = base;
+		if ((rc = finish_item(ctx, st, job, argv, argc, &out->items[0])))
 			goto done;
 		out->store_rc = rank_items(out, st, 0, false);
 		out->items[0].rank.place = CALIB_PLACE_PINNED;
@@ -162,14 +186,11 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 		goto done;
 	}
 	/* the candidates are the base profile's */
-	if ((rc = xl_profile_resolve(ctx, name, NULL, 0, &base)))
-		goto done;
 	if (!base->ncands) {
 		out->items = xl_calloc(1, sizeof(*out->items));
 		out->items[0].profile = base;
 		out->n = 1;
-		base->runtime = out->runtime;
-		if ((rc = xl_profile_check(ctx, base)))
+		if ((rc = check_item(ctx, argv, argc, &out->items[0])))
 			goto done;
 		item_parts(st, job, &out->items[0]);
 		out->store_rc = rank_items(out, st, 0, false);
@@ -190,7 +211,7 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 	n = base->ncands;
 	out->items = xl_calloc(n, sizeof(*out->items));
 	for (size_t i = 0; i < n; i++) {
-		rc = plan_item(ctx, st, name, base->cands[i].name, job, out->runtime, &out->items[i]);
+		rc = plan_item(ctx, st, name, base->cands[i].name, job, argv, argc, &out->items[i]);
 		out->items[i].rank.index = i;
 		out->n = i + 1;
 		if (rc) {
@@ -221,13 +242,13 @@ void xl_plan_release(struct xl_plan *plan)
 	for (size_t i = 0; i < plan->n; i++) {
 		xl_profile_free(plan->items[i].profile);
 		json_decref(plan->items[i].parts);
+		if (plan->items[i].runtime)
+			xl_runtime_release(plan->items[i].runtime);
+		free(plan->items[i].runtime);
 	}
 	free(plan->items);
 	free(plan->profile);
 	free(plan->job_from);
-	if (plan->runtime)
-		xl_runtime_release(plan->runtime);
-	free(plan->runtime);
 	memset(plan, 0, sizeof(*plan));
 }
 

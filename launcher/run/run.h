@@ -42,6 +42,11 @@ struct xl_plan_item {
 	struct calib_limit limits[CALIB_MAX_LIMITS];   /* what it runs under */
 	size_t nlimits;
 	struct calib_rank rank;      /* place, reason, signature, estimate */
+	struct xl_runtime *runtime;  /* the release the job will load (bundle's
+				      * xl_runtime_detect of argv in the
+				      * environment this item's profile gives
+				      * it): the profile is checked against it
+				      * (owned; on the heap, so a plan may move) */
 };
 
 struct xl_plan {
@@ -53,10 +58,6 @@ struct xl_plan {
 	char *job_from;              /* without a command: the run whose job
 				      * (argv, code, bundle) the plan took, or NULL */
 	bool no_job;                 /* without a command and without such a run */
-	struct xl_runtime *runtime;  /* the release the job will load (bundle's
-				      * xl_runtime_detect of argv): every item's
-				      * profile is checked against it (owned; on the
-				      * heap, so a plan may move) */
 };
 
 enum {

@@ -395,7 +395,11 @@ static void child_exec(const struct xl_sup_opts *o, int out_w, int err_w, int ex
 		xl_apply_limits(o->limits);
 	dup2(out_w, 1);
 	dup2(err_w, 2);
-	execvpe(o->argv[0], o->argv, o->envp);
+	/* the command is looked up in the PATH the child gets, as `exec` and
+	 * env(1) do (execvpe would search this process's) and as the release
+	 * the flags were judged against was found */
+	environ = o->envp;
+	execvp(o->argv[0], o->argv);
 	e = errno;
 	if (write(exec_err_w, &e, sizeof(e)) < 0) {
 		/* the parent will see a plain exit 127 */

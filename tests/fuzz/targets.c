@@ -91,7 +91,7 @@ int xl_fuzz_metadata(const uint8_t *data, size_t len)
 
 int xl_fuzz_bundle_cache(const uint8_t *data, size_t len)
 {
-	json_t *s = xl_bundle_cache_entry((const char *)data, len, "/v/bin/python", false);
+	json_t *s = xl_bundle_cache_entry((const char *)data, len, "/v/bin/python", "\t\t\t", false);
 	int n = -1;
 
 	/* a summary read is {python: string, packages: {name: string}} */

@@ -5,7 +5,9 @@
 # A flag jaxlib 0.6.2 registers launches under 0.6.2 (its XLA starts) and
 # is refused under 0.10.2 with the releases that have it and its successor;
 # under a release newer than the knowledge an unknown flag is a warning,
-# never a refusal.
+# never a refusal.  The interpreter is looked up in the environment the
+# profile gives the job (tests/integration/release_detect.sh covers the
+# rest with fake venvs).
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 
 old=$(cd "$SRC" && tools/venv.sh jaxlib 0.6.2 2>"$T/venv.err") ||
@@ -52,6 +54,20 @@ expect_out "xla started" "its XLA took the flag"
 # without a Python in argv: $VIRTUAL_ENV's
 VIRTUAL_ENV="$cur" run "$XL" exec graphs -- true
 expect_rc 65 "VIRTUAL_ENV's jaxlib 0.10.2 when the command is no Python"
+# the python the child runs is the one on the PATH the profile gives it,
+# not the shell's: judged against that one, and its XLA takes the flag
+cat >"$P/oldpath.yaml" <<EOF
+description: CUDA graphs the old way, the 0.6.2 venv first on the job's PATH
+env: {JAX_PLATFORMS: cpu, PATH: "$old/bin:\${PATH}"}
+flags:
+  XLA_FLAGS: {xla_gpu_graph_level: 1}
+EOF
+PATH="$cur/bin:$PATH" run "$XL" exec oldpath -- python -c "$JOB"
+expect_rc 0 "exec: the profile's PATH gives jaxlib 0.6.2 (the shell's gives 0.10.2)"
+expect_out "xla started" "exec: the 0.6.2 venv's XLA took it"
+PATH="$cur/bin:$PATH" run "$XL" run oldpath --no-record -- python -c "$JOB"
+expect_rc 0 "run: the profile's PATH"
+expect_out "xla started" "run: the 0.6.2 venv's XLA took it"
 
 # a release newer than the knowledge: the real jaxlib 0.12.0.1 where a
 # Python 3.12 is found (its XLA registers flags no known release has), else

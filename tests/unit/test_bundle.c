@@ -837,7 +837,7 @@ static void test_gate(void **state)
 		free(dd);
 	}
 	xl_strv_push(&names, "t-jax");
-	r = xl_bundle_gate(py, &names, &bad, &why);
+	r = xl_bundle_gate(py, NULL, &names, &bad, &why);
 	if (r != 0)
 		fail_msg("gate t-jax: %d %s", r, why ? why : "");
 	assert_null(why);
@@ -850,13 +850,13 @@ static void test_gate(void **state)
 	json_decref(bad);
 	xl_strv_release(&names);
 	xl_strv_push(&names, "t-torch");
-	assert_int_equal(xl_bundle_gate(py, &names, &bad, &why), XL_EX_NOPERM);
+	assert_int_equal(xl_bundle_gate(py, NULL, &names, &bad, &why), XL_EX_NOPERM);
 	assert_null(bad);
 	assert_non_null(why);
 	assert_non_null(strstr(why, "is not one of t-torch"));
 	free(why);
 	xl_strv_push(&names, "t-nope");
-	assert_int_equal(xl_bundle_gate(py, &names, &bad, &why), XL_EX_DATAERR);
+	assert_int_equal(xl_bundle_gate(py, NULL, &names, &bad, &why), XL_EX_DATAERR);
 	assert_null(bad);
 	assert_non_null(strstr(why, "'t-nope' is not in the bundle matrix"));
 	free(why);
@@ -869,7 +869,7 @@ static void test_gate(void **state)
 		free(cmd);
 	}
 	xl_strv_push(&names, "t-jax");
-	assert_int_equal(xl_bundle_gate(py, &names, &bad, &why), XL_EX_NOPERM);
+	assert_int_equal(xl_bundle_gate(py, NULL, &names, &bad, &why), XL_EX_NOPERM);
 	assert_null(bad);
 	assert_non_null(why);
 	if (!strstr(why, "the installed bundle is empty: no installed package was found") ||
@@ -889,7 +889,8 @@ static void test_gate(void **state)
 }
 
 /* The bundle cache read back: a block of fresh times gives its summary, a
- * site directory touched since (pip) or another format gives none. */
+ * site directory touched since (pip), another format or another value of
+ * a site variable (PYTHONPATH) gives none. */
 static void test_cache_entry(void **state)
 {
 	char *py, *site, *text, mt[2][64];
@@ -905,34 +906,219 @@ static void test_cache_entry(void **state)
 	snprintf(mt[0], sizeof(mt[0]), "%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	assert_int_equal(stat(site, &st), 0);
 	snprintf(mt[1], sizeof(mt[1]), "%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	text = xl_asprintf("xlaunch-bundle-cache\t3\npython\t/other\t1.0\ndir\t/x\t1.0\nversion\t3.12\nend\n"
-			   "python\t%s\t%s\ndir\t%s\t%s\nversion\t3.11.7\npackage\tjaxlib\t0.6.2\nend\n",
+	text = xl_asprintf("xlaunch-bundle-cache\t4\npython\t/other\t\t\t\t\t1.0\ndir\t/x\t1.0\nversion\t3.12\nend\n"
+			   "python\t%s\t/pp\t\t1\t\t%s\ndir\t%s\t%s\nversion\t3.11.7\npackage\tjaxlib\t0.6.2\nend\n",
 			   py, mt[0], site, mt[1]);
-	s = xl_bundle_cache_entry(text, strlen(text), py, true);
+	s = xl_bundle_cache_entry(text, strlen(text), py, "/pp\t\t1\t", true);
 	assert_non_null(s);
 	assert_string_equal(json_string_value(json_object_get(s, "python")), "3.11.7");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(s, "packages"), "jaxlib")), "0.6.2");
 	json_decref(s);
 	/* another interpreter's block is not this one's */
-	assert_null(xl_bundle_cache_entry(text, strlen(text), "/nowhere/python", true));
-	/* another format: read again */
-	text[strlen("xlaunch-bundle-cache\t")] = '2';
-	assert_null(xl_bundle_cache_entry(text, strlen(text), py, true));
+	assert_null(xl_bundle_cache_entry(text, strlen(text), "/nowhere/python", "/pp\t\t1\t", true));
+	/* nor is the same interpreter's under other site variables */
+	assert_null(xl_bundle_cache_entry(text, strlen(text), py, "\t\t\t", true));
+	assert_null(xl_bundle_cache_entry(text, strlen(text), py, "/pp\t\t\t", true));
+	assert_null(xl_bundle_cache_entry(text, strlen(text), py, "/pp\t\t1\t/ub", true));
+	assert_null(xl_bundle_cache_entry(text, strlen(text), py, NULL, true));
+	/* another format (3 keyed by the path alone): read again */
 	text[strlen("xlaunch-bundle-cache\t")] = '3';
+	assert_null(xl_bundle_cache_entry(text, strlen(text), py, "/pp\t\t1\t", true));
+	text[strlen("xlaunch-bundle-cache\t")] = '4';
 	/* pip touched the site directory since */
 	{
 		struct timespec ts[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
 
 		assert_int_equal(utimensat(AT_FDCWD, site, ts, 0), 0);
-		assert_null(xl_bundle_cache_entry(text, strlen(text), py, true));
+		assert_null(xl_bundle_cache_entry(text, strlen(text), py, "/pp\t\t1\t", true));
 	}
 	/* unchecked (the fuzz entry): the summary as written */
-	s = xl_bundle_cache_entry(text, strlen(text), py, false);
+	s = xl_bundle_cache_entry(text, strlen(text), py, "/pp\t\t1\t", false);
 	assert_non_null(s);
 	json_decref(s);
 	free(text);
 	free(py);
 	free(site);
+	xl_test_dir_teardown(NULL);
+}
+
+/* An executable file at xl_test_dir/name; caller frees. */
+static char *exe(const char *name, const char *text)
+{
+	char *p = xl_test_write(name, text);
+
+	assert_int_equal(chmod(p, 0755), 0);
+	return p;
+}
+
+/* A pyenv shim is followed to the interpreter it will run: PYENV_VERSION,
+ * else the nearest .python-version from the working directory up (a
+ * prefix taking the newest installed release), else ROOT/version; "system"
+ * is the name on PATH without the shims.  A relative interpreter is made
+ * absolute against the working directory, its links kept. */
+static void test_pyenv_shim(void **state)
+{
+	char cwd[4096], *shim, *v1, *v2, *sys, *root, *shims, *sysdir, *path_env, *got, *why;
+	char *proj;
+	const char *source;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(xl_test_dir_setup(NULL), 0);
+	shim = exe("pyenv/shims/python3", "#!/usr/bin/env bash\nexec \"/x/libexec/pyenv\" exec \"$program\" \"$@\"\n");
+	v1 = exe("pyenv/versions/3.99.1/bin/python3", "#!/bin/sh\n");
+	v2 = exe("pyenv/versions/3.98.0/bin/python3", "#!/bin/sh\n");
+	sys = exe("sys/python3", "#!/bin/sh\n");
+	free(xl_test_write("pyenv/version", "3.98.0\n"));
+	root = xl_test_path("pyenv");
+	shims = xl_test_path("pyenv/shims");
+	sysdir = xl_test_path("sys");
+	path_env = xl_asprintf("PATH=%s:%s", shims, sysdir);
+	{
+		char *with_version[] = { path_env, (char *)"PYENV_VERSION=3.99.1", NULL };
+		char *system[] = { path_env, (char *)"PYENV_VERSION=system", NULL };
+		char *missing[] = { path_env, (char *)"PYENV_VERSION=3.97.0:3.98.0", NULL };
+		char *plain[] = { path_env, NULL };
+
+		got = xl_pyenv_shim_target(shim, with_version);
+		assert_non_null(got);
+		assert_string_equal(got, v1);
+		free(got);
+		got = xl_pyenv_shim_target(shim, system);
+		assert_string_equal(got, sys);
+		free(got);
+		/* the first selected version that has the program */
+		got = xl_pyenv_shim_target(shim, missing);
+		assert_string_equal(got, v2);
+		free(got);
+		/* python3 on that PATH is the shim: followed */
+		assert_int_equal(xl_python_find(NULL, with_version, &got, &source, &why), 0);
+		assert_string_equal(source, "PATH");
+		assert_string_equal(got, v1);
+		free(got);
+		/* the nearest .python-version, a prefix and a comment in it */
+		free(xl_test_write("proj/.python-version", "# pinned\n3.99\n"));
+		proj = xl_test_path("proj/sub");
+		assert_int_equal(xl_mkdirs(proj, 0755), 0);
+		assert_int_equal(chdir(proj), 0);
+		got = xl_pyenv_shim_target(shim, plain);
+		assert_string_equal(got, v1);
+		free(got);
+		/* else ROOT/version */
+		assert_int_equal(chdir(root), 0);
+		got = xl_pyenv_shim_target(shim, plain);
+		assert_string_equal(got, v2);
+		free(got);
+		/* no shim: another directory, or not pyenv's script */
+		assert_null(xl_pyenv_shim_target(v1, plain));
+		assert_null(xl_pyenv_shim_target(sys, plain));
+		/* a relative --python: absolute against the working directory,
+		 * the path kept as written (no link resolved) */
+		assert_int_equal(chdir(xl_test_dir), 0);
+		assert_int_equal(symlink(sys, xl_test_path("sys/python")), 0);
+		assert_int_equal(xl_python_find("sys/python", plain, &got, &source, &why), 0);
+		free(why);
+		why = xl_asprintf("%s/sys/python", xl_test_dir);
+		assert_string_equal(got, why);
+		free(got);
+		free(why);
+		/* a directory is no interpreter */
+		assert_int_equal(xl_python_find(sysdir, plain, &got, &source, &why), XL_EX_NOINPUT);
+		assert_non_null(strstr(why, "not a Python interpreter (a directory)"));
+		free(why);
+		free(proj);
+	}
+	assert_int_equal(chdir(cwd), 0);
+	free(shim);
+	free(v1);
+	free(v2);
+	free(sys);
+	free(root);
+	free(shims);
+	free(sysdir);
+	free(path_env);
+	xl_test_dir_teardown(NULL);
+}
+
+/* The summary under the job's environment: PYTHONPATH changes what the
+ * interpreter's site finds and is part of the cache's key; an interpreter
+ * behind a script is read but never cached; a program that is no Python
+ * says so. */
+static void test_summary_env(void **state)
+{
+	struct xl_pyenv host_py;
+	char *pp, *meta, *pp_env, *state_env, *wrapper, *text, *why = NULL;
+	size_t len;
+	json_t *s;
+
+	(void)state;
+	if (xl_pyenv_open(NULL, XL_PYENV_QUIET | XL_PYENV_PATHS, &host_py) != 0 ||
+	    !xl_is_elf(host_py.executable)) {
+		xl_pyenv_release(&host_py);
+		skip();
+		return;
+	}
+	assert_int_equal(xl_test_dir_setup(NULL), 0);
+	meta = xl_test_write("pp/jaxlib-0.6.2.dist-info/METADATA",
+			     "Metadata-Version: 2.1\nName: jaxlib\nVersion: 0.6.2\n");
+	pp = xl_test_path("pp");
+	pp_env = xl_asprintf("PYTHONPATH=%s", pp);
+	state_env = xl_test_path("state");
+	setenv("XDG_STATE_HOME", state_env, 1);
+	{
+		char *with[] = { pp_env, (char *)"PYTHONNOUSERSITE=1", NULL };
+		char *without[] = { (char *)"PYTHONNOUSERSITE=1", NULL };
+
+		s = xl_bundle_summary_env(host_py.executable, with, NULL);
+		assert_non_null(s);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(s, "packages"), "jaxlib")),
+				    "0.6.2");
+		json_decref(s);
+		s = xl_bundle_summary_env(host_py.executable, without, NULL);
+		assert_non_null(s);
+		assert_null(json_object_get(json_object_get(s, "packages"), "jaxlib"));
+		json_decref(s);
+		/* two blocks, each found by its own key */
+		free(state_env);
+		state_env = xl_test_path("state/xlaunch/bundle-cache");
+		text = xl_read_file(state_env, &len, 0);
+		assert_non_null(text);
+		why = xl_bundle_env_key(with);
+		s = xl_bundle_cache_entry(text, len, host_py.executable, why, true);
+		assert_non_null(json_object_get(json_object_get(s, "packages"), "jaxlib"));
+		json_decref(s);
+		free(why);
+		why = xl_bundle_env_key(without);
+		s = xl_bundle_cache_entry(text, len, host_py.executable, why, true);
+		assert_non_null(s);
+		assert_null(json_object_get(json_object_get(s, "packages"), "jaxlib"));
+		json_decref(s);
+		free(why);
+		free(text);
+		/* a wrapper script: read, not cached */
+		text = xl_asprintf("#!/bin/sh\nexec '%s' \"$@\"\n", host_py.executable);
+		wrapper = exe("wrap/python3", text);
+		free(text);
+		s = xl_bundle_summary_env(wrapper, with, NULL);
+		assert_non_null(json_object_get(json_object_get(s, "packages"), "jaxlib"));
+		json_decref(s);
+		text = xl_read_file(state_env, &len, 0);
+		assert_null(strstr(text, wrapper));
+		free(text);
+		free(wrapper);
+		/* no Python: no summary, and why */
+		wrapper = exe("wrap/true", "#!/bin/sh\nexit 0\n");
+		assert_null(xl_bundle_summary_env(wrapper, without, &why));
+		assert_non_null(strstr(why, "not a Python interpreter"));
+		free(why);
+		free(wrapper);
+	}
+	unsetenv("XDG_STATE_HOME");
+	free(state_env);
+	free(pp_env);
+	free(pp);
+	free(meta);
+	xl_pyenv_release(&host_py);
 	xl_test_dir_teardown(NULL);
 }
 
@@ -952,6 +1138,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_cache_entry),
+		cmocka_unit_test(test_pyenv_shim),
+		cmocka_unit_test(test_summary_env),
 	};
 
 	return XL_TEST_RUN(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 
 #include "launcher/flags/flags.h"
 #include "launcher/flags/knowledge.h"
+#include "launcher/flags/xlareader.h"
 #include "bundle/bundle.h"
 
 static int package(const char *name)
@@ -365,6 +366,108 @@ static void test_judge_env(void **state)
 	xl_rel_verdict_release(&rv);
 }
 
+/* A job that loads jaxlib 0.10.2 and torch_xla 2.9.0: a value is checked
+ * against both releases' rules, and the one that refuses it is named. */
+static void test_judge_two_releases(void **state)
+{
+	static const char *const specs[] = { "jaxlib==0.10.2", "torch_xla==2.9.0" };
+	const char *mode = "xla_cpu_experimental_xnn_graph_fusion_mode", *why;
+	struct xl_runtime rt;
+	struct xl_rel_verdict rv;
+	struct xl_judge j;
+	const struct xl_flagdef *d;
+
+	(void)state;
+	assert_int_equal(xl_runtime_of_releases(specs, 2, &rt), 0);
+	xl_judge_init(&j, &rt);
+	d = xl_catalog_flag_at(&j, "XLA_FLAGS", mode, &rv);
+	assert_non_null(d);
+	/* jaxlib 0.10.2's XLA takes it, torch_xla 2.9.0's does not */
+	why = xl_xla_value_error(d, "XNN_GRAPH_FUSION_MODE_BYPASS_COST_MODEL");
+	assert_non_null(why);
+	assert_non_null(strstr(why, "in torch_xla 2.9.0"));
+	why = xl_flag_value_error(d, "XNN_GRAPH_FUSION_MODE_BYPASS_COST_MODEL");
+	assert_non_null(why);
+	assert_non_null(strstr(why, "in torch_xla 2.9.0"));
+	/* a value both take */
+	assert_null(xl_xla_value_error(d, "XNN_GRAPH_FUSION_MODE_GREEDY"));
+	assert_null(xl_flag_value_error(d, "XNN_GRAPH_FUSION_MODE_GREEDY"));
+	xl_rel_verdict_release(&rv);
+	/* the same entry is built once */
+	assert_ptr_equal(xl_catalog_flag_at(&j, "XLA_FLAGS", mode, &rv), d);
+	xl_rel_verdict_release(&rv);
+	xl_runtime_release(&rt);
+	/* jaxlib 0.10.2 alone takes it */
+	assert_int_equal(xl_runtime_of_release("jaxlib==0.10.2", &rt), 0);
+	xl_judge_init(&j, &rt);
+	d = xl_catalog_flag_at(&j, "XLA_FLAGS", mode, &rv);
+	assert_null(xl_xla_value_error(d, "XNN_GRAPH_FUSION_MODE_BYPASS_COST_MODEL"));
+	xl_rel_verdict_release(&rv);
+	xl_runtime_release(&rt);
+	/* a package given twice is refused; jax and jaxlib both given keep their own */
+	{
+		static const char *const twice[] = { "jaxlib==0.10.2", "jaxlib==0.6.2" };
+		static const char *const both[] = { "jax==0.10.2", "jaxlib==0.10.1" };
+
+		assert_int_equal(xl_runtime_of_releases(twice, 2, &rt), XL_EX_USAGE);
+		assert_non_null(strstr(rt.why, "given twice"));
+		xl_runtime_release(&rt);
+		assert_int_equal(xl_runtime_of_releases(both, 2, &rt), 0);
+		assert_string_equal(rt.jax, "0.10.2");
+		assert_string_equal(rt.jaxlib, "0.10.1");
+		xl_runtime_release(&rt);
+	}
+}
+
+/* Nothing of a family found: the newest release is assumed, and a flag only
+ * older releases register is a warning that says so, never a refusal; a
+ * name no release registers stays an error. */
+static void test_judge_assumed(void **state)
+{
+	struct xl_runtime rt = { .python = (char *)"/v/bin/python", .source = "argv[0]" };
+	struct xl_rel_verdict rv;
+	struct xl_judge j;
+
+	(void)state;
+	xl_judge_init(&j, &rt);
+	assert_null(xl_catalog_flag_at(&j, "XLA_FLAGS", "xla_gpu_graph_level", &rv));
+	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	assert_non_null(strstr(rv.why, "registered by jaxlib 0.4.30 to 0.7.1"));
+	assert_non_null(strstr(rv.why, "which was assumed (/v/bin/python has no jaxlib)"));
+	xl_rel_verdict_release(&rv);
+	assert_null(xl_catalog_flag_at(&j, "XLA_FLAGS", "xla_not_a_flag_anywhere", &rv));
+	assert_int_equal(rv.status, XL_RS_UNKNOWN);
+	xl_rel_verdict_release(&rv);
+	/* no Python at all */
+	xl_judge_init(&j, NULL);
+	assert_null(xl_catalog_flag_at(&j, "XLA_FLAGS", "xla_gpu_graph_level", &rv));
+	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	xl_rel_verdict_release(&rv);
+	/* --release of another package says the release was given */
+	assert_int_equal(xl_runtime_of_release("libtpu==0.0.42", &rt), 0);
+	xl_judge_init(&j, &rt);
+	assert_null(xl_catalog_flag_at(&j, "XLA_FLAGS", "xla_gpu_graph_level", &rv));
+	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	assert_non_null(strstr(rv.why, "libtpu 0.0.42 was given with --release, no jaxlib"));
+	assert_null(strstr(rv.why, "no Python"));
+	xl_rel_verdict_release(&rv);
+	{
+		char *s = xl_judge_str(&j, xl_family_index("xla"));
+
+		assert_null(strstr(s, "no Python"));
+		free(s);
+	}
+	xl_runtime_release(&rt);
+	/* a removal in the knowledge's own words reads as a sentence */
+	assert_int_equal(xl_runtime_of_release("jax==0.10.2", &rt), 0);
+	xl_judge_init(&j, &rt);
+	assert_null(xl_catalog_env_at(&j, "CHECK_REP", &rv));
+	assert_int_equal(rv.status, XL_RS_ELSEWHERE);
+	assert_string_equal(rv.hint, "it is no longer read from jax 0.6.1 on");
+	xl_rel_verdict_release(&rv);
+	xl_runtime_release(&rt);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +480,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_judge_flags),
 		cmocka_unit_test(test_judge_variant),
 		cmocka_unit_test(test_judge_env),
+		cmocka_unit_test(test_judge_two_releases),
+		cmocka_unit_test(test_judge_assumed),
 	};
 
 	return XL_TEST_RUN(tests, NULL, NULL);

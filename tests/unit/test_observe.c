@@ -292,8 +292,8 @@ static void test_job_identity(void **state)
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	chmod(tool, 0755);
 	/* the same script (by content, outside a repository) from two places: one job */
-	assert_int_equal(xl_job_from_argv(argv_a, 4, &a), 0);
-	assert_int_equal(xl_job_from_argv(argv_b, 5, &b), 0);
+	assert_int_equal(xl_job_from_argv(argv_a, 4, NULL, &a), 0);
+	assert_int_equal(xl_job_from_argv(argv_b, 5, NULL, &b), 0);
 	assert_non_null(a.interpreter);
 	assert_true(strstr(a.interpreter, "python3") != NULL);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(a.parts, "argv"), 0)), "python");
@@ -306,14 +306,14 @@ static void test_job_identity(void **state)
 	xl_job_release(&b);
 	/* another script's content: another job */
 	free(xl_test_write("elsewhere/train.py", "print('changed')\n"));
-	assert_int_equal(xl_job_from_argv(argv_b, 5, &b), 0);
-	assert_int_equal(xl_job_from_argv(argv_a, 4, &a), 0);
+	assert_int_equal(xl_job_from_argv(argv_b, 5, NULL, &b), 0);
+	assert_int_equal(xl_job_from_argv(argv_a, 4, NULL, &a), 0);
 	assert_false(json_equal(json_object_get(a.parts, "code"), json_object_get(b.parts, "code")));
 	xl_job_release(&a);
 	xl_job_release(&b);
 	/* python -m: the module's file under the current directory */
 	assert_int_equal(chdir(xl_test_dir), 0);
-	assert_int_equal(xl_job_from_argv(argv_c, 6, &c), 0);
+	assert_int_equal(xl_job_from_argv(argv_c, 6, NULL, &c), 0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(c.parts, "code"), "module")), "pkg.trainer");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(c.parts, "code"), "file")), "trainer.py");
 	xl_job_release(&c);
@@ -323,7 +323,7 @@ static void test_job_identity(void **state)
 
 		json_t *want = json_pack("{s:s}", "module", "json.tool");
 
-		assert_int_equal(xl_job_from_argv(argv_d, 3, &c), 0);
+		assert_int_equal(xl_job_from_argv(argv_d, 3, NULL, &c), 0);
 		assert_true(json_equal(json_object_get(c.parts, "code"), want));
 		json_decref(want);
 		xl_job_release(&c);
@@ -332,7 +332,7 @@ static void test_job_identity(void **state)
 	{
 		char *argv_e[] = { tool, "--nproc", "2", script, NULL };
 
-		assert_int_equal(xl_job_from_argv(argv_e, 4, &c), 0);
+		assert_int_equal(xl_job_from_argv(argv_e, 4, NULL, &c), 0);
 		assert_non_null(c.interpreter);
 		assert_string_equal(c.file, script);
 		assert_string_equal(json_string_value(json_array_get(json_object_get(c.parts, "argv"), 3)), "train.py");
@@ -343,7 +343,7 @@ static void test_job_identity(void **state)
 	{
 		char *argv_f[] = { "python3", "-c", "print(1)", NULL };
 
-		assert_int_equal(xl_job_from_argv(argv_f, 3, &c), 0);
+		assert_int_equal(xl_job_from_argv(argv_f, 3, NULL, &c), 0);
 		assert_int_equal(strlen(json_string_value(json_object_get(json_object_get(c.parts, "code"),
 									     "command_sha256"))), 64);
 		xl_job_release(&c);
@@ -352,7 +352,7 @@ static void test_job_identity(void **state)
 	{
 		char *argv_g[] = { "no-such-program-here", "1", NULL };
 
-		assert_int_equal(xl_job_from_argv(argv_g, 2, &c), 0);
+		assert_int_equal(xl_job_from_argv(argv_g, 2, NULL, &c), 0);
 		assert_null(c.interpreter);
 		assert_int_equal(json_object_size(json_object_get(c.parts, "code")), 0);
 		assert_int_equal(json_object_size(json_object_get(c.parts, "bundle")), 0);

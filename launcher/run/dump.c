@@ -7,6 +7,11 @@
  * hash, its memory-usage report the total.  A module is closed once its
  * files have stopped appearing for a while; its id is remembered, and any
  * later file of it is only deleted (ours) or passed over (a user's dump).
+ * A compilation that has started and not yet written the files of its end
+ * is not done however long it is quiet: on a TPU or a GPU, XLA writes the
+ * before_optimizations text when it starts and nothing more until its
+ * passes are over, minutes later for a large program; its end and its
+ * memory report come then.
  */
 #include "launcher/run/dump.h"
 #include "launcher/run/observe.h"
@@ -23,6 +28,8 @@
 #define DUMP_INTERVAL_S 0.5      /* between polls, at least */
 #define DUMP_MAX_INTERVAL_S 5.0  /* between polls of a dump that is pruned, at most */
 #define DUMP_SETTLE_S 5.0        /* a module with no new file for this long is done */
+#define DUMP_WAIT_S 3600.0       /* ... unless its compilation has not ended: then after
+				  * this long (a compilation that failed writes no end) */
 #define DUMP_GIVE_UP_S 2.0       /* a text that does not parse after this long never will */
 #define DUMP_MAX_DONE (1L << 22) /* module ids remembered */
 #define ENTRY_LINE_MAX (4u << 20)
@@ -62,6 +69,10 @@ int xl_dump_name_parse(const char *name, bool dir, struct xl_dump_name *out)
 	rl = strlen(rest);
 	out->id = id;
 	out->kind = XL_DF_MODULE;
+	/* written once the passes ran, in text or proto (the kernels' code
+	 * may still follow) */
+	out->optimized = !dir && (strstr(rest, "after_optimizations") ||
+				  strstr(rest, "buffer-assignment") || strstr(rest, REPORT_SUFFIX));
 	if (dir) {
 		/* JAX: module_NNNN.NAME/ holds the module's MLIR and options */
 		set_module(out, rest, rl);
@@ -666,6 +677,7 @@ struct dent {
 	long id;
 	int kind;
 	bool dir;
+	bool optimized;
 	char *name;
 	char module[200];
 };
@@ -739,7 +751,7 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 	bool *ok = xl_calloc(n, sizeof(*ok));
 	double lo = 0, hi = 0;
 	const char *module = NULL;
-	bool compiled = false, loaded = false;
+	bool compiled = false, loaded = false, text = false, optimized = false, report = false;
 
 	for (size_t i = 0; i < n; i++) {
 		char *p = xl_asprintf("%s/%s", r->dir, g[i].name);
@@ -760,6 +772,9 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 		 * optimized text alone */
 		compiled |= g[i].dir || g[i].kind == XL_DF_BEFORE;
 		loaded |= g[i].kind == XL_DF_LOADED;
+		text |= g[i].kind == XL_DF_BEFORE;
+		optimized |= g[i].optimized;
+		report |= g[i].kind == XL_DF_REPORT;
 	}
 	if (!m) {
 		/* a user's dump keeps earlier runs' modules: not this run's */
@@ -825,6 +840,10 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 		if (hi > m->changed_at)
 			m->changed_at = hi;
 	}
+	m->started |= compiled;
+	m->text |= text;
+	m->optimized |= optimized;
+	m->report_seen |= report;
 	for (size_t i = 0; i < n; i++) {
 		char *p;
 
@@ -852,15 +871,27 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 	free(ok);
 }
 
-/* Closes the modules whose files stopped appearing (and were handed out). */
+/* Whether m's compilation started and has not written its end yet: its
+ * optimized files (the memory-usage report too, in a text dump: it comes
+ * with them, and it is the xla_buffers figure). */
+static bool mod_compiling(const struct xl_dump_mod *m)
+{
+	if (m->load || !m->started || m->report_seen)
+		return false;
+	return !m->optimized || m->text;
+}
+
+/* Closes the modules whose files stopped appearing (and were handed out);
+ * a compilation still running waits up to DUMP_WAIT_S for its end. */
 static void close_settled(struct xl_dump *r, double now, bool all)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < r->nopen; i++) {
 		struct xl_dump_mod *m = r->open[i];
+		double quiet = mod_compiling(m) ? DUMP_WAIT_S : DUMP_SETTLE_S;
 
-		if (!all && (m->changed || now - m->changed_at < DUMP_SETTLE_S)) {
+		if (!all && (m->changed || now - m->changed_at < quiet)) {
 			r->open[k++] = m;
 			continue;
 		}
@@ -929,6 +960,7 @@ static size_t read_names(struct xl_dump *r, struct dent **out)
 		v[n].id = dn.id;
 		v[n].kind = dn.kind;
 		v[n].dir = dir;
+		v[n].optimized = dn.optimized;
 		v[n].name = xl_strdup(e->d_name);
 		memcpy(v[n].module, dn.module, sizeof(v[n].module));
 		n++;

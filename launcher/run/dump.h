@@ -39,6 +39,9 @@ struct xl_dump_name {
 	char module[200];        /* the program's name when the file name says it
 				  * unambiguously ("jit_train_step", "SyncTensorsGraph.93"),
 				  * else "" */
+	bool optimized;          /* a file XLA writes once the module's passes ran:
+				  * an after_optimizations text or proto, its buffer
+				  * assignment or memory-usage report */
 };
 
 /* Parses one name of the directory (not a path).  dir: it is a directory
@@ -103,6 +106,11 @@ struct xl_dump_mod {
 	bool changed;            /* not yet handed out by xl_dump_next_changed */
 	bool keep;               /* its text and report stay in the dump */
 	bool report_read;
+	bool started;            /* its directory or before_optimizations file was seen */
+	bool text;               /* its before_optimizations text was seen (a text dump:
+				  * its memory-usage report will follow) */
+	bool optimized;          /* a file of its end was seen (xl_dump_name.optimized) */
+	bool report_seen;        /* its memory-usage report was seen */
 	char *before_path, *report_path;   /* kept files, or NULL */
 	int64_t kept_bytes;
 };
@@ -157,7 +165,9 @@ struct xl_dump {
 void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, double since);
 /* Reads what appeared since the last poll, when due (now: monotonic; force:
  * now whatever the interval).  Modules whose files stopped appearing are
- * closed (their kept files decided).  Returns the number of modules that
+ * closed (their kept files decided); a compilation that started and has
+ * not yet written its optimized files (in a text dump, its memory-usage
+ * report too) is waited for up to an hour.  Returns the number of modules that
  * changed. */
 size_t xl_dump_poll(struct xl_dump *r, double now, bool force);
 /* The last poll at the end of the run: everything read, every module

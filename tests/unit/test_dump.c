@@ -51,6 +51,7 @@ static void test_names(void **state)
 					    false, &n), XL_DF_REPORT);
 	assert_int_equal(n.id, 16);
 	assert_string_equal(n.module, "jit_train_step");
+	assert_true(n.optimized);
 	/* a GPU's stage has a dot of its own */
 	assert_int_equal(xl_dump_name_parse("module_0007.jit_f.sm_8.0_gpu_after_optimizations-memory-usage-report.txt",
 					    false, &n), XL_DF_REPORT);
@@ -61,6 +62,14 @@ static void test_names(void **state)
 	assert_int_equal(xl_dump_name_parse("module_0008.jit_train_step.cpu_after_optimizations.txt", false, &n),
 			 XL_DF_MODULE);
 	assert_string_equal(n.module, "");
+	/* the files of a compilation's end */
+	assert_true(n.optimized);
+	xl_dump_name_parse("module_0008.jit_f.cpu_after_optimizations-buffer-assignment.txt", false, &n);
+	assert_true(n.optimized);
+	xl_dump_name_parse("module_0008.jit_f.before_optimizations.txt", false, &n);
+	assert_false(n.optimized);
+	xl_dump_name_parse("module_0008.jit_f", true, &n);
+	assert_false(n.optimized);
 	assert_int_equal(xl_dump_name_parse("module_0002.jit_broadcast_in_dim.debug_options", false, &n),
 			 XL_DF_MODULE);
 	assert_string_equal(n.module, "jit_broadcast_in_dim");
@@ -490,6 +499,64 @@ static void test_reader_live(void **state)
 	free(dir);
 }
 
+/* A compilation longer than the reader's settle time: XLA writes the
+ * before_optimizations text when it starts and nothing more until its
+ * passes are over (minutes on an accelerator); its end and its memory
+ * report are taken when they come. */
+static void test_reader_long(void **state)
+{
+	char *dir = xl_test_path("long");
+	double now = xl_now();
+	struct xl_dump r;
+	struct xl_watch w;
+	json_t *rep;
+
+	(void)state;
+	assert_int_equal(xl_mkdirs(dir, 0700), 0);
+	xl_dump_init(&r, dir, true, 0, now - 100);
+	watch_dump(&w, &r, 100);
+	write_at(dir, "module_0001.jit_big.before_optimizations.txt",
+		 "HloModule jit_big\n\nENTRY %main (a.1: f32[3]) -> f32[3] {\n}\n", now - 40);
+	xl_dump_poll(&r, xl_mono() + 100, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(w.compiles, 1);
+	/* 40 s without a file: still compiling, not done */
+	xl_dump_poll(&r, xl_mono() + 200, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(r.nopen, 1);
+	/* the optimized text; a text dump's memory report follows it */
+	write_at(dir, "module_0001.jit_big.tpu_after_optimizations.txt", "HloModule jit_big\n", now - 9);
+	xl_dump_poll(&r, xl_mono() + 300, true);
+	xl_watch_take_dump(&w);
+	xl_dump_poll(&r, xl_mono() + 400, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(r.nopen, 1);
+	write_at(dir, "module_0001.jit_big.tpu_after_optimizations-memory-usage-report.txt",
+		 "Memory Space: default (color=0)\nTotal bytes: 4096\n", now - 6);
+	xl_dump_poll(&r, xl_mono() + 500, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(w.compiles, 1);
+	assert_true(fabs(w.ev[0].dur - 34) < 1e-3);
+	rep = xl_dump_reports(&r);
+	assert_int_equal(json_integer_value(json_object_get(rep, "jit_big")), 4096);
+	json_decref(rep);
+	/* ended 6 s ago: done now */
+	xl_dump_poll(&r, xl_mono() + 600, true);
+	assert_int_equal(r.nopen, 0);
+	/* a compilation that never ends (it failed) is given up after an hour */
+	write_at(dir, "module_0002.jit_big.before_optimizations.txt",
+		 "HloModule jit_big\n\nENTRY %main (a.1: f32[4]) -> f32[4] {\n}\n", now - 3700);
+	xl_dump_poll(&r, xl_mono() + 700, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(r.nopen, 1);
+	xl_dump_poll(&r, xl_mono() + 800, true);
+	assert_int_equal(r.nopen, 0);
+	xl_watch_finish(&w, xl_mono());
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	free(dir);
+}
+
 /* JAX's own lines and the dump's modules of the same compilations: one
  * event each, with the dump's times. */
 static void test_paired(void **state)
@@ -565,6 +632,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reader_torch_xla),
 		cmocka_unit_test(test_reader_loads),
 		cmocka_unit_test(test_reader_live),
+		cmocka_unit_test(test_reader_long),
 		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_fuzz_entries),
 	};

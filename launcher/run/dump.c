@@ -209,6 +209,23 @@ static char *clean_type(const char *s, size_t n)
 	}
 }
 
+/* Of the parameters past the head, the last XL_HLO_KEEP_TAIL stay. */
+static void keep_tail(struct xl_hlo_entry *e)
+{
+	size_t drop;
+
+	if (e->n <= XL_HLO_MAX_PARAMS)
+		return;
+	drop = e->n - XL_HLO_MAX_PARAMS;
+	for (size_t i = XL_HLO_KEEP_HEAD; i < XL_HLO_KEEP_HEAD + drop; i++) {
+		free(e->v[i].name);
+		free(e->v[i].type);
+	}
+	memmove(e->v + XL_HLO_KEEP_HEAD, e->v + XL_HLO_KEEP_HEAD + drop,
+		XL_HLO_KEEP_TAIL * sizeof(*e->v));
+	e->n = XL_HLO_MAX_PARAMS;
+}
+
 /* One "name: type" of the parameter list into e. */
 static void add_param(struct xl_hlo_entry *e, const char *s, size_t n)
 {
@@ -251,12 +268,13 @@ static void add_param(struct xl_hlo_entry *e, const char *s, size_t n)
 		}
 	}
 	type = colon ? clean_type(colon + 1, n - (size_t)(colon + 1 - s)) : clean_type(s, n);
-	e->total++;
-	if (e->n >= XL_HLO_MAX_PARAMS) {
-		e->rest = fnv(e->rest ? e->rest : FNV_START, type, strlen(type) + 1);
-		free(type);
-		return;
-	}
+	if (e->total % 64 == 0)
+		e->hash = xl_realloc(e->hash, (e->total + 64) * sizeof(*e->hash));
+	e->hash[e->total++] = fnv(FNV_START, type, strlen(type) + 1);
+	/* the last ones are not known until the line ends: past the head,
+	 * up to twice the tail is kept, then the older half goes */
+	if (e->n >= XL_HLO_KEEP_HEAD + 2 * XL_HLO_KEEP_TAIL)
+		keep_tail(e);
 	if (colon) {
 		const char *ns = s;
 		size_t nl = (size_t)(colon - s);
@@ -271,9 +289,11 @@ static void add_param(struct xl_hlo_entry *e, const char *s, size_t n)
 	} else {
 		name = xl_strdup("");
 	}
-	e->v = xl_realloc(e->v, (e->n + 1) * sizeof(*e->v));
+	if (e->n % 64 == 0)
+		e->v = xl_realloc(e->v, (e->n + 64) * sizeof(*e->v));
 	e->v[e->n].name = name;
 	e->v[e->n].type = type;
+	e->v[e->n].index = e->total - 1;
 	e->n++;
 }
 
@@ -316,6 +336,7 @@ int xl_hlo_entry_parse(const char *line, size_t len, struct xl_hlo_entry *out)
 		} else if (*p == ')') {
 			if (depth == 0) {
 				add_param(out, start, (size_t)(p - start));
+				keep_tail(out);
 				return 0;
 			}
 			depth--;
@@ -337,12 +358,15 @@ void xl_hlo_entry_release(struct xl_hlo_entry *e)
 		free(e->v[i].type);
 	}
 	free(e->v);
+	free(e->hash);
 	memset(e, 0, sizeof(*e));
 }
 
 bool xl_hlo_entry_same(const struct xl_hlo_entry *a, const struct xl_hlo_entry *b)
 {
-	if (a->total != b->total || a->n != b->n || a->rest != b->rest)
+	if (a->total != b->total || a->n != b->n)
+		return false;
+	if (a->total && memcmp(a->hash, b->hash, a->total * sizeof(*a->hash)) != 0)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
 		if (strcmp(a->v[i].type, b->v[i].type) != 0)
@@ -350,16 +374,36 @@ bool xl_hlo_entry_same(const struct xl_hlo_entry *a, const struct xl_hlo_entry *
 	return true;
 }
 
+const struct xl_hlo_param *xl_hlo_entry_param(const struct xl_hlo_entry *e, size_t index)
+{
+	size_t k;
+
+	if (index >= e->total || !e->n)
+		return NULL;
+	/* the head is kept from index 0, the tail up to the last */
+	if (index < XL_HLO_KEEP_HEAD)
+		k = index;
+	else if (e->total - index <= e->n)
+		k = e->n - (e->total - index);
+	else
+		return NULL;
+	return k < e->n && e->v[k].index == index ? &e->v[k] : NULL;
+}
+
 void xl_hlo_entry_copy(struct xl_hlo_entry *dst, const struct xl_hlo_entry *src)
 {
 	xl_hlo_entry_release(dst);
 	dst->n = src->n;
 	dst->total = src->total;
-	dst->rest = src->rest;
 	dst->v = src->n ? xl_calloc(src->n, sizeof(*dst->v)) : NULL;
 	for (size_t i = 0; i < src->n; i++) {
 		dst->v[i].name = xl_strdup(src->v[i].name);
 		dst->v[i].type = xl_strdup(src->v[i].type);
+		dst->v[i].index = src->v[i].index;
+	}
+	if (src->total) {
+		dst->hash = xl_calloc(src->total, sizeof(*dst->hash));
+		memcpy(dst->hash, src->hash, src->total * sizeof(*dst->hash));
 	}
 }
 

@@ -60,18 +60,26 @@ char *xl_dump_function(const char *module);
 
 /* ---- the entry computation ---------------------------------------------------------- */
 
-#define XL_HLO_MAX_PARAMS 256
+/* A train state has hundreds of inputs, and the batch that changes shape
+ * usually comes last (or first): the names and types of the first and the
+ * last ones are kept, and of every one a hash of its type, so that any
+ * input that changed is named by its place. */
+#define XL_HLO_KEEP_HEAD 128
+#define XL_HLO_KEEP_TAIL 128
+#define XL_HLO_MAX_PARAMS (XL_HLO_KEEP_HEAD + XL_HLO_KEEP_TAIL)
 
 struct xl_hlo_param {
 	char *name;              /* "x.1" (without the %) */
 	char *type;              /* "f32[100,64]", layouts and comments taken out */
+	size_t index;            /* its place among all the entry's parameters */
 };
 
 struct xl_hlo_entry {
-	struct xl_hlo_param *v;
+	struct xl_hlo_param *v;  /* the first XL_HLO_KEEP_HEAD and the last
+				  * XL_HLO_KEEP_TAIL, by index */
 	size_t n;                /* parameters kept (at most XL_HLO_MAX_PARAMS) */
 	size_t total;            /* parameters in the line */
-	uint64_t rest;           /* a hash of the types past the kept ones, 0 when none */
+	uint64_t *hash;          /* per parameter (total of them): a hash of its type */
 };
 
 /* Parses an ENTRY line ("ENTRY %main.1 (w.1: f32[64,8], x.1: f32[100,64])
@@ -84,6 +92,9 @@ int xl_hlo_text_entry(const char *text, size_t len, struct xl_hlo_entry *out, ui
 void xl_hlo_entry_release(struct xl_hlo_entry *e);
 /* Whether two entries have the same parameter types. */
 bool xl_hlo_entry_same(const struct xl_hlo_entry *a, const struct xl_hlo_entry *b);
+/* The kept parameter at index (of all the entry's), or NULL when it is
+ * past the kept ones or the entry has fewer. */
+const struct xl_hlo_param *xl_hlo_entry_param(const struct xl_hlo_entry *e, size_t index);
 /* dst (zeroed, or an entry) becomes a copy of src. */
 void xl_hlo_entry_copy(struct xl_hlo_entry *dst, const struct xl_hlo_entry *src);
 

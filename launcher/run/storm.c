@@ -1153,15 +1153,20 @@ static void note_entry(struct xl_cfn *f, const struct xl_dump_mod *m)
 		return;
 	}
 	f->entry_changed++;
-	if (f->e_prev.n != f->e_last.n)
+	if (f->e_prev.total != f->e_last.total) {
+		f->count_changed++;
+		f->count_from = f->e_prev.total;
+		f->count_to = f->e_last.total;
 		return;
-	if (f->npchg < f->e_last.n) {
-		f->pchg = xl_realloc(f->pchg, f->e_last.n * sizeof(*f->pchg));
-		memset(f->pchg + f->npchg, 0, (f->e_last.n - f->npchg) * sizeof(*f->pchg));
-		f->npchg = f->e_last.n;
 	}
-	for (size_t i = 0; i < f->e_last.n; i++)
-		if (strcmp(f->e_prev.v[i].type, f->e_last.v[i].type) != 0)
+	if (f->npchg < f->e_last.total) {
+		f->pchg = xl_realloc(f->pchg, f->e_last.total * sizeof(*f->pchg));
+		memset(f->pchg + f->npchg, 0, (f->e_last.total - f->npchg) * sizeof(*f->pchg));
+		f->npchg = f->e_last.total;
+	}
+	/* every input by its hash: the ones whose types are not kept too */
+	for (size_t i = 0; i < f->e_last.total; i++)
+		if (f->e_prev.hash[i] != f->e_last.hash[i])
 			f->pchg[i]++;
 }
 

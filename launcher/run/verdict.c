@@ -9,8 +9,10 @@
  *            last of them past the middle of the run (of its steps after
  *            warm-up, or of its time): they kept arriving;
  *   cost     two or more recompilations after warm-up (by steps; by time,
- *            after the first burst of compilations) took more than
- *            max_compile_share of the wall time after it.
+ *            after the first burst of compilations, which ends at the
+ *            latest at one function's (warmup_steps + 1)-th
+ *            recompilation) took more than max_compile_share of the wall
+ *            time after it.
  * Neither reads the quiet time before the process exits.
  */
 #include "launcher/run/storm.h"

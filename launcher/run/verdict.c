@@ -13,7 +13,10 @@
  *            latest at one function's (warmup_steps + 1)-th
  *            recompilation) took more than max_compile_share of the wall
  *            time after it.
- * Neither reads the quiet time before the process exits.
+ * Neither reads the quiet time before the process exits.  By time, a job
+ * that recompiled on every step and then sat quiet for longer than that
+ * is ok unless the recompiling was costly: a quiet end looks, from
+ * outside, like a steady run; steps tell them apart.
  */
 #include "launcher/run/storm.h"
 

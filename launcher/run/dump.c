@@ -7,6 +7,11 @@
  * hash, its memory-usage report the total.  A module is closed once its
  * files have stopped appearing for a while; its id is remembered, and any
  * later file of it is only deleted (ours) or passed over (a user's dump).
+ * A compilation that has started and not yet written the files of its end
+ * is not done however long it is quiet: on a TPU or a GPU, XLA writes the
+ * before_optimizations text when it starts and nothing more until its
+ * passes are over, minutes later for a large program; its end and its
+ * memory report come then.
  */
 #include "launcher/run/dump.h"
 #include "launcher/run/observe.h"
@@ -23,6 +28,8 @@
 #define DUMP_INTERVAL_S 0.5      /* between polls, at least */
 #define DUMP_MAX_INTERVAL_S 5.0  /* between polls of a dump that is pruned, at most */
 #define DUMP_SETTLE_S 5.0        /* a module with no new file for this long is done */
+#define DUMP_WAIT_S 3600.0       /* ... unless its compilation has not ended: then after
+				  * this long (a compilation that failed writes no end) */
 #define DUMP_GIVE_UP_S 2.0       /* a text that does not parse after this long never will */
 #define DUMP_MAX_DONE (1L << 22) /* module ids remembered */
 #define ENTRY_LINE_MAX (4u << 20)
@@ -62,6 +69,10 @@ int xl_dump_name_parse(const char *name, bool dir, struct xl_dump_name *out)
 	rl = strlen(rest);
 	out->id = id;
 	out->kind = XL_DF_MODULE;
+	/* written once the passes ran, in text or proto (the kernels' code
+	 * may still follow) */
+	out->optimized = !dir && (strstr(rest, "after_optimizations") ||
+				  strstr(rest, "buffer-assignment") || strstr(rest, REPORT_SUFFIX));
 	if (dir) {
 		/* JAX: module_NNNN.NAME/ holds the module's MLIR and options */
 		set_module(out, rest, rl);
@@ -198,6 +209,23 @@ static char *clean_type(const char *s, size_t n)
 	}
 }
 
+/* Of the parameters past the head, the last XL_HLO_KEEP_TAIL stay. */
+static void keep_tail(struct xl_hlo_entry *e)
+{
+	size_t drop;
+
+	if (e->n <= XL_HLO_MAX_PARAMS)
+		return;
+	drop = e->n - XL_HLO_MAX_PARAMS;
+	for (size_t i = XL_HLO_KEEP_HEAD; i < XL_HLO_KEEP_HEAD + drop; i++) {
+		free(e->v[i].name);
+		free(e->v[i].type);
+	}
+	memmove(e->v + XL_HLO_KEEP_HEAD, e->v + XL_HLO_KEEP_HEAD + drop,
+		XL_HLO_KEEP_TAIL * sizeof(*e->v));
+	e->n = XL_HLO_MAX_PARAMS;
+}
+
 /* One "name: type" of the parameter list into e. */
 static void add_param(struct xl_hlo_entry *e, const char *s, size_t n)
 {
@@ -240,12 +268,13 @@ static void add_param(struct xl_hlo_entry *e, const char *s, size_t n)
 		}
 	}
 	type = colon ? clean_type(colon + 1, n - (size_t)(colon + 1 - s)) : clean_type(s, n);
-	e->total++;
-	if (e->n >= XL_HLO_MAX_PARAMS) {
-		e->rest = fnv(e->rest ? e->rest : FNV_START, type, strlen(type) + 1);
-		free(type);
-		return;
-	}
+	if (e->total % 64 == 0)
+		e->hash = xl_realloc(e->hash, (e->total + 64) * sizeof(*e->hash));
+	e->hash[e->total++] = fnv(FNV_START, type, strlen(type) + 1);
+	/* the last ones are not known until the line ends: past the head,
+	 * up to twice the tail is kept, then the older half goes */
+	if (e->n >= XL_HLO_KEEP_HEAD + 2 * XL_HLO_KEEP_TAIL)
+		keep_tail(e);
 	if (colon) {
 		const char *ns = s;
 		size_t nl = (size_t)(colon - s);
@@ -260,9 +289,11 @@ static void add_param(struct xl_hlo_entry *e, const char *s, size_t n)
 	} else {
 		name = xl_strdup("");
 	}
-	e->v = xl_realloc(e->v, (e->n + 1) * sizeof(*e->v));
+	if (e->n % 64 == 0)
+		e->v = xl_realloc(e->v, (e->n + 64) * sizeof(*e->v));
 	e->v[e->n].name = name;
 	e->v[e->n].type = type;
+	e->v[e->n].index = e->total - 1;
 	e->n++;
 }
 
@@ -305,6 +336,7 @@ int xl_hlo_entry_parse(const char *line, size_t len, struct xl_hlo_entry *out)
 		} else if (*p == ')') {
 			if (depth == 0) {
 				add_param(out, start, (size_t)(p - start));
+				keep_tail(out);
 				return 0;
 			}
 			depth--;
@@ -326,12 +358,15 @@ void xl_hlo_entry_release(struct xl_hlo_entry *e)
 		free(e->v[i].type);
 	}
 	free(e->v);
+	free(e->hash);
 	memset(e, 0, sizeof(*e));
 }
 
 bool xl_hlo_entry_same(const struct xl_hlo_entry *a, const struct xl_hlo_entry *b)
 {
-	if (a->total != b->total || a->n != b->n || a->rest != b->rest)
+	if (a->total != b->total || a->n != b->n)
+		return false;
+	if (a->total && memcmp(a->hash, b->hash, a->total * sizeof(*a->hash)) != 0)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
 		if (strcmp(a->v[i].type, b->v[i].type) != 0)
@@ -339,16 +374,36 @@ bool xl_hlo_entry_same(const struct xl_hlo_entry *a, const struct xl_hlo_entry *
 	return true;
 }
 
+const struct xl_hlo_param *xl_hlo_entry_param(const struct xl_hlo_entry *e, size_t index)
+{
+	size_t k;
+
+	if (index >= e->total || !e->n)
+		return NULL;
+	/* the head is kept from index 0, the tail up to the last */
+	if (index < XL_HLO_KEEP_HEAD)
+		k = index;
+	else if (e->total - index <= e->n)
+		k = e->n - (e->total - index);
+	else
+		return NULL;
+	return k < e->n && e->v[k].index == index ? &e->v[k] : NULL;
+}
+
 void xl_hlo_entry_copy(struct xl_hlo_entry *dst, const struct xl_hlo_entry *src)
 {
 	xl_hlo_entry_release(dst);
 	dst->n = src->n;
 	dst->total = src->total;
-	dst->rest = src->rest;
 	dst->v = src->n ? xl_calloc(src->n, sizeof(*dst->v)) : NULL;
 	for (size_t i = 0; i < src->n; i++) {
 		dst->v[i].name = xl_strdup(src->v[i].name);
 		dst->v[i].type = xl_strdup(src->v[i].type);
+		dst->v[i].index = src->v[i].index;
+	}
+	if (src->total) {
+		dst->hash = xl_calloc(src->total, sizeof(*dst->hash));
+		memcpy(dst->hash, src->hash, src->total * sizeof(*dst->hash));
 	}
 }
 
@@ -666,6 +721,7 @@ struct dent {
 	long id;
 	int kind;
 	bool dir;
+	bool optimized;
 	char *name;
 	char module[200];
 };
@@ -739,7 +795,7 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 	bool *ok = xl_calloc(n, sizeof(*ok));
 	double lo = 0, hi = 0;
 	const char *module = NULL;
-	bool compiled = false, loaded = false;
+	bool compiled = false, loaded = false, text = false, optimized = false, report = false;
 
 	for (size_t i = 0; i < n; i++) {
 		char *p = xl_asprintf("%s/%s", r->dir, g[i].name);
@@ -760,6 +816,9 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 		 * optimized text alone */
 		compiled |= g[i].dir || g[i].kind == XL_DF_BEFORE;
 		loaded |= g[i].kind == XL_DF_LOADED;
+		text |= g[i].kind == XL_DF_BEFORE;
+		optimized |= g[i].optimized;
+		report |= g[i].kind == XL_DF_REPORT;
 	}
 	if (!m) {
 		/* a user's dump keeps earlier runs' modules: not this run's */
@@ -825,6 +884,10 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 		if (hi > m->changed_at)
 			m->changed_at = hi;
 	}
+	m->started |= compiled;
+	m->text |= text;
+	m->optimized |= optimized;
+	m->report_seen |= report;
 	for (size_t i = 0; i < n; i++) {
 		char *p;
 
@@ -852,15 +915,27 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 	free(ok);
 }
 
-/* Closes the modules whose files stopped appearing (and were handed out). */
+/* Whether m's compilation started and has not written its end yet: its
+ * optimized files (the memory-usage report too, in a text dump: it comes
+ * with them, and it is the xla_buffers figure). */
+static bool mod_compiling(const struct xl_dump_mod *m)
+{
+	if (m->load || !m->started || m->report_seen)
+		return false;
+	return !m->optimized || m->text;
+}
+
+/* Closes the modules whose files stopped appearing (and were handed out);
+ * a compilation still running waits up to DUMP_WAIT_S for its end. */
 static void close_settled(struct xl_dump *r, double now, bool all)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < r->nopen; i++) {
 		struct xl_dump_mod *m = r->open[i];
+		double quiet = mod_compiling(m) ? DUMP_WAIT_S : DUMP_SETTLE_S;
 
-		if (!all && (m->changed || now - m->changed_at < DUMP_SETTLE_S)) {
+		if (!all && (m->changed || now - m->changed_at < quiet)) {
 			r->open[k++] = m;
 			continue;
 		}
@@ -929,6 +1004,7 @@ static size_t read_names(struct xl_dump *r, struct dent **out)
 		v[n].id = dn.id;
 		v[n].kind = dn.kind;
 		v[n].dir = dir;
+		v[n].optimized = dn.optimized;
 		v[n].name = xl_strdup(e->d_name);
 		memcpy(v[n].module, dn.module, sizeof(v[n].module));
 		n++;

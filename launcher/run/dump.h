@@ -39,6 +39,9 @@ struct xl_dump_name {
 	char module[200];        /* the program's name when the file name says it
 				  * unambiguously ("jit_train_step", "SyncTensorsGraph.93"),
 				  * else "" */
+	bool optimized;          /* a file XLA writes once the module's passes ran:
+				  * an after_optimizations text or proto, its buffer
+				  * assignment or memory-usage report */
 };
 
 /* Parses one name of the directory (not a path).  dir: it is a directory
@@ -57,18 +60,26 @@ char *xl_dump_function(const char *module);
 
 /* ---- the entry computation ---------------------------------------------------------- */
 
-#define XL_HLO_MAX_PARAMS 256
+/* A train state has hundreds of inputs, and the batch that changes shape
+ * usually comes last (or first): the names and types of the first and the
+ * last ones are kept, and of every one a hash of its type, so that any
+ * input that changed is named by its place. */
+#define XL_HLO_KEEP_HEAD 128
+#define XL_HLO_KEEP_TAIL 128
+#define XL_HLO_MAX_PARAMS (XL_HLO_KEEP_HEAD + XL_HLO_KEEP_TAIL)
 
 struct xl_hlo_param {
 	char *name;              /* "x.1" (without the %) */
 	char *type;              /* "f32[100,64]", layouts and comments taken out */
+	size_t index;            /* its place among all the entry's parameters */
 };
 
 struct xl_hlo_entry {
-	struct xl_hlo_param *v;
+	struct xl_hlo_param *v;  /* the first XL_HLO_KEEP_HEAD and the last
+				  * XL_HLO_KEEP_TAIL, by index */
 	size_t n;                /* parameters kept (at most XL_HLO_MAX_PARAMS) */
 	size_t total;            /* parameters in the line */
-	uint64_t rest;           /* a hash of the types past the kept ones, 0 when none */
+	uint64_t *hash;          /* per parameter (total of them): a hash of its type */
 };
 
 /* Parses an ENTRY line ("ENTRY %main.1 (w.1: f32[64,8], x.1: f32[100,64])
@@ -81,6 +92,9 @@ int xl_hlo_text_entry(const char *text, size_t len, struct xl_hlo_entry *out, ui
 void xl_hlo_entry_release(struct xl_hlo_entry *e);
 /* Whether two entries have the same parameter types. */
 bool xl_hlo_entry_same(const struct xl_hlo_entry *a, const struct xl_hlo_entry *b);
+/* The kept parameter at index (of all the entry's), or NULL when it is
+ * past the kept ones or the entry has fewer. */
+const struct xl_hlo_param *xl_hlo_entry_param(const struct xl_hlo_entry *e, size_t index);
 /* dst (zeroed, or an entry) becomes a copy of src. */
 void xl_hlo_entry_copy(struct xl_hlo_entry *dst, const struct xl_hlo_entry *src);
 
@@ -103,6 +117,11 @@ struct xl_dump_mod {
 	bool changed;            /* not yet handed out by xl_dump_next_changed */
 	bool keep;               /* its text and report stay in the dump */
 	bool report_read;
+	bool started;            /* its directory or before_optimizations file was seen */
+	bool text;               /* its before_optimizations text was seen (a text dump:
+				  * its memory-usage report will follow) */
+	bool optimized;          /* a file of its end was seen (xl_dump_name.optimized) */
+	bool report_seen;        /* its memory-usage report was seen */
 	char *before_path, *report_path;   /* kept files, or NULL */
 	int64_t kept_bytes;
 };
@@ -157,7 +176,9 @@ struct xl_dump {
 void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, double since);
 /* Reads what appeared since the last poll, when due (now: monotonic; force:
  * now whatever the interval).  Modules whose files stopped appearing are
- * closed (their kept files decided).  Returns the number of modules that
+ * closed (their kept files decided); a compilation that started and has
+ * not yet written its optimized files (in a text dump, its memory-usage
+ * report too) is waited for up to an hour.  Returns the number of modules that
  * changed. */
 size_t xl_dump_poll(struct xl_dump *r, double now, bool force);
 /* The last poll at the end of the run: everything read, every module

@@ -1153,15 +1153,20 @@ static void note_entry(struct xl_cfn *f, const struct xl_dump_mod *m)
 		return;
 	}
 	f->entry_changed++;
-	if (f->e_prev.n != f->e_last.n)
+	if (f->e_prev.total != f->e_last.total) {
+		f->count_changed++;
+		f->count_from = f->e_prev.total;
+		f->count_to = f->e_last.total;
 		return;
-	if (f->npchg < f->e_last.n) {
-		f->pchg = xl_realloc(f->pchg, f->e_last.n * sizeof(*f->pchg));
-		memset(f->pchg + f->npchg, 0, (f->e_last.n - f->npchg) * sizeof(*f->pchg));
-		f->npchg = f->e_last.n;
 	}
-	for (size_t i = 0; i < f->e_last.n; i++)
-		if (strcmp(f->e_prev.v[i].type, f->e_last.v[i].type) != 0)
+	if (f->npchg < f->e_last.total) {
+		f->pchg = xl_realloc(f->pchg, f->e_last.total * sizeof(*f->pchg));
+		memset(f->pchg + f->npchg, 0, (f->e_last.total - f->npchg) * sizeof(*f->pchg));
+		f->npchg = f->e_last.total;
+	}
+	/* every input by its hash: the ones whose types are not kept too */
+	for (size_t i = 0; i < f->e_last.total; i++)
+		if (f->e_prev.hash[i] != f->e_last.hash[i])
 			f->pchg[i]++;
 }
 
@@ -1295,13 +1300,19 @@ static void settle_functions(struct xl_watch *w, bool named, struct xl_cev_at **
 }
 
 /* The end of the first burst of compilations: each next one starting
- * within a second of the end of the ones before. */
-static double burst_end(struct xl_cev_at **by_t, size_t n)
+ * within a second of the end of the ones before, and at the latest where
+ * one function recompiles for the (warmup_steps + 1)-th time.  A warm-up
+ * compiles programs, and a few shapes of one; a function compiled again
+ * and again back to back is a storm with no pause in it, not a warm-up
+ * (named: the events name their functions). */
+static double burst_end(const struct xl_watch *w, bool named, struct xl_cev_at **by_t, size_t n)
 {
+	long *again;
 	double end;
 
 	if (!n)
 		return -1;
+	again = xl_calloc(w->nfns ? w->nfns : 1, sizeof(*again));
 	end = by_t[0]->t + (by_t[0]->dur > 0 ? by_t[0]->dur : 0);
 	for (size_t i = 1; i < n; i++) {
 		const struct xl_cev_at *e = by_t[i];
@@ -1309,9 +1320,14 @@ static double burst_end(struct xl_cev_at **by_t, size_t n)
 
 		if (e->t > end + 1.0)
 			break;
+		if (named && e->recompile && ++again[e->fn] > w->cfg.rule.warmup_steps) {
+			end = e->t;
+			break;
+		}
 		if (e->t + d > end)
 			end = e->t + d;
 	}
+	free(again);
 	return end;
 }
 
@@ -1347,7 +1363,7 @@ static void settle(struct xl_watch *w)
 
 		w->warmup_s = w->first_s + span / 3;
 		w->middle_s = w->first_s + span / 2;
-		w->cost_from_s = burst_end(by_t, n);
+		w->cost_from_s = burst_end(w, named, by_t, n);
 	}
 	for (size_t i = 0; i < w->nfns; i++) {
 		w->fns[i].after_warmup = w->fns[i].after_cost = 0;

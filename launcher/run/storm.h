@@ -129,8 +129,11 @@ struct xl_cfn {
 	long entries;                  /* entry parameter lists read */
 	struct xl_hlo_entry e_first, e_second, e_prev, e_last;
 	long entry_changed, entry_same;   /* recompilations whose inputs changed, or not */
-	long *pchg;                    /* per input: recompilations that changed it */
+	long *pchg;                    /* per input (its index among all): recompilations
+					* that changed it */
 	size_t npchg;
+	long count_changed;            /* recompilations whose number of inputs changed */
+	size_t count_from, count_to;   /* the last such change */
 	uint64_t progs[32];            /* program texts seen */
 	size_t nprogs;
 	long same_program;             /* compilations of a text seen before */

@@ -9,9 +9,14 @@
  *            last of them past the middle of the run (of its steps after
  *            warm-up, or of its time): they kept arriving;
  *   cost     two or more recompilations after warm-up (by steps; by time,
- *            after the first burst of compilations) took more than
- *            max_compile_share of the wall time after it.
- * Neither reads the quiet time before the process exits.
+ *            after the first burst of compilations, which ends at the
+ *            latest at one function's (warmup_steps + 1)-th
+ *            recompilation) took more than max_compile_share of the wall
+ *            time after it.
+ * Neither reads the quiet time before the process exits.  By time, a job
+ * that recompiled on every step and then sat quiet for longer than that
+ * is ok unless the recompiling was costly: a quiet end looks, from
+ * outside, like a steady run; steps tell them apart.
  */
 #include "launcher/run/storm.h"
 
@@ -58,41 +63,62 @@ static char *clean_shapes(const char *s)
 	return xl_buf_detach(&b);
 }
 
+/* Input top (by its index among all) of a program whose inputs kept
+ * their number: how it changed, with its types where they were kept. */
+static void input_cause(const struct xl_cfn *f, size_t top, struct xl_buf *out)
+{
+	long recompiles = f->entries - 1;
+	const struct xl_hlo_param *last = xl_hlo_entry_param(&f->e_last, top);
+	const struct xl_hlo_param *prev = xl_hlo_entry_param(&f->e_prev, top);
+	const struct xl_hlo_param *first = xl_hlo_entry_param(&f->e_first, top);
+	const struct xl_hlo_param *second = xl_hlo_entry_param(&f->e_second, top);
+
+	if (!last || !prev) {
+		/* in the middle of a long list: its hash changed, its type was
+		 * not kept */
+		xl_buf_addf(out, "input %zu of %zu changed", top, f->e_last.total);
+		if (f->pchg[top] == recompiles)
+			xl_buf_addf(out, " on each of its %ld recompilation%s", recompiles,
+				    recompiles == 1 ? "" : "s");
+		else
+			xl_buf_addf(out, " on %ld of %ld recompilations", f->pchg[top], recompiles);
+		xl_buf_addf(out, " (its type is not kept: only the first %d and the last %d inputs' are)",
+			    XL_HLO_KEEP_HEAD, XL_HLO_KEEP_TAIL);
+	} else if (recompiles == 1) {
+		xl_buf_addf(out, "input %zu (%s) changed: %s -> %s", top, last->name, prev->type, last->type);
+	} else if (first && second && f->pchg[top] == recompiles) {
+		xl_buf_addf(out, "input %zu (%s) changed on each of its %ld recompilations: %s -> %s", top,
+			    last->name, recompiles, first->type, second->type);
+		if (f->entries > 2)
+			xl_buf_addf(out, "%s%s", f->entries > 3 ? " -> ... -> " : " -> ", last->type);
+	} else {
+		xl_buf_addf(out, "input %zu (%s) changed on %ld of %ld recompilations (the last: %s -> %s)",
+			    top, last->name, f->pchg[top], recompiles, prev->type, last->type);
+	}
+}
+
 /* Why the program recompiled, from its modules' entry parameters. */
 static void dump_cause(const struct xl_cfn *f, struct xl_buf *out)
 {
 	long recompiles = f->entries - 1;
-
 	size_t top = 0, others = 0;
 
 	for (size_t i = 1; i < f->npchg; i++)
 		if (f->pchg[i] > f->pchg[top])
 			top = i;
-	if (f->entry_changed > 0 && f->npchg && f->pchg[top] > 0 && f->e_prev.n == f->e_last.n) {
+	if (f->entry_changed > 0 && f->npchg && f->pchg[top] > 0 && f->e_prev.total == f->e_last.total) {
 		for (size_t i = 0; i < f->npchg; i++)
 			others += i != top && f->pchg[i] > 0;
-		if (recompiles == 1 && top < f->e_last.n && top < f->e_prev.n) {
-			xl_buf_addf(out, "input %zu (%s) changed: %s -> %s", top, f->e_last.v[top].name,
-				    f->e_prev.v[top].type, f->e_last.v[top].type);
-		} else if (top < f->e_last.n && top < f->e_first.n && top < f->e_second.n &&
-			   f->pchg[top] == recompiles) {
-			xl_buf_addf(out, "input %zu (%s) changed on each of its %ld recompilation%s: %s -> %s",
-				    top, f->e_last.v[top].name, recompiles, recompiles == 1 ? "" : "s",
-				    f->e_first.v[top].type, f->e_second.v[top].type);
-			if (f->entries > 2)
-				xl_buf_addf(out, "%s%s", f->entries > 3 ? " -> ... -> " : " -> ",
-					    f->e_last.v[top].type);
-		} else if (top < f->e_last.n && top < f->e_prev.n) {
-			xl_buf_addf(out, "input %zu (%s) changed on %ld of %ld recompilations (the last: %s -> %s)",
-				    top, f->e_last.v[top].name, f->pchg[top], recompiles,
-				    f->e_prev.v[top].type, f->e_last.v[top].type);
-		}
+		input_cause(f, top, out);
 		if (others)
 			xl_buf_addf(out, "; %zu other input%s changed too", others, others == 1 ? "" : "s");
+		if (f->count_changed)
+			xl_buf_addf(out, "; its number of inputs changed too (%zu -> %zu)", f->count_from,
+				    f->count_to);
 		return;
 	}
-	if (f->entry_changed > 0) {
-		xl_buf_addf(out, "its number of inputs changed (%zu -> %zu)", f->e_prev.total, f->e_last.total);
+	if (f->count_changed) {
+		xl_buf_addf(out, "its number of inputs changed (%zu -> %zu)", f->count_from, f->count_to);
 		return;
 	}
 	if (f->same_program >= recompiles)
@@ -374,11 +400,17 @@ static json_t *inputs_json(const struct xl_cfn *f)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < f->npchg && json_array_size(a) < 8; i++) {
-		if (!f->pchg[i] || i >= f->e_first.n || i >= f->e_last.n)
+		const struct xl_hlo_param *first = xl_hlo_entry_param(&f->e_first, i);
+		const struct xl_hlo_param *last = xl_hlo_entry_param(&f->e_last, i);
+
+		if (!f->pchg[i])
 			continue;
-		json_array_append_new(a, json_pack("{s:I,s:s,s:I,s:s,s:s}", "input", (json_int_t)i,
-						   "name", f->e_last.v[i].name, "changes", (json_int_t)f->pchg[i],
-						   "first", f->e_first.v[i].type, "last", f->e_last.v[i].type));
+		/* an input whose type was not kept: its place and count */
+		json_array_append_new(a, json_pack("{s:I,s:o,s:I,s:o,s:o}", "input", (json_int_t)i,
+						   "name", jstr(last ? last->name : NULL),
+						   "changes", (json_int_t)f->pchg[i],
+						   "first", jstr(first ? first->type : NULL),
+						   "last", jstr(last ? last->type : NULL)));
 	}
 	return json_pack("{s:I,s:I,s:I,s:I,s:o}", "read", (json_int_t)f->entries, "changed",
 			 (json_int_t)f->entry_changed, "same", (json_int_t)f->entry_same,

@@ -454,10 +454,12 @@ int xl_fuzz_hloentry(const uint8_t *data, size_t len)
 			abort();
 		return -1;
 	}
-	if (e.n > XL_HLO_MAX_PARAMS || e.n > e.total || (e.total > e.n) != (e.rest != 0 || e.total > e.n))
+	if (e.n > XL_HLO_MAX_PARAMS || e.n > e.total || (e.total && !e.hash) ||
+	    e.n != (e.total < XL_HLO_MAX_PARAMS ? e.total : XL_HLO_MAX_PARAMS))
 		abort();
 	for (size_t i = 0; i < e.n; i++)
-		if (!e.v[i].name || !e.v[i].type)
+		if (!e.v[i].name || !e.v[i].type || e.v[i].index >= e.total ||
+		    (i && e.v[i].index <= e.v[i - 1].index) || xl_hlo_entry_param(&e, e.v[i].index) != &e.v[i])
 			abort();
 	memset(&c, 0, sizeof(c));
 	xl_hlo_entry_copy(&c, &e);

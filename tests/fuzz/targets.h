@@ -64,7 +64,8 @@ int xl_fuzz_location(const uint8_t *data, size_t len);
 int xl_fuzz_dumpname(const uint8_t *data, size_t len);
 /* An HLO module's text (first byte odd) or an ENTRY line (even): the
  * parameters kept are at most XL_HLO_MAX_PARAMS and no more than the line
- * has, each with a name and a type, and an entry is the same as its copy.
+ * has, each with a name, a type and its place among all, found there by
+ * it, and an entry is the same as its copy.
  * Returns the number of parameters, -1 when none was read. */
 int xl_fuzz_hloentry(const uint8_t *data, size_t len);
 

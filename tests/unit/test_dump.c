@@ -51,6 +51,7 @@ static void test_names(void **state)
 					    false, &n), XL_DF_REPORT);
 	assert_int_equal(n.id, 16);
 	assert_string_equal(n.module, "jit_train_step");
+	assert_true(n.optimized);
 	/* a GPU's stage has a dot of its own */
 	assert_int_equal(xl_dump_name_parse("module_0007.jit_f.sm_8.0_gpu_after_optimizations-memory-usage-report.txt",
 					    false, &n), XL_DF_REPORT);
@@ -61,6 +62,14 @@ static void test_names(void **state)
 	assert_int_equal(xl_dump_name_parse("module_0008.jit_train_step.cpu_after_optimizations.txt", false, &n),
 			 XL_DF_MODULE);
 	assert_string_equal(n.module, "");
+	/* the files of a compilation's end */
+	assert_true(n.optimized);
+	xl_dump_name_parse("module_0008.jit_f.cpu_after_optimizations-buffer-assignment.txt", false, &n);
+	assert_true(n.optimized);
+	xl_dump_name_parse("module_0008.jit_f.before_optimizations.txt", false, &n);
+	assert_false(n.optimized);
+	xl_dump_name_parse("module_0008.jit_f", true, &n);
+	assert_false(n.optimized);
 	assert_int_equal(xl_dump_name_parse("module_0002.jit_broadcast_in_dim.debug_options", false, &n),
 			 XL_DF_MODULE);
 	assert_string_equal(n.module, "jit_broadcast_in_dim");
@@ -96,7 +105,7 @@ static void test_names(void **state)
 
 static void test_entry(void **state)
 {
-	struct xl_hlo_entry e, c = { NULL, 0, 0, 0 };
+	struct xl_hlo_entry e, c = { NULL, 0, 0, NULL };
 	const char *jax = "ENTRY %main.1 (w.1: f32[64,8], x.1: f32[100,64]) -> f32[64,8] {";
 	const char *ptxla = "ENTRY %SyncTensorsGraph.93 (p0.1: f32[33,4], p1.2: f32[4], p2.3: f32[4,64], "
 			    "p3.5: f32[64], p4.6: f32[64,16], /*index=5*/p5.8: f32[33,16], p6.79: f32[]) -> "
@@ -144,17 +153,33 @@ static void test_entry(void **state)
 	assert_int_equal(xl_hlo_entry_parse("ENTRY %m (a: f32[2]]) {", 23, &e), -1);
 	assert_int_equal(xl_hlo_entry_parse("ENTRY %m (a: f32[2] /* open", 27, &e), -1);
 	assert_int_equal(e.n, 0);
-	/* many parameters: the first 256 kept, the rest hashed */
-	xl_buf_adds(&big, "ENTRY %m (");
-	for (int i = 0; i < 300; i++)
-		xl_buf_addf(&big, "%sp%d: f32[%d]", i ? ", " : "", i, i);
-	xl_buf_adds(&big, ") -> f32[] {");
-	assert_int_equal(xl_hlo_entry_parse(big.buf, big.len, &e), 0);
-	assert_int_equal(e.n, XL_HLO_MAX_PARAMS);
-	assert_int_equal(e.total, 300);
-	assert_true(e.rest != 0);
-	xl_hlo_entry_release(&e);
-	xl_buf_release(&big);
+	/* many parameters: the first 128 and the last 128 kept with their
+	 * places, every one hashed */
+	for (int total = 300; total <= 1000; total += 700) {
+		xl_buf_adds(&big, "ENTRY %m (");
+		for (int i = 0; i < total; i++)
+			xl_buf_addf(&big, "%sp%d: f32[%d]", i ? ", " : "", i, i);
+		xl_buf_adds(&big, ") -> f32[] {");
+		assert_int_equal(xl_hlo_entry_parse(big.buf, big.len, &e), 0);
+		assert_int_equal(e.n, XL_HLO_MAX_PARAMS);
+		assert_int_equal(e.total, total);
+		assert_int_equal(e.v[127].index, 127);
+		assert_string_equal(e.v[127].name, "p127");
+		assert_int_equal(e.v[128].index, total - 128);
+		assert_int_equal(e.v[255].index, total - 1);
+		assert_string_equal(e.v[255].type, total == 300 ? "f32[299]" : "f32[999]");
+		assert_ptr_equal(xl_hlo_entry_param(&e, total - 1), &e.v[255]);
+		assert_ptr_equal(xl_hlo_entry_param(&e, 5), &e.v[5]);
+		assert_null(xl_hlo_entry_param(&e, 150));
+		assert_null(xl_hlo_entry_param(&e, total));
+		assert_true(e.hash[150] != e.hash[151]);
+		xl_hlo_entry_copy(&c, &e);
+		assert_true(xl_hlo_entry_same(&e, &c));
+		assert_int_equal(xl_hlo_entry_param(&c, total - 1)->index, total - 1);
+		xl_hlo_entry_release(&c);
+		xl_hlo_entry_release(&e);
+		xl_buf_release(&big);
+	}
 	/* in a module's text: ENTRY comes last, after the fused computations */
 	{
 		const char *t = "HloModule m\n\n%fused (a: f32[2]) -> f32[2] {\n}\n\nENTRY %main.1 (x.1: s32[7]) -> s32[7] {\n  ROOT %x.1 = s32[7] parameter(0)\n}\n";
@@ -490,6 +515,143 @@ static void test_reader_live(void **state)
 	free(dir);
 }
 
+/* A compilation longer than the reader's settle time: XLA writes the
+ * before_optimizations text when it starts and nothing more until its
+ * passes are over (minutes on an accelerator); its end and its memory
+ * report are taken when they come. */
+static void test_reader_long(void **state)
+{
+	char *dir = xl_test_path("long");
+	double now = xl_now();
+	struct xl_dump r;
+	struct xl_watch w;
+	json_t *rep;
+
+	(void)state;
+	assert_int_equal(xl_mkdirs(dir, 0700), 0);
+	xl_dump_init(&r, dir, true, 0, now - 100);
+	watch_dump(&w, &r, 100);
+	write_at(dir, "module_0001.jit_big.before_optimizations.txt",
+		 "HloModule jit_big\n\nENTRY %main (a.1: f32[3]) -> f32[3] {\n}\n", now - 40);
+	xl_dump_poll(&r, xl_mono() + 100, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(w.compiles, 1);
+	/* 40 s without a file: still compiling, not done */
+	xl_dump_poll(&r, xl_mono() + 200, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(r.nopen, 1);
+	/* the optimized text; a text dump's memory report follows it */
+	write_at(dir, "module_0001.jit_big.tpu_after_optimizations.txt", "HloModule jit_big\n", now - 9);
+	xl_dump_poll(&r, xl_mono() + 300, true);
+	xl_watch_take_dump(&w);
+	xl_dump_poll(&r, xl_mono() + 400, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(r.nopen, 1);
+	write_at(dir, "module_0001.jit_big.tpu_after_optimizations-memory-usage-report.txt",
+		 "Memory Space: default (color=0)\nTotal bytes: 4096\n", now - 6);
+	xl_dump_poll(&r, xl_mono() + 500, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(w.compiles, 1);
+	assert_true(fabs(w.ev[0].dur - 34) < 1e-3);
+	rep = xl_dump_reports(&r);
+	assert_int_equal(json_integer_value(json_object_get(rep, "jit_big")), 4096);
+	json_decref(rep);
+	/* ended 6 s ago: done now */
+	xl_dump_poll(&r, xl_mono() + 600, true);
+	assert_int_equal(r.nopen, 0);
+	/* a compilation that never ends (it failed) is given up after an hour */
+	write_at(dir, "module_0002.jit_big.before_optimizations.txt",
+		 "HloModule jit_big\n\nENTRY %main (a.1: f32[4]) -> f32[4] {\n}\n", now - 3700);
+	xl_dump_poll(&r, xl_mono() + 700, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(r.nopen, 1);
+	xl_dump_poll(&r, xl_mono() + 800, true);
+	assert_int_equal(r.nopen, 0);
+	xl_watch_finish(&w, xl_mono());
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	free(dir);
+}
+
+/* A text of program jit_NAME with total inputs, all f32[4,4] but input
+ * at, which is f32[rows,8]. */
+static char *wide_text(const char *name, int total, int at, int rows)
+{
+	struct xl_buf b = XL_BUF_INIT;
+
+	xl_buf_addf(&b, "HloModule jit_%s\n\nENTRY %%main.1 (", name);
+	for (int i = 0; i < total; i++) {
+		if (i == at)
+			xl_buf_addf(&b, "%sx.%d: f32[%d,8]", i ? ", " : "", i, rows);
+		else
+			xl_buf_addf(&b, "%sw.%d: f32[4,4]", i ? ", " : "", i);
+	}
+	xl_buf_adds(&b, ") -> f32[] {\n}\n");
+	return xl_buf_detach(&b);
+}
+
+/* The cause of function jit(NAME) in the watch's JSON. */
+static char *cause_of(const struct xl_watch *w, const struct xl_storm *s, const char *name)
+{
+	json_t *j = xl_watch_json(w, s), *fj = NULL;
+	char *fname = xl_asprintf("jit(%s)", name), *cause = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "functions"), i, fj)
+		if (xl_streq(json_string_value(json_object_get(fj, "name")), fname))
+			cause = xl_strdup(json_string_value(json_object_get(fj, "cause")));
+	json_decref(j);
+	free(fname);
+	assert_non_null(cause);
+	return cause;
+}
+
+/* A train state of 300 weights and the batch last, then in the middle of
+ * 601 inputs: the input that changed is named by its place, and the
+ * number of inputs did not change. */
+static void test_reader_wide(void **state)
+{
+	char *dir = xl_test_path("wide");
+	double now = xl_now();
+	struct xl_dump r;
+	struct xl_watch w;
+	struct xl_storm s;
+	char name[128], *cause;
+
+	(void)state;
+	assert_int_equal(xl_mkdirs(dir, 0700), 0);
+	xl_dump_init(&r, dir, true, 0, now - 10);
+	watch_dump(&w, &r, 10);
+	for (int i = 0; i < 4; i++) {
+		char *t = wide_text("last", 301, 300, 100 + i);
+
+		snprintf(name, sizeof(name), "module_%04d.jit_last.before_optimizations.txt", 2 * i);
+		write_at(dir, name, t, now + i * 0.01);
+		free(t);
+		t = wide_text("mid", 601, 300, 100 + i);
+		snprintf(name, sizeof(name), "module_%04d.jit_mid.before_optimizations.txt", 2 * i + 1);
+		write_at(dir, name, t, now + i * 0.01 + 0.005);
+		free(t);
+		xl_dump_poll(&r, xl_mono() + 100 + i, true);
+		xl_watch_take_dump(&w);
+	}
+	xl_watch_finish(&w, xl_mono());
+	xl_watch_verdict(&w, &s);
+	assert_int_equal(fn(&w, "jit(last)")->compiles, 4);
+	assert_int_equal(fn(&w, "jit(last)")->pchg[300], 3);
+	cause = cause_of(&w, &s, "last");
+	assert_string_equal(cause, "input 300 (x.300) changed on each of its 3 recompilations: f32[100,8] ->"
+				   " f32[101,8] -> ... -> f32[103,8]");
+	free(cause);
+	cause = cause_of(&w, &s, "mid");
+	assert_string_equal(cause, "input 300 of 601 changed on each of its 3 recompilations (its type is not"
+				   " kept: only the first 128 and the last 128 inputs' are)");
+	free(cause);
+	xl_watch_release(&w);
+	xl_dump_release(&r);
+	free(dir);
+}
+
 /* JAX's own lines and the dump's modules of the same compilations: one
  * event each, with the dump's times. */
 static void test_paired(void **state)
@@ -565,6 +727,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reader_torch_xla),
 		cmocka_unit_test(test_reader_loads),
 		cmocka_unit_test(test_reader_live),
+		cmocka_unit_test(test_reader_long),
+		cmocka_unit_test(test_reader_wide),
 		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_fuzz_entries),
 	};

@@ -260,11 +260,15 @@ static void test_time_rule(void **state)
 	struct xl_storm s;
 
 	(void)state;
-	/* compiled at start, then steady, however short the run */
+	/* one function compiled again and again back to back, then a quiet
+	 * end about as long: no warm-up (that compiles programs, not one
+	 * program twenty times) but a storm with no pause in it, by its cost */
 	timed(&w, 20, 0.5, 0.01, 0.9, &s);
-	assert_false(s.storm);
+	assert_true(s.storm);
 	assert_string_equal(s.by, "time");
+	assert_string_equal(s.rule, "cost");
 	assert_int_equal(s.recompiles, 19);
+	assert_int_equal(s.after_cost, 14);
 	xl_watch_release(&w);
 	timed(&w, 20, 0.5, 0, 1.5, &s);
 	assert_false(s.storm);
@@ -300,10 +304,10 @@ static void test_time_rule(void **state)
 	xl_watch_release(&w);
 }
 
-/* Compilations at chosen times with their durations (lines saying "in X
- * sec" when each ends). */
-static void costly(struct xl_watch *w, const double *start, const double *secs, size_t n,
-		   double end, struct xl_storm *s)
+/* Compilations of functions fns[] (NULL: train_step) at chosen times with
+ * their durations (lines saying "in X sec" when each ends). */
+static void costly_fns(struct xl_watch *w, const char *const *fns, const double *start,
+		       const double *secs, size_t n, double end, struct xl_storm *s)
 {
 	struct xl_cblock b;
 
@@ -312,12 +316,19 @@ static void costly(struct xl_watch *w, const double *start, const double *secs, 
 	for (size_t i = 0; i < n; i++) {
 		char line[96];
 
-		snprintf(line, sizeof(line), "Finished XLA compilation of jit(train_step) in %.3f sec", secs[i]);
+		snprintf(line, sizeof(line), "Finished XLA compilation of jit(%s) in %.3f sec",
+			 fns ? fns[i] : "train_step", secs[i]);
 		xl_watch_line(w, &b, line, strlen(line), 1000 + start[i] + secs[i]);
 	}
 	xl_cblock_close(w, &b);
 	xl_watch_finish(w, 1000 + end);
 	xl_watch_verdict(w, s);
+}
+
+static void costly(struct xl_watch *w, const double *start, const double *secs, size_t n,
+		   double end, struct xl_storm *s)
+{
+	costly_fns(w, NULL, start, secs, n, end, s);
 }
 
 static void test_cost_rule(void **state)
@@ -356,6 +367,68 @@ static void test_cost_rule(void **state)
 	/* compilations back to back at start are warm-up, however costly */
 	costly(&w, bstart, bsecs, 6, 3.5, &s);
 	assert_false(s.storm);
+	assert_int_equal(s.after_cost, 0);
+	xl_watch_release(&w);
+}
+
+/* With no steps to see, the cost rule's warm-up is the first burst of
+ * compilations; a function recompiled on every step with no pause makes
+ * one burst of the whole run, so that burst ends at its (warmup_steps +
+ * 1)-th recompilation. */
+static void test_cost_burst(void **state)
+{
+	struct xl_watch w;
+	struct xl_storm s;
+	double start[18], secs[18];
+	const char *names[18];
+	static const char *const six[] = { "a", "b", "c", "d", "e", "f" };
+
+	(void)state;
+	/* a new program every step: 2 s of compiling and 0.1 s of step,
+	 * twelve times, then the end (too few after the first third for the
+	 * arrival rule) */
+	for (int i = 0; i < 12; i++) {
+		start[i] = 1 + i * 2.1;
+		secs[i] = 2;
+	}
+	costly(&w, start, secs, 12, 26.5, &s);
+	assert_true(s.storm);
+	assert_string_equal(s.rule, "cost");
+	assert_int_equal(s.after_cost, 6);
+	assert_true(fabs(w.cost_from_s - start[6]) < 1e-6);
+	assert_true(s.share > 0.8);
+	assert_non_null(strstr(s.reason, "jit(train_step): 6 recompilations after warm-up took 12.0 s"));
+	xl_watch_release(&w);
+	/* a few shapes of one function at start (4 recompilations, no more
+	 * than warmup_steps), then steady: warm-up */
+	costly(&w, start, secs, 5, 30, &s);
+	assert_false(s.storm);
+	assert_int_equal(s.after_cost, 0);
+	assert_true(w.cost_from_s > start[4] + secs[4] - 1e-6);
+	xl_watch_release(&w);
+	/* several functions compiled once each at start, then steady */
+	for (int i = 0; i < 8; i++) {
+		names[i] = six[i % 6];
+		start[i] = 1 + i * 1.05;
+		secs[i] = 1;
+	}
+	names[6] = "g";
+	names[7] = "h";
+	costly_fns(&w, names, start, secs, 8, 30, &s);
+	assert_false(s.storm);
+	assert_int_equal(s.recompiles, 0);
+	assert_true(w.cost_from_s > start[7] + secs[7] - 1e-6);
+	xl_watch_release(&w);
+	/* six functions three shapes each, back to back: twelve
+	 * recompilations, none more than twice of one function */
+	for (int i = 0; i < 18; i++) {
+		names[i] = six[i % 6];
+		start[i] = 1 + i * 0.55;
+		secs[i] = 0.5;
+	}
+	costly_fns(&w, names, start, secs, 18, 30, &s);
+	assert_false(s.storm);
+	assert_int_equal(s.recompiles, 12);
 	assert_int_equal(s.after_cost, 0);
 	xl_watch_release(&w);
 }
@@ -542,6 +615,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_torch_compile),
 		cmocka_unit_test(test_time_rule),
 		cmocka_unit_test(test_cost_rule),
+		cmocka_unit_test(test_cost_burst),
 		cmocka_unit_test(test_step_rule),
 		cmocka_unit_test(test_report_live),
 		cmocka_unit_test(test_report_times),

@@ -1320,7 +1320,8 @@ static double burst_end(const struct xl_watch *w, bool named, struct xl_cev_at *
 
 		if (e->t > end + 1.0)
 			break;
-		if (named && e->recompile && ++again[e->fn] > w->cfg.rule.warmup_steps) {
+		if (named && e->recompile && e->fn >= 0 && (size_t)e->fn < w->nfns &&
+		    ++again[e->fn] > w->cfg.rule.warmup_steps) {
 			end = e->t;
 			break;
 		}

@@ -445,6 +445,14 @@ static char *removed_str(const struct xl_kflag *k)
 	return xl_asprintf("dropped upstream by %s", r);
 }
 
+/* What upstream says became of k, for a verdict's hint (NULL: nothing). */
+static char *successor_hint(const struct xl_kflag *k, bool flags)
+{
+	if (k->replaced_by)
+		return xl_asprintf("upstream replaced it with %s%s", flags ? "--" : "", xl_kstr(k->replaced_by));
+	return k->removed ? removed_str(k) : NULL;
+}
+
 static void elsewhere(const struct xl_judge *j, const struct xl_kflag *k, const struct xl_rel_pos *t,
 		      struct xl_rel_verdict *rv)
 {
@@ -456,11 +464,7 @@ static void elsewhere(const struct xl_judge *j, const struct xl_kflag *k, const 
 			      flags ? "registered" : "read", ranges, who,
 			      flags ? "whose XLA aborts on it"
 				    : "which does not read it (the setting has no effect)");
-	if (k->replaced_by)
-		rv->hint = xl_asprintf("upstream replaced it with %s%s", flags ? "--" : "",
-				       xl_kstr(k->replaced_by));
-	else if (k->removed)
-		rv->hint = removed_str(k);
+	rv->hint = successor_hint(k, flags);
 	free(ranges);
 	free(who);
 }
@@ -479,11 +483,7 @@ static void assumed_lacks(const struct xl_judge *j, const struct xl_kflag *k,
 			      xl_kstr(k->name), flags ? "registered" : "read", ranges,
 			      xl_kstr(xl_kpackages[t->pkg].name), rel_version(t->pkg, t->index), why,
 			      flags ? "register" : "read");
-	if (k->replaced_by)
-		rv->hint = xl_asprintf("upstream replaced it with %s%s", flags ? "--" : "",
-				       xl_kstr(k->replaced_by));
-	else if (k->removed)
-		rv->hint = removed_str(k);
+	rv->hint = successor_hint(k, flags);
 	free(ranges);
 	free(why);
 }

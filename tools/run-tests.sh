@@ -48,7 +48,7 @@ for t in tests/integration/*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	[ "$name" = lib ] && continue
-	if [ -n "$TESTS" ] && ! echo " $TESTS " | grep -q " $name "; then continue; fi
+	if [ -n "$TESTS" ] && ! echo " $TESTS " | tr '\n\t' '  ' | grep -q " $name "; then continue; fi
 	start=$(date +%s)
 	sh "$t" >"$log/$name.log" 2>&1
 	rc=$?

@@ -959,7 +959,7 @@ static char *exe(const char *name, const char *text)
 static void test_pyenv_shim(void **state)
 {
 	char cwd[4096], *shim, *v1, *v2, *sys, *root, *shims, *sysdir, *path_env, *got, *why;
-	char *proj;
+	char *proj, *link;
 	const char *source;
 
 	(void)state;
@@ -1015,7 +1015,9 @@ static void test_pyenv_shim(void **state)
 		/* a relative --python: absolute against the working directory,
 		 * the path kept as written (no link resolved) */
 		assert_int_equal(chdir(xl_test_dir), 0);
-		assert_int_equal(symlink(sys, xl_test_path("sys/python")), 0);
+		link = xl_test_path("sys/python");
+		assert_int_equal(symlink(sys, link), 0);
+		free(link);
 		assert_int_equal(xl_python_find("sys/python", plain, &got, &source, &why), 0);
 		free(why);
 		why = xl_asprintf("%s/sys/python", xl_test_dir);

@@ -43,8 +43,10 @@ char *xl_read_file(const char *path, size_t *len, size_t max)
 		errno = EINVAL;
 		return NULL;
 	}
-	/* blocking reads from here on (a FIFO was opened without waiting) */
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/* blocking reads from here on (a FIFO was opened without waiting; on a
+	 * regular file O_NONBLOCK changes nothing, and two calls are saved) */
+	if (!S_ISREG(st.st_mode))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
@@ -96,8 +98,15 @@ int xl_write_all(int fd, const void *buf, size_t len)
 
 int xl_mkdirs(const char *path, unsigned mode)
 {
-	char *p = xl_strdup(path);
+	struct stat have;
+	char *p;
 	int rc = 0;
+
+	/* the common case, on every launch: it is there (one call, not one
+	 * mkdir per component) */
+	if (stat(path, &have) == 0 && S_ISDIR(have.st_mode))
+		return 0;
+	p = xl_strdup(path);
 
 	for (char *s = p + 1; ; s++) {
 		if (*s == '/' || *s == '\0') {

@@ -157,14 +157,14 @@ static enum xl_exit flags_list(struct xl_ctx *ctx, const struct xl_call *call)
 			if (fam < 0 || (int)i == fam)
 				json_array_append_new(fams, family_json(&xl_families[i]));
 		for (size_t i = 0; i < xl_nflagdefs; i++)
-			if (fam < 0 || xl_flagdefs[i].family == fam)
-				json_array_append_new(arr, flag_json(&xl_flagdefs[i]));
+			if (fam < 0 || xl_flagdef_at(i)->family == fam)
+				json_array_append_new(arr, flag_json(xl_flagdef_at(i)));
 		json_object_set_new(root, "families", fams);
 		json_object_set_new(root, "flags", arr);
 		return dump_json(root);
 	}
 	for (size_t i = 0; i < xl_nflagdefs; i++) {
-		const struct xl_flagdef *d = &xl_flagdefs[i];
+		const struct xl_flagdef *d = xl_flagdef_at(i);
 		char tags[64];
 
 		if (fam >= 0 && d->family != fam)

@@ -542,14 +542,21 @@ static void check_entry(const char *file, const struct xl_ynode *e, const struct
 		bad(file, e, "'%s': values must be a non-empty list", en->name);
 	if (en->type && strcmp(en->type, "enum") == 0 && !en->values)
 		bad(file, e, "'%s': an enum needs values", en->name);
-	if (en->timing_allows && (en->timing_allows->kind != XL_Y_SEQ || !en->type ||
-				  strcmp(en->type, "list") != 0))
-		bad(file, e, "'%s': timing_allows is a list, for a list-typed entry", en->name);
+	if (en->timing_allows && (en->timing_allows->kind != XL_Y_SEQ || !en->timing_allows->n ||
+				  !en->type || strcmp(en->type, "list") != 0))
+		bad(file, e, "'%s': timing_allows is a non-empty list, for a list-typed entry", en->name);
+	/* lists are compiled into the string pool, where an empty item ends one */
 	if (en->values && en->values->kind == XL_Y_SEQ)
 		for (size_t k = 0; k < en->values->n; k++)
-			if (en->values->items[k]->kind != XL_Y_SCALAR)
-				bad(file, en->values->items[k], "'%s': a value must be a scalar",
+			if (en->values->items[k]->kind != XL_Y_SCALAR || !*en->values->items[k]->str)
+				bad(file, en->values->items[k], "'%s': a value must be a non-empty scalar",
 				    en->name);
+	if (en->timing_allows && en->timing_allows->kind == XL_Y_SEQ)
+		for (size_t k = 0; k < en->timing_allows->n; k++)
+			if (en->timing_allows->items[k]->kind != XL_Y_SCALAR ||
+			    !*en->timing_allows->items[k]->str)
+				bad(file, en->timing_allows->items[k],
+				    "'%s': an item of timing_allows must be a non-empty scalar", en->name);
 }
 
 /* The entry's tags (a list of tagnames) into en->tags, checked. */
@@ -639,34 +646,6 @@ static void check_twice(const struct fam *fams, int nf)
 				bad(fams[i].file, NULL, "family '%s' defined twice", fams[i].name);
 }
 
-/* The catalog entries' lists of values (v<i>) and of timing_allows (t<i>). */
-static void emit_lists(FILE *out)
-{
-	for (size_t i = 0; i < nents; i++) {
-		if (!ents[i].pinned)
-			continue;
-		if (ents[i].values) {
-			fprintf(out, "static const char *const v%zu[] = { ", i);
-			for (size_t k = 0; k < ents[i].values->n; k++) {
-				gen_cstr(out, ents[i].values->items[k]->str);
-				fputs(", ", out);
-			}
-			fputs("NULL };\n", out);
-		}
-		if (ents[i].timing_allows && ents[i].timing_allows->kind == XL_Y_SEQ) {
-			fprintf(out, "static const char *const t%zu[] = { ", i);
-			for (size_t k = 0; k < ents[i].timing_allows->n; k++) {
-				if (ents[i].timing_allows->items[k]->kind == XL_Y_SCALAR)
-					gen_cstr(out, ents[i].timing_allows->items[k]->str);
-				else
-					gen_cstr(out, "");
-				fputs(", ", out);
-			}
-			fputs("NULL };\n", out);
-		}
-	}
-}
-
 /* xl_families[] and xl_nfamilies. */
 static void emit_families(FILE *out, const struct fam *fams, int nf)
 {
@@ -695,38 +674,35 @@ static void emit_families(FILE *out, const struct fam *fams, int nf)
 	fprintf(out, "};\nconst size_t xl_nfamilies = %d;\n\n", nf);
 }
 
-/* xl_flagdefs[] and xl_nflagdefs, in ents' order: the entries the pinned
- * release of their family registers (each one's place in def_index). */
+/* xl_kdefs[] and xl_nflagdefs, in ents' order: the entries the pinned
+ * release of their family registers (each one's place in def_index), as
+ * offsets into the pool; and xl_flagdef_slots[], where launcher/flags/
+ * catalog.c makes an entry into a struct xl_flagdef when it is first asked
+ * for. */
 static void emit_flagdefs(FILE *out)
 {
 	size_t ndefs = 0;
 
-	fprintf(out, "const struct xl_flagdef xl_flagdefs[] = {\n");
+	fprintf(out, "const struct xl_kdef xl_kdefs[] = {\n");
 	for (size_t i = 0; i < nents; i++) {
 		struct ent *e = &ents[i];
+		const struct xl_ynode *ta = e->timing_allows && e->timing_allows->kind == XL_Y_SEQ
+					    ? e->timing_allows : NULL;
 
 		if (!e->pinned)
 			continue;
 		e->def_index = (int)ndefs++;
-		fputs("\t{ ", out);
-		gen_cstr(out, e->name);
-		fprintf(out, ", %d, %d, %u, %d, %s, ", e->family, index_of(e->type, types), e->tags,
-			e->parser ? index_of(e->parser, parsers) : 0, e->icase ? "true" : "false");
-		if (e->values)
-			fprintf(out, "v%zu, ", i);
-		else
-			fputs("NULL, ", out);
-		gen_cstr(out, e->def); fputs(", ", out);
-		gen_cstr(out, e->desc); fputs(", ", out);
-		gen_cstr(out, e->reader);
-		fprintf(out, ", %d, ", e->order);
-		/* release and also: only entries release.c builds have them */
-		if (e->timing_allows && e->timing_allows->kind == XL_Y_SEQ)
-			fprintf(out, "t%zu, NULL, NULL },\n", i);
-		else
-			fputs("NULL, NULL, NULL },\n", out);
+		fprintf(out, "\t{ %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32
+			", %d, %d, %d, %u, %d, %s, %s },\n",
+			pool_add(e->name), pool_add(e->def), pool_add(e->desc), pool_add(e->reader),
+			pool_list(e->values), pool_list(ta), e->order, e->family, index_of(e->type, types),
+			e->tags, e->parser ? index_of(e->parser, parsers) : 0, e->icase ? "true" : "false",
+			e->def ? "true" : "false");
 	}
+	if (!ndefs)
+		fputs("\t{ 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, false, false },\n", out);
 	fprintf(out, "};\nconst size_t xl_nflagdefs = %zu;\n", ndefs);
+	fprintf(out, "struct xl_flagdef xl_flagdef_slots[%zu];\n\n", ndefs ? ndefs : 1);
 }
 
 /* The variants of every entry, in entry order; returns how many. */
@@ -818,7 +794,6 @@ static int emit_table(const char *path, const struct fam *fams, int nf)
 	}
 	fprintf(out, "/* Generated by tools/gen-catalog from etc/flags/FAMILY.yaml and releases.yaml; do not edit. */\n"
 		     "#include \"launcher/flags/flags.h\"\n#include \"launcher/flags/knowledge.h\"\n\n");
-	emit_lists(out);
 	emit_families(out, fams, nf);
 	emit_flagdefs(out);
 	emit_knowledge(out, fams, nf);

@@ -2,6 +2,7 @@
  * boolean rules of each consumer.  The table itself is generated at build
  * time from etc/flags/FAMILY.yaml (tools/gen-catalog.c). */
 #include "launcher/flags/flags.h"
+#include "launcher/flags/knowledge.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -53,6 +54,47 @@ int xl_flagdef_bool_parser(const struct xl_flagdef *d)
 	return xl_families[d->family].flags ? XL_BP_TSL : XL_BP_ATOI;
 }
 
+/* Defined by the generated table, beside xl_kdefs. */
+extern struct xl_flagdef xl_flagdef_slots[];
+
+const char *const *xl_klist(uint32_t off)
+{
+	size_t n = 0;
+	const char **v;
+
+	if (!off)
+		return NULL;
+	for (const char *s = xl_kstr(off); *s; s += strlen(s) + 1)
+		n++;
+	v = xl_calloc(n + 1, sizeof(*v));
+	n = 0;
+	for (const char *s = xl_kstr(off); *s; s += strlen(s) + 1)
+		v[n++] = s;
+	return v;
+}
+
+const struct xl_flagdef *xl_flagdef_at(size_t i)
+{
+	struct xl_flagdef *d = &xl_flagdef_slots[i];
+	const struct xl_kdef *k = &xl_kdefs[i];
+
+	if (d->name)
+		return d;
+	d->family = k->family;
+	d->type = k->type;
+	d->tags = k->tags;
+	d->parser = k->parser;
+	d->icase = k->icase;
+	d->values = xl_klist(k->values);
+	d->def = k->has_def ? xl_kstr(k->def) : NULL;
+	d->desc = xl_kstr(k->desc);
+	d->reader = k->reader ? xl_kstr(k->reader) : NULL;
+	d->order = k->order;
+	d->timing_allows = xl_klist(k->timing_allows);
+	d->name = xl_kstr(k->name);
+	return d;
+}
+
 size_t xl_catalog_find_all(const char *name, const struct xl_flagdef **first)
 {
 	size_t lo = 0, hi = xl_nflagdefs, n = 0;
@@ -61,14 +103,14 @@ size_t xl_catalog_find_all(const char *name, const struct xl_flagdef **first)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(xl_flagdefs[mid].name, name) < 0)
+		if (strcmp(xl_kstr(xl_kdefs[mid].name), name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	while (lo + n < xl_nflagdefs && strcmp(xl_flagdefs[lo + n].name, name) == 0)
-		n++;
-	*first = n ? &xl_flagdefs[lo] : NULL;
+	while (lo + n < xl_nflagdefs && strcmp(xl_kstr(xl_kdefs[lo + n].name), name) == 0)
+		xl_flagdef_at(lo + n++);
+	*first = n ? &xl_flagdef_slots[lo] : NULL;
 	return n;
 }
 
@@ -159,18 +201,18 @@ const char *xl_catalog_suggest(const char *var, const char *word)
 
 	/* xl_did_you_mean over the applicable names, without building a list */
 	for (size_t i = 0; i < xl_nflagdefs; i++) {
-		const struct xl_flagdef *d = &xl_flagdefs[i];
-		const struct xl_family *f = &xl_families[d->family];
+		const char *name = xl_kstr(xl_kdefs[i].name);
+		const struct xl_family *f = &xl_families[xl_kdefs[i].family];
 		size_t dist;
 
 		if (var ? !family_covers(f, var) : f->flags)
 			continue;
-		if (best && strcmp(best, d->name) == 0)
+		if (best && strcmp(best, name) == 0)
 			continue;
-		dist = xl_edit_distance(word, d->name, max);
+		dist = xl_edit_distance(word, name, max);
 		if (dist < bestd) {
 			bestd = dist;
-			best = d->name;
+			best = name;
 		}
 	}
 	return best;

@@ -161,8 +161,13 @@ struct xl_flagdef {
 /* The generated table (build/.../catalog_table.c): sorted by name, then family. */
 extern const struct xl_family xl_families[];
 extern const size_t xl_nfamilies;
-extern const struct xl_flagdef xl_flagdefs[];
 extern const size_t xl_nflagdefs;
+/* Entry i of the catalog (i < xl_nflagdefs).  The table is compiled in as
+ * offsets into one string pool (no relocations at start, knowledge.h); an
+ * entry is made into this form the first time it is asked for, and stays
+ * (the pointer is valid for the life of the process).  Not for threads
+ * other than the main one. */
+const struct xl_flagdef *xl_flagdef_at(size_t i);
 
 const char *xl_ftype_name(int type);
 /* "debug,cache" style list of tag names into buf. */

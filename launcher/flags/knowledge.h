@@ -5,11 +5,10 @@
  * `replaced_by` in etc/flags/FAMILY.yaml), compiled into tables at build
  * time by tools/gen-catalog.c, next to the catalog (flags.h).
  *
- * The catalog (xl_flagdefs) describes each family as its pinned release
+ * The catalog (xl_flagdef_at) describes each family as its pinned release
  * registers it; these tables add the flags other releases register and
  * what differs.  Everything here is integers and offsets into one string
  * pool (xl_kpool), so the tables cost the program no relocations at start.
- * Nothing here allocates.
  */
 #ifndef XLAUNCH_LAUNCHER_FLAGS_KNOWLEDGE_H
 #define XLAUNCH_LAUNCHER_FLAGS_KNOWLEDGE_H
@@ -27,6 +26,24 @@ static inline const char *xl_kstr(uint32_t off)
 {
 	return xl_kpool + off;
 }
+
+/* An entry of the catalog (flags.h, xl_flagdef_at), as its family's pinned
+ * release registers it; sorted by name, then family. */
+struct xl_kdef {
+	uint32_t name, def, desc, reader; /* strings (0: none) */
+	uint32_t values, timing_allows;   /* lists (0: none) */
+	int16_t order;           /* registration order upstream, -1 unknown */
+	uint8_t family, type, tags, parser;
+	bool icase;
+	bool has_def;            /* def is a default (pool offset 0 is "", a default too) */
+};
+
+extern const struct xl_kdef xl_kdefs[];
+
+/* The list at pool offset off as a NULL-terminated array of its items
+ * (pointers into the pool), allocated; NULL for 0.  (launcher/flags/
+ * catalog.c: the one function of these tables that allocates.) */
+const char *const *xl_klist(uint32_t off);
 
 /* A package whose releases the knowledge lists (jaxlib, torch_xla, jax). */
 struct xl_kpackage {
@@ -57,7 +74,7 @@ struct xl_kfamily {
 /* A flag of a family that records releases, sorted by name, then family. */
 struct xl_kflag {
 	uint32_t name;
-	int32_t def;             /* its entry in xl_flagdefs (registered by the pinned
+	int32_t def;             /* its entry in the catalog (registered by the pinned
 				  * release), or -1 */
 	uint64_t rel;            /* the releases that register it */
 	uint16_t family;

@@ -172,22 +172,6 @@ static bool registers(const struct xl_kflag *k, const struct xl_rel_pos *t)
 
 static struct xl_flagdef **built;     /* xl_nkflags + xl_nkvariants slots */
 
-static const char *const *values_of(uint32_t off)
-{
-	size_t n = 0;
-	const char **v;
-
-	if (!off)
-		return NULL;
-	for (const char *s = xl_kstr(off); *s; s += strlen(s) + 1)
-		n++;
-	v = xl_calloc(n + 1, sizeof(*v));
-	n = 0;
-	for (const char *s = xl_kstr(off); *s; s += strlen(s) + 1)
-		v[n++] = s;
-	return v;
-}
-
 /* The entry of k as release t registers it (a variant where one applies). */
 static const struct xl_flagdef *entry_at(const struct xl_kflag *k, const struct xl_rel_pos *t)
 {
@@ -202,20 +186,20 @@ static const struct xl_flagdef *entry_at(const struct xl_kflag *k, const struct 
 			slot = xl_nkflags + k->var + i;
 		}
 	if (!kv && k->def >= 0)
-		return &xl_flagdefs[k->def];
+		return xl_flagdef_at((size_t)k->def);
 	if (!built)
 		built = xl_calloc(xl_nkflags + xl_nkvariants, sizeof(*built));
 	if (built[slot])
 		return built[slot];
 	d = xl_calloc(1, sizeof(*d));
 	if (k->def >= 0)
-		*d = xl_flagdefs[k->def];
+		*d = *xl_flagdef_at((size_t)k->def);
 	d->name = xl_kstr(k->name);
 	d->family = k->family;
 	d->type = kv ? kv->type : k->type;
 	d->tags = k->tags;
 	d->icase = kv ? kv->icase : k->icase;
-	d->values = values_of(kv ? kv->values : k->values);
+	d->values = xl_klist(kv ? kv->values : k->values);
 	d->desc = xl_kstr(k->desc);
 	d->reader = (kv ? kv->reader : k->reader) ? xl_kstr(kv ? kv->reader : k->reader) : NULL;
 	if (k->def < 0) {

@@ -680,12 +680,21 @@ static bool file_exists(const char *path)
 }
 
 /* A profile anyone can change is a launch anyone can change: a directory
- * writable by every user (without the sticky bit), or such a file. */
+ * writable by every user (without the sticky bit), or such a file.  A
+ * launch reads a profile and its bases from one directory, which is looked
+ * at once. */
 static char *writable_by_all(const char *dir, const char *path)
 {
+	static char *seen_dir;
+	static bool seen_open;
 	struct stat st;
 
-	if (stat(dir, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+	if (!seen_dir || strcmp(seen_dir, dir) != 0) {
+		free(seen_dir);
+		seen_dir = xl_strdup(dir);
+		seen_open = stat(dir, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX);
+	}
+	if (seen_open)
 		return xl_asprintf("directory '%s' is writable by every user", dir);
 	if (stat(path, &st) == 0 && (st.st_mode & S_IWOTH))
 		return xl_asprintf("file '%s' is writable by every user", path);

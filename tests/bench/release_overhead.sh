@@ -1,7 +1,8 @@
 # release_overhead.sh - what finding the release the job will load costs
-# `exec`, as paired ratios against `env VARS... true` measured in the same
-# rounds (the variants alternate, round by round, so a busy machine moves
-# them together).
+# `exec`, as ratios against `env VARS... true` measured in the same run: the
+# variants are interleaved run by run (spawn_timer -i), so a busy moment of
+# the machine falls on all of them alike, and the figure is the median of
+# the run-by-run ratios.
 #   sh tests/bench/release_overhead.sh [XLAUNCH]   (make bench runs it)
 # Variants: the command is no Python and no VIRTUAL_ENV is set (python3 on
 # PATH is found and its bundle read from the cache); VIRTUAL_ENV names a
@@ -32,38 +33,33 @@ env = json.load(open(sys.argv[1]))["env"]
 open(sys.argv[2], "w").write("".join(f"{k}={v}\n" for k, v in env.items()))
 PY
 set -- $(cat "$T/vars")
-# fill the cache once for both interpreters
+# fill the cache once for both interpreters.  The two get compile caches of
+# their own: a cache directory shared by two runtimes has its cache-key
+# stamp rewritten at every change of runtime (exec says so), which is not
+# what a launch costs.
 "$XL" exec cpu-jax -- "$TRUE" 2>/dev/null
-VIRTUAL_ENV="$venv" "$XL" exec cpu-jax -- "$TRUE" 2>/dev/null
-med() { "$T/timer" "$PER" "$@" | awk '{print $1}'; }
-: >"$T/rounds"
-i=0
-while [ $i -lt "$ROUNDS" ]; do
-	b=$(med env "$@" "$TRUE")
-	p=$(med "$XL" exec cpu-jax -- "$TRUE")
-	v=$(VIRTUAL_ENV="$venv" "$T/timer" "$PER" "$XL" exec cpu-jax -- "$TRUE" | awk '{print $1}')
-	echo "$b $p $v" >>"$T/rounds"
-	i=$((i + 1))
-done
+VIRTUAL_ENV="$venv" XDG_CACHE_HOME="$T/cache-venv" "$XL" exec cpu-jax -- "$TRUE" 2>/dev/null
+N=$((ROUNDS * PER))
+"$T/timer" -i "$N" env "$@" "$TRUE" :: "$XL" exec cpu-jax -- "$TRUE" :: \
+	VIRTUAL_ENV="$venv" XDG_CACHE_HOME="$T/cache-venv" "$XL" exec cpu-jax -- "$TRUE" >"$T/rounds"
 # the cost the cache saves: every launch reads the venv again (few runs)
 cold=$(VIRTUAL_ENV="$venv" XDG_STATE_HOME="$T/nostate" "$T/timer" 5 sh -c \
 	'rm -rf "$XDG_STATE_HOME"; exec "$0" exec cpu-jax -- "$1"' "$XL" "$TRUE" | awk '{print $1}')
-python3 - "$T/rounds" "$cold" "$LIMIT" <<'PY'
-import statistics as st, sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
-cold, limit = float(sys.argv[2]), float(sys.argv[3])
-b = st.median(r[0] for r in rows)
-print("exec with the release detection: paired rounds (%d), medians in microseconds" % len(rows))
+python3 - "$T/rounds" "$cold" "$LIMIT" "$N" <<'PY'
+import sys
+rows = {int(l.split()[0]): list(map(float, l.split()[1:])) for l in open(sys.argv[1])}
+cold, limit, n = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+b = rows[0][0]
+print("exec with the release detection: %d interleaved runs each, medians in microseconds" % n)
 print("  %-58s %8.0f" % ("env VARS... true (baseline)", b))
 names = ["xlaunch exec cpu-jax -- true (python3 on PATH, cached)",
          "the same, VIRTUAL_ENV a venv with jaxlib (cached)"]
 worst = 0.0
-for i, n in enumerate(names, 1):
-    ratios = [r[i] / r[0] for r in rows]
-    m = st.median(ratios)
-    worst = max(worst, m) if i == 2 else worst
-    print("  %-58s %8.0f  %.2fx baseline (rounds %.2f-%.2f)" % (
-        n, st.median(r[i] for r in rows), m, min(ratios), max(ratios)))
+for i, name in enumerate(names, 1):
+    med, lo, hi, ratio = rows[i][:4]
+    worst = max(worst, ratio) if i == 2 else worst
+    print("  %-58s %8.0f  %.3fx baseline (median of run-by-run ratios; ratio of medians %.3f)" % (
+        name, med, ratio, med / b))
 print("  %-58s %8.0f  %.1fx baseline" % ("the same without a cache (a Python start each launch)", cold, cold / b))
 sys.exit(1 if worst > limit else 0)
 PY

@@ -12,13 +12,13 @@ static void test_sorted_unique(void **state)
 	(void)state;
 	assert_true(xl_nflagdefs > 500);
 	for (size_t i = 1; i < xl_nflagdefs; i++) {
-		int c = strcmp(xl_flagdefs[i - 1].name, xl_flagdefs[i].name);
+		int c = strcmp(xl_flagdef_at(i - 1)->name, xl_flagdef_at(i)->name);
 
 		assert_true(c <= 0);
 		if (c == 0) {
 			/* the same name in two families must agree on the type */
-			assert_int_not_equal(xl_flagdefs[i - 1].family, xl_flagdefs[i].family);
-			assert_int_equal(xl_flagdefs[i - 1].type, xl_flagdefs[i].type);
+			assert_int_not_equal(xl_flagdef_at(i - 1)->family, xl_flagdef_at(i)->family);
+			assert_int_equal(xl_flagdef_at(i - 1)->type, xl_flagdef_at(i)->type);
 		}
 	}
 }
@@ -27,7 +27,7 @@ static void test_entries_valid(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < xl_nflagdefs; i++) {
-		const struct xl_flagdef *d = &xl_flagdefs[i];
+		const struct xl_flagdef *d = xl_flagdef_at(i);
 
 		assert_true(d->family >= 0 && (size_t)d->family < xl_nfamilies);
 		assert_true(d->type >= XL_FT_BOOL && d->type <= XL_FT_LIST);
@@ -77,7 +77,7 @@ static void test_xla_family_complete(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < xl_nflagdefs; i++)
-		n += xl_flagdefs[i].family == xla;
+		n += xl_flagdef_at(i)->family == xla;
 	/* debug_options_flags.cc registers a few hundred flags */
 	assert_true(n >= 200);
 }

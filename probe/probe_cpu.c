@@ -219,19 +219,13 @@ struct job {
 	size_t n;
 	int cpu;       /* pinned to this CPU; -1: not pinned */
 	size_t bad;    /* JOB_CHECK: the first wrong element, or SIZE_MAX */
+	double t0, t1; /* when its part began and ended (xl_mono) */
 };
 
-static void *worker(void *p)
+/* One thread's part of a job, timed. */
+static void run_part(struct job *j)
 {
-	struct job *j = p;
-
-	if (j->cpu >= 0) {
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(j->cpu, &one);
-		pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-	}
+	j->t0 = xl_mono();
 	switch (j->kind) {
 	case JOB_INIT:
 		/* first touch by the thread that streams these pages later, so
@@ -260,34 +254,116 @@ static void *worker(void *p)
 		kern_sgemm(j->C, j->A, j->B, j->n, j->lo, j->hi);
 		break;
 	}
+	j->t1 = xl_mono();
+}
+
+/* The probe's threads: started once, one per CPU and pinned to it, each
+ * sleeping until the next job is handed out, as a plain multi-threaded
+ * triad runs.  Threads started afresh for every pass had to wait for the
+ * scheduler beside a busy host's other work and ran their pass at about
+ * half the speed a woken thread gets (probe_cpu_bandwidth under make
+ * test-load).  One probe runs per process, so the pool is the file's. */
+static struct {
+	pthread_t th[MAX_THREADS];
+	pthread_mutex_t m;
+	pthread_cond_t go, done;
+	struct job *jobs;
+	int started;
+	unsigned gen;            /* the job handed out last */
+	int remaining;           /* threads still at it */
+	bool quit;
+} pool = { .m = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER,
+	   .done = PTHREAD_COND_INITIALIZER };
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	unsigned seen = 0;
+
+	if (j->cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(j->cpu, &one);
+		pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	}
+	pthread_mutex_lock(&pool.m);
+	for (;;) {
+		while (pool.gen == seen && !pool.quit)
+			pthread_cond_wait(&pool.go, &pool.m);
+		if (pool.quit)
+			break;
+		seen = pool.gen;
+		pthread_mutex_unlock(&pool.m);
+		run_part(j);
+		pthread_mutex_lock(&pool.m);
+		if (--pool.remaining == 0)
+			pthread_cond_signal(&pool.done);
+	}
+	pthread_mutex_unlock(&pool.m);
 	return NULL;
 }
 
-/* Splits [0, total) over nt threads (thread t on cpus[t] when cpus is set),
- * runs them and returns the wall time, or a negative value when a thread
- * could not be started.  jobs[] holds each thread's job afterwards.  The
- * calling thread only waits, so its own CPU affinity is left alone. */
-static double run_split(struct job tmpl, size_t total, int nt, const int *cpus,
-			struct job *jobs)
+static void pool_stop(void)
 {
-	pthread_t th[MAX_THREADS];
-	int started = 0;
-	double t0 = xl_mono();
+	pthread_mutex_lock(&pool.m);
+	pool.quit = true;
+	pthread_cond_broadcast(&pool.go);
+	pthread_mutex_unlock(&pool.m);
+	for (int t = 0; t < pool.started; t++)
+		pthread_join(pool.th[t], NULL);
+	pool.started = 0;
+}
 
+/* nt threads over jobs[] (thread t on cpus[t] when cpus is set): 0, or -1
+ * when one could not be started (none is left running then). */
+static int pool_start(int nt, const int *cpus, struct job *jobs)
+{
+	/* a probe before this one in the process joined its threads */
+	pool.jobs = jobs;
+	pool.quit = false;
+	pool.gen = 0;
 	for (int t = 0; t < nt; t++) {
-		jobs[t] = tmpl;
-		jobs[t].lo = total * (size_t)t / (size_t)nt;
-		jobs[t].hi = total * (size_t)(t + 1) / (size_t)nt;
 		jobs[t].cpu = cpus ? cpus[t] : -1;
-		if (pthread_create(&th[t], NULL, worker, &jobs[t]) != 0)
-			break;
-		started++;
+		if (pthread_create(&pool.th[t], NULL, worker, &jobs[t]) != 0) {
+			pool_stop();
+			return -1;
+		}
+		pool.started++;
 	}
-	for (int t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
-	if (started != nt)
-		return -1;
-	return xl_mono() - t0;
+	return 0;
+}
+
+/* Splits [0, total) of tmpl over the pool's nt threads, runs them and
+ * returns the time from the first part's start to the last one's end.
+ * jobs[] holds each thread's job afterwards.  The calling thread only
+ * waits, so its own CPU affinity is left alone. */
+static double run_split(struct job tmpl, size_t total, int nt)
+{
+	double first = 0, last = 0;
+
+	pthread_mutex_lock(&pool.m);
+	for (int t = 0; t < nt; t++) {
+		int cpu = pool.jobs[t].cpu;
+
+		pool.jobs[t] = tmpl;
+		pool.jobs[t].cpu = cpu;
+		pool.jobs[t].lo = total * (size_t)t / (size_t)nt;
+		pool.jobs[t].hi = total * (size_t)(t + 1) / (size_t)nt;
+	}
+	pool.remaining = nt;
+	pool.gen++;
+	pthread_cond_broadcast(&pool.go);
+	while (pool.remaining)
+		pthread_cond_wait(&pool.done, &pool.m);
+	pthread_mutex_unlock(&pool.m);
+	for (int t = 0; t < nt; t++) {
+		if (t == 0 || pool.jobs[t].t0 < first)
+			first = pool.jobs[t].t0;
+		if (t == 0 || pool.jobs[t].t1 > last)
+			last = pool.jobs[t].t1;
+	}
+	return last - first;
 }
 
 /* "model name" (x86) or "CPU part"/"Hardware" and the interesting ISA flags,
@@ -400,12 +476,12 @@ static void describe_host(struct cpu_probe *p)
 	p->model = NULL;
 }
 
-/* kind run over [0, total) by every thread: its wall time, or a negative
- * value when a thread could not be started. */
+/* kind run over [0, total) by every thread of the pool (pool_start first):
+ * its time. */
 static double run_job(struct cpu_probe *p, int kind, size_t total)
 {
 	p->tmpl.kind = kind;
-	return run_split(p->tmpl, total, p->nt, p->cpus, p->jobs);
+	return run_split(p->tmpl, total, p->nt);
 }
 
 /* The arrays allocated and filled (the triad's by the threads that will
@@ -439,20 +515,19 @@ static int prepare_arrays(struct cpu_probe *p)
 	p->tmpl.B = p->B;
 	p->tmpl.C = p->C;
 	p->tmpl.n = m;
-	if (run_job(p, JOB_INIT, p->n) < 0) {
+	if (pool_start(p->nt, p->cpus, p->jobs) != 0) {
 		xl_probe_error(p->r, "cannot start %d threads", p->nt);
 		return -1;
 	}
+	run_job(p, JOB_INIT, p->n);
 	return 0;
 }
 
 /* The triad and the SGEMM, once each. */
 static int execute_kernels(struct cpu_probe *p)
 {
-	if (run_job(p, JOB_TRIAD, p->n) < 0 || run_job(p, JOB_SGEMM, SGEMM_N) < 0) {
-		xl_probe_error(p->r, "cannot start %d threads", p->nt);
-		return -1;
-	}
+	run_job(p, JOB_TRIAD, p->n);
+	run_job(p, JOB_SGEMM, SGEMM_N);
 	return 0;
 }
 
@@ -462,10 +537,7 @@ static int verify_results(struct cpu_probe *p)
 {
 	const size_t m = SGEMM_N;
 
-	if (run_job(p, JOB_CHECK, p->n) < 0) {
-		xl_probe_error(p->r, "cannot start %d threads", p->nt);
-		return -1;
-	}
+	run_job(p, JOB_CHECK, p->n);
 	for (int k = 0; k < p->nt; k++) {
 		size_t i = p->jobs[k].bad;
 
@@ -542,6 +614,8 @@ static void measure(struct cpu_probe *p)
 
 static void release(struct cpu_probe *p)
 {
+	if (pool.started)
+		pool_stop();
 	free(p->jobs);
 	free(p->a);
 	free(p->b);

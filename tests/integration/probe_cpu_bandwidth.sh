@@ -7,7 +7,15 @@
 # in turn, up to five rounds, and the best figure of each so far is compared
 # after every round: both are the fastest pass of a triad, and the best of
 # several rounds is what the host gives when the CPU hog beside the test
-# (make test-load) lets the threads run together.  The reference
+# (make test-load) lets the threads run together.  The bound is 25% either
+# way on a quiet host; on a busy one (a load average of at least the CPUs
+# plus a half when the test starts) it is the stated margin of a 2-core
+# host shared with a CPU hog: the probe's best between 0.6 and 1.6 times
+# the reference's.  Under make test-load the best of five rounds stood at
+# 0.72 to 0.95 of the reference's (2026-11-27), single rounds at 0.44 to
+# 2.3; the probe that started its threads for every pass stood at 0.42.
+# A figure from the cache would stand far above, and the working set is
+# checked on its own (four times the last-level cache).  The reference
 # is built as the xlaunch under test is: with ASan and UBSan when that is the
 # sanitizer build (build/san), whose instrumented loops run slower.
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +33,14 @@ llc=$(python3 "$SRC/tests/integration/host_llc.py")
 
 round=0
 bestp=0 bestr=0
+read -r load1 _ </proc/loadavg
+ncpu=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
+if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= int(sys.argv[2]) + 0.5 else 1)' "$load1" "$ncpu"; then
+	lo=0.6 hi=1.6 how="busy host (load average $load1 on $ncpu CPUs)"
+else
+	lo=0.75 hi=1.25 how="quiet host (load average $load1 on $ncpu CPUs)"
+fi
+echo "bound: the probe's best between $lo and $hi times the reference's: $how"
 while :; do
 	round=$((round + 1))
 	run "$XL" probe --backend cpu --json --no-record --timeout $PROBE_LIMIT
@@ -44,10 +60,10 @@ print(d["working_set_bytes"], d["llc_bytes"], d["threads"], b["bandwidth_gbs"], 
 	bestp=$(python3 -c 'import sys; print(max(map(float, sys.argv[1:])))' "$bestp" "$probe")
 	bestr=$(python3 -c 'import sys; print(max(map(float, sys.argv[1:])))' "$bestr" "$ref")
 	echo "round $round: working set $ws bytes (last-level cache $llc), $threads threads: probe $probe GB/s, reference $ref GB/s (best so far: $bestp, $bestr)"
-	if python3 -c 'import sys; p, r = map(float, sys.argv[1:]); sys.exit(0 if abs(p - r) <= 0.25 * r else 1)' "$bestp" "$bestr"; then
-		ok "probe's best within 25% of the reference triad's best ($round rounds)"
+	if python3 -c 'import sys; p, r, lo, hi = map(float, sys.argv[1:]); sys.exit(0 if lo * r <= p <= hi * r else 1)' "$bestp" "$bestr" "$lo" "$hi"; then
+		ok "probe's best within $lo-$hi x the reference triad's best ($round rounds, $how)"
 		break
 	fi
-	[ $round -lt 5 ] || fail "the probe's best $bestp GB/s is not within 25% of the reference triad's best $bestr GB/s (five rounds)"
+	[ $round -lt 5 ] || fail "the probe's best $bestp GB/s is not within $lo-$hi x the reference triad's best $bestr GB/s (five rounds, $how)"
 done
 done_ok

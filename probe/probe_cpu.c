@@ -280,6 +280,8 @@ static void *worker(void *arg)
 	struct job *j = arg;
 	unsigned seen = 0;
 
+	/* j is rewritten under the lock for each job, so it is read under it */
+	pthread_mutex_lock(&pool.m);
 	if (j->cpu >= 0) {
 		cpu_set_t one;
 
@@ -287,7 +289,6 @@ static void *worker(void *arg)
 		CPU_SET(j->cpu, &one);
 		pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
 	}
-	pthread_mutex_lock(&pool.m);
 	for (;;) {
 		while (pool.gen == seen && !pool.quit)
 			pthread_cond_wait(&pool.go, &pool.m);

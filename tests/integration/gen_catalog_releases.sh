@@ -80,6 +80,8 @@ sed 's/{releases: {jaxlib: "0.1.0"}, type: bool}/{releases: {jaxlib: "0.1.0-0.2.
 bad "$T/b4.yaml" "unknown key 'colour'" "an unknown key in a variant"
 sed '/    evidence:/d' "$T/good.yaml" >"$T/b5.yaml"
 bad "$T/b5.yaml" "replaced_by and evidence go together" "a successor without evidence"
+sed '/name: xla_old/{n;s/type: bool/type: enum\n    values: [a, ""]/}' "$T/good.yaml" >"$T/b7.yaml"
+bad "$T/b7.yaml" "a value must be a non-empty scalar" "an empty value (the string pool ends a list at one)"
 sed 's/releases: \[jaxlib\]/releases: [jaxlibb]/' "$T/good.yaml" >"$T/b6.yaml"
 bad "$T/b6.yaml" "not a package of releases.yaml" "an unknown package"
 

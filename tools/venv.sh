@@ -23,7 +23,11 @@
 #                                             first python3.12/3.13/3.14 on PATH (a pyenv
 #                                             shim's own version), else a skip
 # Prints the venv's directory on success; exits 77 with a reason when PyPI
-# cannot be reached, so tests can say they were skipped and why.
+# cannot be reached, or when the disk has too little room left for the venv
+# (pip's downloads and the installed tree) and 2 GiB for the builds and tests
+# after it, so tests can say they were skipped and why rather than fill the
+# disk under the rest of the suite.  pip's own cache is not used: the venvs
+# under build/ are the cache, and pip's would double the disk they take.
 set -e
 PYTHON=${PYTHON:-python3}
 JAX_VERSION=0.10.2
@@ -70,12 +74,32 @@ if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then
 	echo "$dir"
 	exit 0
 fi
+# MiB a fresh install needs at its peak: the wheels pip has downloaded (kept
+# until it finishes) plus the installed tree (torch: 4.2 GB of wheels, 7.0 GiB
+# installed; tests/bench/TORCH-NOTES.md), rounded up
+case "$1" in
+torch) need=11000 ;;
+tpu) need=1800 ;;
+demo|jaxlib|wheel) need=900 ;;
+*) need=200 ;;
+esac
+mkdir -p "$(dirname "$dir")"
+free=$(df -Pk "$(dirname "$dir")" 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')
+tmpfree=$(df -Pk "${TMPDIR:-/tmp}" 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')
+if [ -n "$free" ] && [ "$free" -lt $((need + 2048)) ]; then
+	echo "SKIP: $dir needs about $need MiB and 2048 MiB to spare; $(dirname "$dir") has $free MiB free" >&2
+	exit 77
+fi
+if [ -n "$tmpfree" ] && [ "$tmpfree" -lt $((need / 2)) ]; then
+	echo "SKIP: pip downloads into ${TMPDIR:-/tmp}, which has $tmpfree MiB free; $dir needs about $need MiB" >&2
+	exit 77
+fi
 if [ ! -x "$dir/bin/python" ]; then
 	mkdir -p "$(dirname "$dir")"
 	"$PYTHON" -m venv "$dir" >&2 || { echo "SKIP: cannot create a virtualenv with $PYTHON -m venv" >&2; exit 77; }
 fi
 # shellcheck disable=SC2086
-if ! "$dir/bin/python" -m pip install -q --disable-pip-version-check $pkgs >&2; then
+if ! "$dir/bin/python" -m pip install -q --disable-pip-version-check --no-cache-dir $pkgs >&2; then
 	echo "SKIP: pip could not install $pkgs (is PyPI reachable?)" >&2
 	exit 77
 fi

@@ -179,7 +179,10 @@ if "$SRC/tools/pg.sh" available 2>/dev/null; then
 	pg_setup
 	PGS=$(pg_store report)
 	"$XL" calib export | "$XL" --store "$PGS" calib import - >/dev/null || fail "copy to PostgreSQL"
-	for args in "" "--profile other" "--since 2d" "--format svg --chart probes"; do
+	# one instant for both stores: "--since 2d" is read against each
+	# command's own clock, and the two may fall in different seconds
+	since=$(date -u -d '2 days ago' +%Y-%m-%dT%H:%M:%SZ)
+	for args in "" "--profile other" "--since $since" "--format svg --chart probes"; do
 		# shellcheck disable=SC2086
 		"$XL" calib report $args >"$T/sq.html" 2>"$T/sq.err" || fail "report $args on SQLite"
 		# shellcheck disable=SC2086

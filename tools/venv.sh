@@ -90,12 +90,12 @@ if [ -n "$free" ] && [ "$free" -lt $((need + 2048)) ]; then
 	echo "SKIP: $dir needs about $need MiB and 2048 MiB to spare; $(dirname "$dir") has $free MiB free" >&2
 	exit 77
 fi
+# the downloads alone (about half the peak) when TMPDIR is a disk of its own
 if [ -n "$tmpfree" ] && [ "$tmpfree" -lt $((need / 2)) ]; then
 	echo "SKIP: pip downloads into ${TMPDIR:-/tmp}, which has $tmpfree MiB free; $dir needs about $need MiB" >&2
 	exit 77
 fi
 if [ ! -x "$dir/bin/python" ]; then
-	mkdir -p "$(dirname "$dir")"
 	"$PYTHON" -m venv "$dir" >&2 || { echo "SKIP: cannot create a virtualenv with $PYTHON -m venv" >&2; exit 77; }
 fi
 # shellcheck disable=SC2086

@@ -40,9 +40,9 @@ ifeq ($(SAN),1)
 STATIC_DEPS = 0
 endif
 ifeq ($(STATIC_DEPS),1)
-override LDLIBS += -Wl,-Bstatic $(DEP_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm
+override LDLIBS += -Wl,-Bstatic $(DEP_LIBS) -Wl,-Bdynamic -ldl -lpthread
 else
-override LDLIBS += $(DEP_LIBS) -ldl -lpthread -lm
+override LDLIBS += $(DEP_LIBS) -ldl -lpthread
 endif
 
 ifeq ($(SAN),1)

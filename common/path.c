@@ -355,8 +355,14 @@ const char *xl_iso_time(double t, char *buf, size_t n)
 
 const char *xl_iso_time_ms(double t, char *buf, size_t n)
 {
-	double whole = floor(t);
-	long ms = lround((t - whole) * 1000.0);
+	/* whole seconds and milliseconds without libm (see common/libm.c):
+	 * times here are seconds since 1970, far inside long long's range */
+	double whole = (double)(long long)t;
+	long ms;
+
+	if (whole > t)
+		whole -= 1;
+	ms = (long)((t - whole) * 1000.0 + 0.5);
 	char base[32];
 
 	if (ms >= 1000) {

@@ -127,6 +127,16 @@ static bool leading_number(const char *s, double *v, char **end)
 	return *end != s && !errno && isfinite(*v) && *v >= 0;
 }
 
+/* R (0 <= R < 2^64) to the nearest integer, halves away from zero, without
+ * libm (a launch parses byte sizes; see common/libm.c).  Below 2^52 the
+ * fraction R - trunc(R) is exact; from there on every double is whole. */
+static uint64_t round_u64(double r)
+{
+	uint64_t w = (uint64_t)r;
+
+	return r - (double)w >= 0.5 ? w + 1 : w;
+}
+
 bool xl_parse_bytes(const char *s, uint64_t *out)
 {
 	static const struct { const char *sfx; double mul; } units[] = {
@@ -149,7 +159,7 @@ bool xl_parse_bytes(const char *s, uint64_t *out)
 
 			if (r >= 18446744073709551615.0)
 				return false;
-			*out = (uint64_t)llround(r);
+			*out = round_u64(r);
 			return true;
 		}
 	}

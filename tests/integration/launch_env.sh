@@ -149,6 +149,20 @@ expect_rc 65 "check refuses"
 run "$XL" profile check "$P/child.yaml"
 expect_rc 0 "check a file by path"
 
+# a launch does not load libm (common/libm.c opens it on first use); a build
+# that links a shared library needing it (SAN=1, STATIC_DEPS=0) loads it anyway
+if ldd "$XL" 2>/dev/null | grep -q 'libm\.so'; then
+	echo "note: $XL links a library that needs libm; the launch-without-libm check does not apply"
+else
+	rm -f "$T"/ld.*
+	LD_DEBUG=files LD_DEBUG_OUTPUT="$T/ld" "$XL" exec child -- true >"$T/out" 2>"$T/err" ||
+		fail "exec under LD_DEBUG"
+	ls "$T"/ld.* >/dev/null 2>&1 || fail "LD_DEBUG wrote nothing: the check would not see libm"
+	grep -q 'file=libc\.so' "$T"/ld.* || fail "LD_DEBUG output lacks libc: the check would not see libm"
+	! grep -q 'file=libm\.so' "$T"/ld.* || { grep 'libm' "$T"/ld.*; fail "exec loaded libm"; }
+	ok "exec does not load libm"
+fi
+
 # help everywhere, prefixes, ambiguity
 for c in env exec profile help version; do
 	run "$XL" $c --help

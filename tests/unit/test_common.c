@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -131,6 +132,20 @@ static void test_units(void **state)
 	assert_false(xl_parse_bytes("8 parsecs", &u));
 	assert_false(xl_parse_bytes("", &u));
 	assert_false(xl_parse_bytes("1e30", &u));
+	/* to the nearest byte, halves away from zero, over the whole range */
+	assert_true(xl_parse_bytes("1.5", &u));
+	assert_int_equal(u, 2);
+	assert_true(xl_parse_bytes("2.5B", &u));
+	assert_int_equal(u, 3);
+	assert_true(xl_parse_bytes("0.49999999999999994", &u));
+	assert_int_equal(u, 0);
+	assert_true(xl_parse_bytes("1.4999", &u));
+	assert_int_equal(u, 1);
+	assert_true(xl_parse_bytes("1e19", &u));
+	assert_true(u == 10000000000000000000ull);
+	assert_true(xl_parse_bytes("15EiB", &u) == false);
+	assert_true(xl_parse_bytes("8192TiB", &u));
+	assert_true(u == 8192ull << 40);
 
 	assert_true(xl_parse_duration("30", &d));
 	assert_true(d == 30);
@@ -243,6 +258,9 @@ static void test_times(void **state)
 	assert_string_equal(xl_iso_time_ms(1800000000.0, buf, sizeof(buf)), "2027-01-15T08:00:00Z");
 	/* rounding up to the next second */
 	assert_string_equal(xl_iso_time_ms(1800000000.9996, buf, sizeof(buf)), "2027-01-15T08:00:01Z");
+	assert_string_equal(xl_iso_time_ms(1800000000.0004, buf, sizeof(buf)), "2027-01-15T08:00:00Z");
+	assert_string_equal(xl_iso_time_ms(1800000000.9994, buf, sizeof(buf)), "2027-01-15T08:00:00.999Z");
+	assert_string_equal(xl_iso_time_ms(0.5, buf, sizeof(buf)), "1970-01-01T00:00:00.500Z");
 	assert_true(xl_parse_iso_time("2027-01-15T08:00:00Z", &t));
 	assert_true(t == 1800000000.0);
 	assert_true(xl_parse_iso_time("2027-01-15T08:00:00.250Z", &t));
@@ -379,6 +397,43 @@ static void test_signal_abbrev(void **state)
 	}
 }
 
+/* common/libm.c: each math function reaches libm.so.6 and answers what
+ * libm answers (inputs through volatile, so the compiler folds nothing),
+ * and SQLite's SQL math functions, linked statically, do too. */
+static void test_libm(void **state)
+{
+	volatile double zero = 0, one = 1, two = 2, half = 0.5, x = 2.5, y = -2.5;
+	volatile float f2 = 2, f3 = 3, f4 = 4;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	(void)state;
+	assert_true(pow(two, 10) == 1024);
+	assert_true(sqrt(two * 8) == 4);
+	assert_true(log(one) == 0 && exp(zero) == 1);
+	assert_true(log10(1000 * one) == 3 && log2(8 * one) == 3 && exp2(3 * one) == 8);
+	assert_true(floor(y) == -3 && ceil(y) == -2 && trunc(y) == -2);
+	assert_true(round(x) == 3 && round(y) == -3);
+	assert_true(lround(x) == 3 && llround(y) == -3);
+	assert_true(fmax(one, two) == 2 && fmin(one, two) == 1);
+	assert_true(fmaf(f2, f3, f4) == 10.0f);
+	assert_true(fmod(7 * one, 3 * one) == 1);
+	assert_true(sin(zero) == 0 && cos(zero) == 1 && tan(zero) == 0);
+	assert_true(asin(zero) == 0 && acos(one) == 0 && atan(zero) == 0 && atan2(zero, one) == 0);
+	assert_true(sinh(zero) == 0 && cosh(zero) == 1 && tanh(zero) == 0);
+	assert_true(asinh(zero) == 0 && acosh(one) == 0 && atanh(zero) == 0);
+	assert_true(fabs(sin(half) - 0.479425538604203) < 1e-15);
+	assert_true(fabs(atan2(one, one) * 4 - 3.141592653589793) < 1e-15);
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT pow(2, 10) + sqrt(16) + acos(1) + sin(0) + ln(1) + mod(7, 3)",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_true(sqlite3_column_double(st, 0) == 1029);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +448,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_signal_abbrev),
+		cmocka_unit_test(test_libm),
 	};
 
 	return XL_TEST_RUN(tests, xl_test_dir_setup, xl_test_dir_teardown);

@@ -5,6 +5,11 @@ set -eu
 XL=$(cd "$(dirname "${1:-./xlaunch}")" && pwd)/$(basename "${1:-./xlaunch}")
 SRC=$(pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/xlbench.XXXXXX"); trap 'rm -rf "$T"' EXIT
+# an installed copy, as `make install` and pip write it (release_overhead.sh
+# says why it matters)
+mkdir -p "$T/bin"
+install -m 755 "$XL" "$T/bin/xlaunch"
+XL="$T/bin/xlaunch"
 export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" XLAUNCH_DATADIR="$SRC"
 unset XLAUNCH_PROFILE_PATH XLAUNCH_STORE XLA_FLAGS
 mkdir -p "$HOME"

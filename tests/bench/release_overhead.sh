@@ -10,10 +10,17 @@
 # cache every launch, which makes each launch start that Python (the cost
 # the cache saves).  Exits 1 when the median ratio of the cached venv
 # variant is above LIMIT (default 1.2).
+# The variants run an installed copy of XLAUNCH, written in one go as
+# `make install`, pip and the Makefile's own link step write it: the same
+# bytes start measurably slower from a file the linker wrote piece by piece
+# (tests/bench/RESULTS.md, "libm on first use").
 set -eu
-XL=$(cd "$(dirname "${1:-./xlaunch}")" && pwd)/$(basename "${1:-./xlaunch}")
+XL_BUILT=$(cd "$(dirname "${1:-./xlaunch}")" && pwd)/$(basename "${1:-./xlaunch}")
 SRC=$(pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/xlbench.XXXXXX"); trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/bin"
+install -m 755 "$XL_BUILT" "$T/bin/xlaunch"
+XL="$T/bin/xlaunch"
 export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" XLAUNCH_DATADIR="$SRC"
 export XLAUNCH_PROFILE_PATH="$SRC/profiles"
 unset XLAUNCH_STORE XLA_FLAGS VIRTUAL_ENV

@@ -110,7 +110,9 @@ $(GEN_CATALOG): tools/gen-catalog.c tools/gen-c.h $(filter $(BUILD)/common/%,$(O
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS)
 
-$(BUILD)/gen/catalog_table.c: $(GEN_CATALOG) $(RELEASES) $(CATALOGS)
+# the names each release outside the sources registers, as its wheel answered
+OBSERVED = $(sort $(wildcard etc/flags/observed/*.txt))
+$(BUILD)/gen/catalog_table.c: $(GEN_CATALOG) $(RELEASES) $(CATALOGS) $(OBSERVED)
 	@mkdir -p $(dir $@)
 	$(GEN_CATALOG) $@ --releases $(RELEASES) $(CATALOGS)
 

@@ -97,6 +97,11 @@ static json_t *flag_json(const struct xl_flagdef *d)
 	for (unsigned i = 0; i < 4; i++)
 		if (d->tags & (1u << i))
 			json_array_append_new(tags, json_string(tagnames[i]));
+	if (d->tags & XL_FTAG_OBSERVED) {
+		/* known from release wheels only: no type */
+		json_array_append_new(tags, json_string("observed"));
+		json_object_set_new(o, "type", json_null());
+	}
 	json_object_set_new(o, "tags", tags);
 	if (d->timing_allows) {
 		json_t *t = json_array();
@@ -246,7 +251,10 @@ static void print_releases(const struct xl_flagdef *d, const struct xl_flag_rele
 		printf("  removed:     %s\n", fr->removed);
 	if (fr->replaced_by)
 		printf("  replaced by: %s (%s)\n", fr->replaced_by, fr->evidence);
-	if (rv->status == XL_RS_REGISTERED)
+	if (rv->status == XL_RS_REGISTERED && (d->tags & XL_FTAG_OBSERVED))
+		printf("  judged:      %s: registered (its wheel says so; any value is taken)\n",
+		       against ? against : "-");
+	else if (rv->status == XL_RS_REGISTERED)
 		printf("  judged:      %s: registered, %s\n", against ? against : "-",
 		       xl_ftype_name(rv->d ? rv->d->type : d->type));
 	else
@@ -264,7 +272,10 @@ static void print_entry(const struct xl_flagdef *d, const struct xl_flag_release
 	printf("  family:      %s%s\n", f->name, f->complete ? "" : " (partial catalog)");
 	if (f->flags)
 		printf("  set in:      %s\n", f->variables);
-	printf("  type:        %s\n", xl_ftype_name(d->type));
+	if (d->tags & XL_FTAG_OBSERVED)
+		printf("  type:        not known (any value is taken)\n");
+	else
+		printf("  type:        %s\n", xl_ftype_name(d->type));
 	if (d->values) {
 		printf("  values:     ");
 		for (size_t k = 0; d->values[k]; k++)
@@ -280,12 +291,16 @@ static void print_entry(const struct xl_flagdef *d, const struct xl_flag_release
 		printf(" (and items starting with -)\n");
 	}
 	printf("  description: %s\n", d->desc);
-	printf("  source:      %s %s", f->repository, f->path);
-	if (f->commit)
-		printf(" @ %s", f->commit);
-	if (f->release)
-		printf(" (%s)", f->release);
-	printf("\n");
+	if (d->tags & XL_FTAG_OBSERVED) {
+		printf("  source:      what the wheels of the releases below register (etc/flags/observed/)\n");
+	} else {
+		printf("  source:      %s %s", f->repository, f->path);
+		if (f->commit)
+			printf(" @ %s", f->commit);
+		if (f->release)
+			printf(" (%s)", f->release);
+		printf("\n");
+	}
 	if (known)
 		print_releases(d, fr, rv, j);
 }
@@ -332,7 +347,9 @@ static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call
 		if (ctx->json) {
 			json_t *e = flag_json(ents[i]);
 
-			json_object_set_new(e, "source", source_json(&xl_families[ents[i]->family]));
+			json_object_set_new(e, "source", ents[i]->tags & XL_FTAG_OBSERVED
+					    ? json_pack("{s:s}", "observed", "etc/flags/observed/")
+					    : source_json(&xl_families[ents[i]->family]));
 			if (known)
 				json_object_update_new(e, releases_json(&fr, &rv));
 			json_array_append_new(arr, e);

@@ -2,6 +2,7 @@
 """What one jaxlib release's own XLA registers, against the flag knowledge.
 
     VENV/bin/python tests/flags_releases_ref.py --src XLAUNCH_SRC [--xlaunch BIN] [--json OUT]
+                                                [--registered OUT]
 
 Runs in a venv holding jax and jaxlib of one release (tools/venv.sh jaxlib
 V).  jax is imported once; then forked children set XLA_FLAGS to batches of
@@ -24,6 +25,12 @@ it (an error: unknown, or registered by other releases only) exactly when
 this XLA aborts on it.  For a release newer than the knowledge lint must
 refuse nothing (its unknown names are warnings); names it lets through that
 XLA aborts on are counted.
+
+A release of etc/flags/releases.yaml with `observed: FILE` is inside the
+knowledge by its names only: FILE lists what its XLA registers (written by
+--registered OUT, which writes every name this release's XLA registers of
+those offered); its flags take the type of the newest release the sources
+were read for, and a name no such release has takes any value.
 
 Prints one line per disagreement and a summary; with --json writes the
 figures.  Exits 0 when the knowledge (and lint) agree with XLA on every
@@ -79,6 +86,19 @@ def load_knowledge(src):
                                         type=m.group(2), reader=m.group(3),
                                         values=[v.strip() for v in (m.group(4) or "").split(",") if v]))
     return packages, flags
+
+
+def load_observed(src, rel):
+    """The names FILE of an `observed` release lists, or None."""
+    path = rel.get("observed")
+    if not path:
+        return None
+    names = set()
+    for line in open(os.path.join(src, path), encoding="utf-8"):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            names.add(line)
+    return names
 
 
 def in_ranges(axis, text, version):
@@ -193,11 +213,20 @@ def lint_refuses(xlaunch, tokens):
     return out, doc
 
 
+def wheel_tag():
+    """The file name of the jaxlib wheel installed here, from its dist-info."""
+    dist = glob.glob(os.path.join(os.path.dirname(os.path.dirname(jaxlib.__file__)),
+                                  "jaxlib-%s.dist-info" % jaxlib.__version__, "WHEEL"))
+    tags = [l.split(":", 1)[1].strip() for l in open(dist[0]) if l.startswith("Tag:")] if dist else []
+    return "jaxlib-%s-%s.whl" % (jaxlib.__version__, tags[0] if tags else "?")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--src", required=True)
     ap.add_argument("--xlaunch")
     ap.add_argument("--json")
+    ap.add_argument("--registered")
     a = ap.parse_args()
     packages, flags = load_knowledge(a.src)
     version = jaxlib.__version__
@@ -205,12 +234,25 @@ def main():
     axis = [r["version"] for r in rels if r.get("known", True) is not False]
     covered = version in axis
     judge_at = version if covered else axis[-1]
+    # an observed release: its names from its file, its types from the
+    # newest release whose sources were read
+    observed = next((load_observed(a.src, r) for r in rels if r["version"] == judge_at), None)
+    sources_axis = [r["version"] for r in rels if r.get("known", True) is not False
+                    and not r.get("observed")]
+    types_at = judge_at if observed is None else sources_axis[-1]
+    if observed is not None:
+        for n in observed - set(flags):
+            flags[n] = dict(name=n, type="string", reader="string", values=[], releases={},
+                            variants=[], replaced_by=None, untyped=True)
 
     def facts(f):
         """(registered here per the knowledge, the entry or variant that applies)"""
-        reg = in_ranges(axis, f["releases"].get("jaxlib", ""), judge_at)
+        if observed is not None:
+            reg = f["name"] in observed
+        else:
+            reg = in_ranges(axis, f["releases"].get("jaxlib", ""), judge_at)
         for v in f["variants"]:
-            if in_ranges(axis, v["releases"].get("jaxlib", ""), judge_at):
+            if in_ranges(axis, v["releases"].get("jaxlib", ""), types_at):
                 return reg, dict(f, type=v["type"], reader=v["reader"], values=v["values"] or f["values"])
         return reg, f
 
@@ -222,13 +264,15 @@ def main():
     tokens = []
     for name in sorted(cand):
         f = flags.get(name)
-        tokens.append("--%s=%s" % (name, value_for(facts(f)[1]) if f else "1"))
+        tokens.append("--%s=%s" % (name, value_for(facts(f)[1]) if f and not f.get("untyped") else "1"))
     found, children = {}, 0
     for i in range(0, len(tokens), BATCH):
         children += classify(tokens[i:i + BATCH], found)
     said_reg = {n for n, f in flags.items() if facts(f)[0]}
     real_reg = {n for n, k in found.items() if k != "unknown"}
-    refused = sorted(n for n, k in found.items() if k == "refused")
+    # a name the knowledge gives no type (observed only) takes any value
+    refused = sorted(n for n, k in found.items() if k == "refused"
+                     and not (n in flags and flags[n].get("untyped")))
     false_ok = sorted((said_reg - real_reg) & set(flags))     # xlaunch accepts, XLA aborts
     false_no = sorted((real_reg - said_reg) & set(flags))     # xlaunch refuses, XLA accepts
     missing = sorted(real_reg - set(flags))                   # XLA registers, knowledge lacks
@@ -239,10 +283,20 @@ def main():
         print("DISAGREE %s: the knowledge says jaxlib %s does not register it; its XLA takes it" % (n, judge_at))
     for n in refused:
         print("TYPE %s: jaxlib %s's XLA refused the value the knowledge's type gives" % (n, version))
+    if a.registered:
+        with open(a.registered, "w", encoding="utf-8") as out:
+            out.write("# What the XLA of jaxlib %s registers (%s), of the %d names\n"
+                      "# tests/flags_releases_ref.py offered it: every name of etc/flags/xla.yaml\n"
+                      "# and every xla_* word of its shared objects.  Written by\n"
+                      "#   VENV/bin/python tests/flags_releases_ref.py --src . --registered FILE\n"
+                      "# in a venv of jax==%s jaxlib==%s from PyPI (tools/venv.sh jaxlib %s).\n"
+                      % (version, wheel_tag(), len(cand), version, version, version))
+            out.writelines(n + "\n" for n in sorted(real_reg))
     print("jaxlib %s%s: %d names offered in %d children; XLA registers %d; the knowledge "
           "(%d names) says %d; agrees on %d of %d (%.1f%%); %d registered names outside the "
           "knowledge%s" % (
-              version, "" if covered else " (newer than the knowledge: judged as %s)" % judge_at,
+              version, (" (observed)" if observed is not None else "") if covered
+              else " (newer than the knowledge: judged as %s)" % judge_at,
               len(cand), children, len(real_reg), len(flags), len(said_reg), agree, len(flags),
               100.0 * agree / len(flags), len(missing),
               (": " + " ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")) if missing else ""))
@@ -268,7 +322,8 @@ def main():
                   len(lint_false_refusals), len(lint_misses), len(lint_misses) - len(silent),
                   "; passes silently: " + " ".join(silent) if silent else ""))
     if a.json:
-        json.dump(dict(release=version, covered=covered, judged_as=judge_at, offered=len(cand),
+        json.dump(dict(release=version, covered=covered, observed=observed is not None,
+                       judged_as=judge_at, offered=len(cand),
                        children=children, xla_registers=len(real_reg), knowledge=len(flags),
                        knowledge_registers=len(said_reg), agree=agree, accepts_but_aborts=false_ok,
                        refuses_but_accepted=false_no, refused_values=refused, outside=missing,

@@ -66,8 +66,10 @@ def load_releases(path):
 
 
 def known(rels):
-    """The releases inside the knowledge (not marked known: false)."""
-    return [r for r in rels if r.get("known", True) is not False]
+    """The releases whose sources the catalogs are generated from: not
+    marked known: false, and not observed (those are known by the names
+    their wheels register; tools/gen-catalog.c reads their files)."""
+    return [r for r in rels if r.get("known", True) is not False and not r.get("observed")]
 
 
 def ranges(axis, present):

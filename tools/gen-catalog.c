@@ -49,7 +49,7 @@ struct fam {
 };
 
 static const char *const types[] = { "bool", "int", "float", "string", "enum", "list", NULL };
-static const char *const tagnames[] = { "debug", "cache", "perf-risk", "deprecated", "launcher", NULL };
+static const char *const tagnames[] = { "debug", "cache", "perf-risk", "deprecated", "launcher", "observed", NULL };
 static const char *const parsers[] = { "none", "tsl", "python", "atoi", "int", "prealloc", "pyint", "one", "nonempty", "onezero", NULL };
 static const char *const famkeys[] = { "family", "kind", "variables", "complete", "bool_parser",
 				       "source", "flags", "releases", NULL };
@@ -59,7 +59,8 @@ static const char *const entkeys[] = { "name", "type", "values", "case", "defaul
 				       "releases", "variants", "removed", "replaced_by", "evidence", NULL };
 static const char *const varkeys[] = { "releases", "type", "reader", "values", NULL };
 static const char *const pkgkeys[] = { "repository", "xla_repository", "pinned", "releases", NULL };
-static const char *const relkeys[] = { "version", "date", "tag", "commit", "xla", "libtpu", "known", NULL };
+static const char *const relkeys[] = { "version", "date", "tag", "commit", "xla", "libtpu", "known",
+				       "observed", NULL };
 /* A reader spec: "TYPE [CHECK [ARG]]" (launcher/flags/xlareader.c). */
 static const char *const reader_types[] = { "bool", "int32", "int64", "float", "string", NULL };
 static const char *const reader_checks[] = { "enum", "enum-upper", "enum-lower", "enum-prefix",
@@ -144,6 +145,7 @@ static int cmp_ent(const void *a, const void *b)
 
 struct rel {
 	const char *version, *date, *commit, *xla, *libtpu;
+	const char *observed;    /* the file of the names its wheel registers, or NULL */
 	bool known;
 	int pkg;
 };
@@ -215,6 +217,9 @@ static void load_package(const char *file, struct xl_ynode *name, struct xl_ynod
 		rl->libtpu = scalar(file, xl_ymap_get(r, "libtpu"), "libtpu");
 		if (xl_ymap_get(r, "known") && !xl_yscalar_bool(xl_ymap_get(r, "known"), &known))
 			bad(file, r, "%s", "'known' must be true or false");
+		rl->observed = scalar(file, xl_ymap_get(r, "observed"), "observed");
+		if (rl->observed && !known)
+			bad(file, r, "%s", "an observed release is inside the knowledge: not known: false");
 		rl->known = known;
 		rl->pkg = npkgs;
 		if (!rl->version || !rl->commit) {
@@ -391,6 +396,109 @@ static void entry_releases(const char *file, const struct fam *fm, struct xl_yno
 		if (vals && vals->kind != XL_Y_SEQ)
 			bad(file, vals, "'%s': values must be a list", en->name);
 	}
+}
+
+/* ---- releases known by what their wheels register ------------------------- */
+
+/* Files and names read for observed releases, freed at the end. */
+static char **obs_mem;
+static size_t nobs_mem;
+
+static void obs_keep(char *p)
+{
+	obs_mem = xl_realloc(obs_mem, (nobs_mem + 1) * sizeof(*obs_mem));
+	obs_mem[nobs_mem++] = p;
+}
+
+/* The entry of family f named name, or NULL. */
+static struct ent *find_ent(int f, const char *name)
+{
+	for (size_t i = 0; i < nents; i++)
+		if (ents[i].family == f && strcmp(ents[i].name, name) == 0)
+			return &ents[i];
+	return NULL;
+}
+
+/* A name its catalog lacks: known by the observed releases only, with no
+ * type (a string of any value) and the releases that register it. */
+static void add_observed_ent(int f, const char *name, uint64_t bit, const char *pkg)
+{
+	struct ent en;
+	char *desc = xl_asprintf("registered by %s releases whose sources were not read: "
+				 "known from what their wheels register, without a type", pkg);
+
+	obs_keep(desc);
+	memset(&en, 0, sizeof(en));
+	en.name = name;
+	en.type = "string";
+	en.reader = "string";
+	en.desc = desc;
+	en.order = -1;
+	en.tags = 1u << index_of("observed", tagnames);   /* XL_FTAG_OBSERVED */
+	en.family = f;
+	en.rel = bit;
+	en.def_index = -1;
+	if (nents == capents) {
+		capents = capents ? 2 * capents : 1024;
+		ents = xl_realloc(ents, capents * sizeof(*ents));
+	}
+	ents[nents++] = en;
+}
+
+/* Release i of package p (observed: FILE) registers each name of FILE:
+ * its bit is set on those entries of every family whose axis has p. */
+static void apply_observed_release(const char *relfile, int p, int i, struct fam *fams, int nf)
+{
+	const struct rel *r = &rels[pkgs[p].first + i];
+	size_t len;
+	char *data = xl_read_file(r->observed, &len, 0), *line, *save = NULL;
+	int n = 0, lineno = 0;
+
+	if (!data) {
+		fprintf(stderr, "gen-catalog: %s: release %s %s: cannot read '%s'\n", relfile,
+			pkgs[p].name, r->version, r->observed);
+		failures++;
+		return;
+	}
+	obs_keep(data);
+	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		if (*line == '#' || !*line)
+			continue;
+		if (!xl_valid_env_name(line) || strncmp(line, "xla_", 4) != 0) {
+			fprintf(stderr, "gen-catalog: %s: not an XLA flag name: '%s' (line %d)\n", r->observed,
+				line, lineno);
+			failures++;
+			continue;
+		}
+		n++;
+		for (int f = 0; f < nf; f++)
+			for (int a = 0; a < fams[f].naxis; a++) {
+				uint64_t bit;
+				struct ent *e;
+
+				if (fams[f].axis[a] != p || strcmp(fams[f].name, "xla") != 0)
+					continue;
+				bit = UINT64_C(1) << (fams[f].shift[a] + i);
+				e = find_ent(f, line);
+				if (e)
+					e->rel |= bit;
+				else
+					add_observed_ent(f, line, bit, pkgs[p].name);
+			}
+	}
+	if (!n) {
+		fprintf(stderr, "gen-catalog: %s: no flag names\n", r->observed);
+		failures++;
+	}
+}
+
+static void apply_observed(const char *relfile, struct fam *fams, int nf)
+{
+	for (int p = 0; p < npkgs; p++)
+		for (int i = 0; i < pkgs[p].nknown; i++)
+			if (rels[pkgs[p].first + i].observed)
+				apply_observed_release(relfile, p, i, fams, nf);
 }
 
 /* ---- the string pool of the knowledge tables ------------------------------- */
@@ -571,6 +679,9 @@ static void read_tags(const char *file, const struct xl_ynode *e, struct ent *en
 
 			if (t < 0)
 				bad(file, tags->items[k], "'%s': unknown tag", en->name);
+			else if (strcmp(tagnames[t], "observed") == 0)
+				bad(file, tags->items[k], "'%s': 'observed' is set by the build (releases.yaml), "
+				    "not in a catalog", en->name);
 			else
 				en->tags |= 1u << t;
 		}
@@ -750,12 +861,13 @@ static void emit_knowledge(FILE *out, const struct fam *fams, int nf)
 	for (int i = 0; i < nrels; i++) {
 		const struct rel *r = &rels[i];
 
-		fprintf(out, "\t{ %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %d, %s },\n",
+		fprintf(out, "\t{ %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %d, %s, %s },\n",
 			pool_add(r->version), pool_add(r->date), pool_add(r->commit), pool_add(r->xla),
-			pool_add(r->libtpu), r->pkg, r->known ? "true" : "false");
+			pool_add(r->libtpu), r->pkg, r->known ? "true" : "false",
+			r->observed ? "true" : "false");
 	}
 	if (!nrels)
-		fputs("\t{ 0, 0, 0, 0, 0, 0, false },\n", out);
+		fputs("\t{ 0, 0, 0, 0, 0, 0, false, false },\n", out);
 	fprintf(out, "};\nconst size_t xl_nkreleases = %d;\n", nrels);
 	fputs("\nconst struct xl_kfamily xl_kfamilies[] = {\n", out);
 	for (int i = 0; i < nf; i++)
@@ -828,6 +940,8 @@ int main(int argc, char **argv)
 		nf++;
 	}
 	if (!rc) {
+		if (first == 4)
+			apply_observed(argv[3], fams, nf);
 		qsort(ents, nents, sizeof(*ents), cmp_ent);
 		check_twice(fams, nf);
 		if (failures) {
@@ -843,5 +957,8 @@ int main(int argc, char **argv)
 	xl_ynode_free(rel_root);
 	xl_buf_release(&pool);
 	free(ents);
+	for (size_t i = 0; i < nobs_mem; i++)
+		free(obs_mem[i]);
+	free(obs_mem);
 	return rc;
 }

@@ -22,12 +22,13 @@ const char *xl_ftype_name(int type)
 
 const char *xl_ftags_str(unsigned tags, char *buf, size_t n)
 {
-	static const char *const names[] = { "debug", "cache", "perf-risk", "deprecated", "launcher" };
+	static const char *const names[] = { "debug", "cache", "perf-risk", "deprecated", "launcher",
+					     "observed" };
 	size_t len = 0;
 
 	if (n)
 		buf[0] = '\0';
-	for (unsigned i = 0; i < 5; i++) {
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!(tags & (1u << i)))
 			continue;
 		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s", len ? "," : "", names[i]);

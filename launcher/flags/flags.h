@@ -108,6 +108,8 @@ enum {
 	XL_FTAG_PERF_RISK = 1 << 2,
 	XL_FTAG_DEPRECATED = 1 << 3,
 	XL_FTAG_LAUNCHER = 1 << 4,   /* set per process by the job launcher (rank, topology) */
+	XL_FTAG_OBSERVED = 1 << 5,   /* known only from what release wheels register (releases.yaml
+				      * `observed`): no type, any value is taken */
 };
 
 /* How the consumer of a boolean reads it. */

@@ -61,6 +61,9 @@ struct xl_krelease {
 	uint32_t libtpu;         /* the libtpu version it asks for, or 0 */
 	uint8_t pkg;             /* index into xl_kpackages */
 	bool known;
+	bool observed;           /* known by the flag names its wheel registers (releases.yaml
+				  * `observed`), not from its sources: its flags have the types
+				  * of the newest release read from sources */
 };
 
 /* Per family (same index as xl_families): the packages whose releases make

@@ -172,13 +172,28 @@ static bool registers(const struct xl_kflag *k, const struct xl_rel_pos *t)
 
 static struct xl_flagdef **built;     /* xl_nkflags + xl_nkvariants slots */
 
+/* The release whose types release index of package pkg has: itself, or for
+ * a release known by its wheel's names (observed), the newest release read
+ * from sources before it. */
+static int types_index(int pkg, int index)
+{
+	const struct xl_kpackage *kp;
+
+	if (pkg < 0 || index < 0)
+		return index;
+	kp = &xl_kpackages[pkg];
+	while (index > 0 && xl_kreleases[kp->first + index].observed)
+		index--;
+	return index;
+}
+
 /* The entry of k as release t registers it (a variant where one applies). */
 static const struct xl_flagdef *entry_at(const struct xl_kflag *k, const struct xl_rel_pos *t)
 {
 	size_t slot = (size_t)(k - xl_kflags);
 	const struct xl_kvariant *kv = NULL;
 	struct xl_flagdef *d;
-	int b = bit_of(k->family, t->pkg, t->index);
+	int b = bit_of(k->family, t->pkg, types_index(t->pkg, t->index));
 
 	for (uint16_t i = 0; i < k->nvar && b >= 0; i++)
 		if ((xl_kvariants[k->var + i].rel >> b) & 1) {

@@ -9,8 +9,9 @@
 # unknown-flag abort lists is compared with what the knowledge says that
 # release registers, and with what `xlaunch flags lint --python
 # VENV/bin/python` refuses (tests/flags_releases_ref.py): for a release the
-# knowledge covers they agree on every name; for a newer one lint refuses
-# nothing its XLA takes.  Releases from 0.11 need
+# knowledge covers they agree on every name (a release known by what its
+# wheel registers, releases.yaml `observed`, too: its file is checked against
+# its XLA again); for a newer one lint refuses nothing its XLA takes.  Releases from 0.11 need
 # Python 3.12 (skipped, with the reason, where there is none); at least four
 # releases must run.
 # torch_xla: each release's wheel (downloaded without dependencies, cached
@@ -18,14 +19,14 @@
 # release reads (its Python sources, or the strings of its _XLAC library)
 # and every XLA flag the knowledge says its XLA registers (_XLAC's strings).
 #
-# First run: about 1.2 GB from PyPI (four jaxlib venvs, four torch_xla
+# First run: about 3 GB from PyPI (eight jaxlib venvs, five torch_xla
 # wheels; see tests/bench/RESULTS.md for the time it took); then a few
 # minutes.  JAXLIB_RELEASES / TORCH_XLA_RELEASES override the lists.
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 # the sanitizer pass of CI: what it would add is run there by other tests
-case "$XL" in */build/san/*) skip "under the sanitizer build: its time goes to five real XLA releases; the C it drives (flags lint) runs under the sanitizers in flags_release_run, release_detect and fuzz_lint" ;; esac
+case "$XL" in */build/san/*) skip "under the sanitizer build: its time goes to nine real XLA releases; the C it drives (flags lint) runs under the sanitizers in flags_release_run, release_detect and fuzz_lint" ;; esac
 
-JAXLIB_RELEASES=${JAXLIB_RELEASES:-0.4.30 0.6.2 0.8.1 0.10.2 0.11.0 0.12.0.1}
+JAXLIB_RELEASES=${JAXLIB_RELEASES:-0.4.30 0.6.2 0.8.1 0.10.2 0.11.0 0.11.1 0.11.2 0.12.0 0.12.0.1}
 TORCH_XLA_RELEASES=${TORCH_XLA_RELEASES:-2.5.0 2.6.0 2.7.0 2.8.0 2.9.0}
 
 ran=0
@@ -55,7 +56,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 l = d["lint"]
 print("| %s%s | %d | %d | %d | %d of %d | %d | %d of %d | %d | %d | %d |" % (
-    d["release"], "" if d["covered"] else " (newer: judged as %s)" % d["judged_as"],
+    d["release"], (" (observed)" if d.get("observed") else "") if d["covered"]
+    else " (newer: judged as %s)" % d["judged_as"],
     d["offered"], d["xla_registers"], d["knowledge_registers"], d["agree"], d["knowledge"],
     len(d["outside"]), l["agree"], l["names"], len(l["false_refusals"]),
     len(l["misses"]) - len(l["silent"]), len(l["silent"])))

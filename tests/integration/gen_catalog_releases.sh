@@ -94,4 +94,45 @@ awk '/0.3.0/ { sub(/, known: false/, "") } { print } /0.1.0/ { sub(/0.1.0, commi
 run "$GEN" "$T/out.c" --releases "$T/rel3.yaml" "$T/good.yaml"
 expect_rc 65 "a release outside the knowledge before one inside"
 expect_err "releases inside the knowledge come before the others" "order: message"
+
+# a release known by what its wheel registers (`observed: FILE`): the names
+# of FILE set its bit, a name no catalog entry has becomes an entry without
+# a type (tagged observed), a name gone from FILE is not registered there
+cd "$T"
+printf '# what the wheel of 0.3.0 registers\nxla_a\nxla_new\n' >"$T/obs.txt"
+sed 's/, known: false}/, observed: obs.txt}/' "$T/rel.yaml" >"$T/rel4.yaml"
+run "$GEN" "$T/out4.c" --releases "$T/rel4.yaml" "$T/good.yaml"
+expect_rc 0 "an observed release compiles"
+cat >"$T/obs.c" <<'EOF'
+#include "launcher/flags/flags.h"
+#include "launcher/flags/knowledge.h"
+#include <stdio.h>
+int main(void)
+{
+	for (size_t i = 0; i < xl_nkflags; i++)
+		printf("%s %llx %d %d\n", xl_kstr(xl_kflags[i].name), (unsigned long long)xl_kflags[i].rel,
+		       xl_kflags[i].def, !!(xl_kflags[i].tags & XL_FTAG_OBSERVED));
+	for (size_t i = 0; i < xl_nkreleases; i++)
+		printf("%s %d %d\n", xl_kstr(xl_kreleases[i].version), xl_kreleases[i].known, xl_kreleases[i].observed);
+	return 0;
+}
+EOF
+${CC:-cc} -std=c11 -I"$SRC" -o "$T/obs" "$T/obs.c" "$T/out4.c" >"$T/cc.log" 2>&1 ||
+	{ cat "$T/cc.log"; fail "the generated table with an observed release does not compile"; }
+"$T/obs" >"$T/obs.out"
+expect_eq "$(tr '\n' ';' <"$T/obs.out")" \
+	"xla_a 7 0 0;xla_new 4 -1 1;xla_old 1 -1 0;0.1.0 1 0;0.2.0 1 0;0.3.0 1 1;" \
+	"bits, entries and releases of an observed release"
+printf 'xla_a\nnot a name\n' >"$T/obs.txt"
+run "$GEN" "$T/out4.c" --releases "$T/rel4.yaml" "$T/good.yaml"
+expect_rc 65 "a bad line in an observed file"
+expect_err "obs.txt: not an XLA flag name: 'not a name' (line 2)" "the line named"
+rm -f "$T/obs.txt"
+run "$GEN" "$T/out4.c" --releases "$T/rel4.yaml" "$T/good.yaml"
+expect_rc 65 "a missing observed file"
+expect_err "release jaxlib 0.3.0: cannot read 'obs.txt'" "the file named"
+sed 's/, known: false}/, known: false, observed: obs.txt}/' "$T/rel.yaml" >"$T/rel5.yaml"
+run "$GEN" "$T/out4.c" --releases "$T/rel5.yaml" "$T/good.yaml"
+expect_rc 65 "observed and known: false together"
+expect_err "an observed release is inside the knowledge" "contradiction named"
 done_ok

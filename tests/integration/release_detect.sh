@@ -101,7 +101,7 @@ PYTHONPATH="$T/pp" run "$XL" flags lint --python "$T/empty/bin/python" -- --xla_
 expect_rc 0 "a cold cache with PYTHONPATH: jaxlib 0.6.2"
 expect_out "judged against jaxlib 0.6.2" "says so"
 run "$XL" flags lint --python "$T/empty/bin/python" -- --xla_gpu_graph_level=1
-expect_out "judged against jaxlib 0.11.0, the newest release xlaunch knows" "without PYTHONPATH: no jaxlib, not the cached 0.6.2"
+expect_out "judged against jaxlib 0.12.0.1, the newest release xlaunch knows" "without PYTHONPATH: no jaxlib, not the cached 0.6.2"
 grep -q "^xlaunch-bundle-cache	4$" "$XDG_STATE_HOME/xlaunch/bundle-cache" || fail "the cache names format 4"
 ok "the cache names format 4"
 

@@ -61,6 +61,26 @@ static char *ranges(int fam, int p, uint64_t mask)
 	return xl_buf_detach(&b);
 }
 
+/* The bits of family fam's masks that stand for observed releases (known
+ * by their wheels' names, not from the sources the YAML records). */
+static uint64_t observed_bits(int fam)
+{
+	const struct xl_kfamily *kf = &xl_kfamilies[fam];
+	uint64_t m = 0;
+
+	for (int a = 0; a < 2; a++) {
+		const struct xl_kpackage *kp;
+
+		if (kf->pkg[a] < 0)
+			continue;
+		kp = &xl_kpackages[kf->pkg[a]];
+		for (int i = 0; i < kp->nknown; i++)
+			if (xl_kreleases[kp->first + i].observed)
+				m |= UINT64_C(1) << (kf->shift[a] + i);
+	}
+	return m;
+}
+
 static const struct xl_kflag *kflag(const char *name, const char *family)
 {
 	int fam = xl_family_index(family);
@@ -92,8 +112,8 @@ static void test_release_list(void **state)
 			assert_true(strlen(xl_kstr(r->commit)) == 40);
 		}
 	}
-	/* every jaxlib minor series from 0.4 to 0.12 is listed; 0.12 is on
-	 * PyPI but outside the knowledge (its sources were not read) */
+	/* every jaxlib minor series from 0.4 to 0.12 is listed and known; the
+	 * releases after 0.11.0 by the names their wheels register */
 	{
 		const struct xl_kpackage *kp = &xl_kpackages[package("jaxlib")];
 		static const char *const series[] = { "0.4.", "0.5.", "0.6.", "0.7.", "0.8.", "0.9.",
@@ -102,10 +122,19 @@ static void test_release_list(void **state)
 		for (size_t s = 0; s < sizeof(series) / sizeof(series[0]); s++) {
 			bool found = false;
 
-			for (int i = 0; i < kp->n; i++)
+			for (int i = 0; i < kp->nknown; i++)
 				found |= strncmp(xl_kstr(xl_kreleases[kp->first + i].version), series[s],
 						 strlen(series[s])) == 0;
 			assert_true(found);
+		}
+		for (int i = 0; i < kp->n; i++) {
+			const struct xl_krelease *r = &xl_kreleases[kp->first + i];
+
+			/* observed releases come after every release read from sources */
+			if (r->observed)
+				assert_true(r->known && i > kp->pinned);
+			if (i && xl_kreleases[kp->first + i - 1].observed && r->known)
+				assert_true(r->observed);
 		}
 		assert_string_equal(xl_kstr(xl_kreleases[kp->first + kp->pinned].version), "0.10.2");
 		assert_string_equal(xl_kstr(xl_kreleases[kp->first + kp->pinned].xla),
@@ -136,8 +165,9 @@ static void check_family(const char *file, const char *family)
 		bool in_table = false;
 
 		assert_non_null(k);
+		/* the YAML records the releases read from sources */
 		for (size_t r = 0; r < rel->n; r += 2) {
-			char *got = ranges(fam, package(rel->items[r]->str), k->rel);
+			char *got = ranges(fam, package(rel->items[r]->str), k->rel & ~observed_bits(fam));
 
 			assert_string_equal(got, rel->items[r + 1]->str);
 			free(got);
@@ -233,8 +263,67 @@ static void test_known_facts(void **state)
 	assert_int_equal(k->def, -1);
 	assert_true((k->rel >> bit_of(xla, jl, "0.11.0")) & 1);
 	assert_false((k->rel >> bit_of(xla, jl, "0.10.2")) & 1);
-	/* releases outside the knowledge have no bit */
-	assert_int_equal(bit_of(xla, jl, "0.12.0.1"), -1);
+	/* releases outside the knowledge have no bit; observed ones do */
+	assert_int_equal(bit_of(xla, jl, "0.13.0"), -1);
+	assert_true(bit_of(xla, jl, "0.12.0.1") >= 0);
+	k = kflag("xla_gpu_graph_level", "xla");
+	assert_false((k->rel >> bit_of(xla, jl, "0.12.0.1")) & 1);
+}
+
+/* What the wheels of the observed releases register (etc/flags/observed/),
+ * against the tables: each name's bit is set exactly when its file lists
+ * it, and a name no release read from sources has is an entry without a
+ * type. */
+static void test_observed(void **state)
+{
+	int xla = xl_family_index("xla"), jl = package("jaxlib");
+	const struct xl_kpackage *kp = &xl_kpackages[jl];
+	const struct xl_kflag *k;
+	size_t files = 0;
+
+	(void)state;
+	for (int i = 0; i < kp->nknown; i++) {
+		const struct xl_krelease *r = &xl_kreleases[kp->first + i];
+		char *path, *data, *line, *save = NULL;
+		size_t len, listed = 0, set = 0;
+		uint64_t bit;
+
+		if (!r->observed)
+			continue;
+		bit = UINT64_C(1) << bit_of(xla, jl, xl_kstr(r->version));
+		path = xl_asprintf("%s/etc/flags/observed/jaxlib-%s.txt",
+				   getenv("XLAUNCH_SRC") ? getenv("XLAUNCH_SRC") : ".", xl_kstr(r->version));
+		data = xl_read_file(path, &len, 0);
+		assert_non_null(data);
+		for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			if (*line == '#')
+				continue;
+			k = kflag(line, "xla");
+			assert_non_null(k);
+			assert_true(k->rel & bit);
+			listed++;
+		}
+		for (size_t f = 0; f < xl_nkflags; f++)
+			set += xl_kflags[f].family == xla && (xl_kflags[f].rel & bit);
+		assert_int_equal(set, listed);
+		assert_true(listed > 300);
+		free(data);
+		free(path);
+		files++;
+	}
+	assert_int_equal(files, 4);
+	/* dropped after 0.11.0, as jaxlib 0.11.1's XLA shows */
+	k = kflag("xla_llvm_force_inline_before_split", "xla");
+	assert_true((k->rel >> bit_of(xla, jl, "0.11.0")) & 1);
+	assert_false((k->rel >> bit_of(xla, jl, "0.11.1")) & 1);
+	/* registered from 0.11.1 on, known from the wheels only */
+	k = kflag("xla_gpu_async_copy_min_bytes", "xla");
+	assert_non_null(k);
+	assert_int_equal(k->def, -1);
+	assert_true(k->tags & XL_FTAG_OBSERVED);
+	assert_false((k->rel >> bit_of(xla, jl, "0.11.0")) & 1);
+	assert_true((k->rel >> bit_of(xla, jl, "0.11.1")) & 1);
+	assert_true((k->rel >> bit_of(xla, jl, "0.12.0.1")) & 1);
 }
 
 /* Where installed versions are placed among the releases the knowledge
@@ -244,13 +333,15 @@ static void test_judge_positions(void **state)
 	static const struct { const char *v; enum xl_rel_how how; const char *as; } cases[] = {
 		{ "0.6.2", XL_REL_EXACT, "0.6.2" },
 		{ "0.9.0.1", XL_REL_EXACT, "0.9.0.1" },
-		{ "0.12.0.1", XL_REL_NEWER, "0.11.0" },        /* listed, outside the knowledge */
-		{ "1.0", XL_REL_NEWER, "0.11.0" },
+		{ "0.12.0.1", XL_REL_EXACT, "0.12.0.1" },      /* observed */
+		{ "0.11.2", XL_REL_EXACT, "0.11.2" },
+		{ "0.13.0", XL_REL_NEWER, "0.12.0.1" },
+		{ "1.0", XL_REL_NEWER, "0.12.0.1" },
 		{ "0.4.20", XL_REL_OLDER, "0.4.30" },
 		{ "0.4.32", XL_REL_BETWEEN, "0.4.31" },        /* withdrawn from PyPI */
 		{ "0.10.2+cuda12", XL_REL_EXACT, "0.10.2" },   /* a local build of 0.10.2 */
 		{ "0.10.3.dev20260701", XL_REL_BETWEEN, "0.10.2" },
-		{ "not-a-version", XL_REL_UNREADABLE, "0.11.0" },
+		{ "not-a-version", XL_REL_UNREADABLE, "0.12.0.1" },
 	};
 	int jl = package("jaxlib");
 
@@ -301,12 +392,31 @@ static void test_judge_flags(void **state)
 	assert_non_null(strstr(rv.why, "whose XLA aborts on it"));
 	assert_non_null(strstr(rv.hint, "xla_gpu_enable_command_buffer"));
 	xl_rel_verdict_release(&rv);
-	judge_flag("0.12.0.1", "xla_gpu_graph_level", &rv);
+	judge_flag("0.13.0", "xla_gpu_graph_level", &rv);
 	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
 	assert_non_null(strstr(rv.why, "newer than every release xlaunch knows"));
 	xl_rel_verdict_release(&rv);
-	judge_flag("0.12.0.1", "xla_not_a_flag_anywhere", &rv);
+	judge_flag("0.13.0", "xla_not_a_flag_anywhere", &rv);
 	assert_int_equal(rv.status, XL_RS_UNCONFIRMED);
+	xl_rel_verdict_release(&rv);
+	/* an observed release: what its wheel registers, refused otherwise */
+	judge_flag("0.12.0.1", "xla_gpu_graph_level", &rv);
+	assert_int_equal(rv.status, XL_RS_ELSEWHERE);
+	assert_non_null(strstr(rv.why, "whose XLA aborts on it"));
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.11.1", "xla_llvm_force_inline_before_split", &rv);
+	assert_int_equal(rv.status, XL_RS_ELSEWHERE);
+	assert_non_null(strstr(rv.why, "registered by jaxlib 0.4.30 to 0.11.0"));
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.12.0.1", "xla_gpu_async_copy_min_bytes", &rv);
+	assert_int_equal(rv.status, XL_RS_REGISTERED);
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.12.0.1", "xla_gpu_enable_pdl_launch", &rv);   /* types from 0.11.0 */
+	assert_int_equal(rv.status, XL_RS_REGISTERED);
+	assert_int_equal(rv.d->type, XL_FT_BOOL);
+	xl_rel_verdict_release(&rv);
+	judge_flag("0.12.0.1", "xla_not_a_flag_anywhere", &rv);
+	assert_int_equal(rv.status, XL_RS_UNKNOWN);
 	xl_rel_verdict_release(&rv);
 	judge_flag("0.10.2", "xla_not_a_flag_anywhere", &rv);
 	assert_int_equal(rv.status, XL_RS_UNKNOWN);
@@ -476,6 +586,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_torch_xla_yaml),
 		cmocka_unit_test(test_jax_yaml),
 		cmocka_unit_test(test_known_facts),
+		cmocka_unit_test(test_observed),
 		cmocka_unit_test(test_judge_positions),
 		cmocka_unit_test(test_judge_flags),
 		cmocka_unit_test(test_judge_variant),

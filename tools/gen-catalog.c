@@ -130,6 +130,15 @@ static void check_keys(const char *file, const struct xl_ynode *map, const char 
 static struct ent *ents;
 static size_t nents, capents;
 
+static void push_ent(const struct ent *en)
+{
+	if (nents == capents) {
+		capents = capents ? 2 * capents : 1024;
+		ents = xl_realloc(ents, capents * sizeof(*ents));
+	}
+	ents[nents++] = *en;
+}
+
 static int cmp_ent(const void *a, const void *b)
 {
 	const struct ent *x = a, *y = b;
@@ -438,11 +447,7 @@ static void add_observed_ent(int f, const char *name, uint64_t bit, const char *
 	en.family = f;
 	en.rel = bit;
 	en.def_index = -1;
-	if (nents == capents) {
-		capents = capents ? 2 * capents : 1024;
-		ents = xl_realloc(ents, capents * sizeof(*ents));
-	}
-	ents[nents++] = en;
+	push_ent(&en);
 }
 
 /* Release i of package p (observed: FILE) registers each name of FILE:
@@ -724,11 +729,7 @@ static void read_entry(const char *file, struct xl_ynode *e, int family, const s
 	check_entry(file, e, &en);
 	read_tags(file, e, &en);
 	entry_releases(file, fm, e, &en);
-	if (nents == capents) {
-		capents = capents ? 2 * capents : 1024;
-		ents = xl_realloc(ents, capents * sizeof(*ents));
-	}
-	ents[nents++] = en;
+	push_ent(&en);
 }
 
 /* Every entry of root's 'flags' list, of family `family` (fm), into ents. */

@@ -82,6 +82,9 @@ sed '/    evidence:/d' "$T/good.yaml" >"$T/b5.yaml"
 bad "$T/b5.yaml" "replaced_by and evidence go together" "a successor without evidence"
 sed '/name: xla_old/{n;s/type: bool/type: enum\n    values: [a, ""]/}' "$T/good.yaml" >"$T/b7.yaml"
 bad "$T/b7.yaml" "a value must be a non-empty scalar" "an empty value (the string pool ends a list at one)"
+sed '/name: xla_old/{n;s/type: bool/type: bool\n    tags: [observed]/}' "$T/good.yaml" >"$T/b8.yaml"
+bad "$T/b8.yaml" "'xla_old': 'observed' is set by the build (releases.yaml), not in a catalog" \
+	"the observed tag written in a catalog"
 sed 's/releases: \[jaxlib\]/releases: [jaxlibb]/' "$T/good.yaml" >"$T/b6.yaml"
 bad "$T/b6.yaml" "not a package of releases.yaml" "an unknown package"
 

@@ -160,8 +160,10 @@ man: $(BUILD)/xlaunch.1
 
 help:
 	@echo 'make              build ./xlaunch and build/rel/xlaunch.1 (SAN=1: build/san/, ASan+UBSan)'
-	@echo 'make test         install what is missing, build, run every test'
-	@echo 'make test-load    the same while stress-ng keeps the CPUs busy (LOAD_CPUS=N)'
+	@echo 'make test         install what is missing, build, run every test, JOBS at a time'
+	@echo '                  (default: the number of CPUs; JOBS=1: one after another)'
+	@echo 'make test-load    the same while stress-ng keeps the CPUs busy (LOAD_CPUS=N), with'
+	@echo '                  LOAD_JOBS tests at once (default: twice the CPUs)'
 	@echo 'make demo         probe, then a JAX job on the CPU through the cpu-jax profile'
 	@echo 'make demo-torch-xla  the same for PyTorch/XLA (downloads torch and torch_xla)'
 	@echo 'make install      PREFIX=/usr/local DESTDIR=: binary, man page, share/xlaunch'
@@ -183,16 +185,23 @@ deps:
 check-deps:
 	@tools/check-deps.sh .
 
+# Tests side by side, JOBS at a time (default: the number of CPUs; JOBS=1
+# runs them one after another); tools/run-tests.sh keeps them apart.
+NCPUS := $(shell nproc 2>/dev/null || echo 2)
+JOBS ?= $(NCPUS)
 test: deps check-deps
 	$(MAKE) all $(UNIT_BINS)
-	tools/run-tests.sh $(BUILD) $(BIN)
+	JOBS=$(JOBS) tools/run-tests.sh $(BUILD) $(BIN)
 
 # The whole suite, the same as `make test`, while stress-ng keeps LOAD_CPUS
-# cores busy (default 2: both cores of a 2-core host); the hog is stopped at
-# the end whatever happens, and its output stays out of the test log.
+# cores busy (default 2: both cores of a 2-core host), and with more tests
+# at once than there are cores (LOAD_JOBS, default twice the CPUs), so a
+# test that depends on timing fails here; the hog is stopped at the end
+# whatever happens, and its output stays out of the test log.
 LOAD_CPUS ?= 2
+LOAD_JOBS ?= $(shell echo $$((2 * $(NCPUS))))
 test-load: deps
-	tools/under-load.sh -n $(LOAD_CPUS) $(MAKE) test
+	tools/under-load.sh -n $(LOAD_CPUS) $(MAKE) test JOBS=$(LOAD_JOBS)
 
 demo: deps
 	$(MAKE) all

@@ -10,6 +10,8 @@
 #   tools/pg.sh destroy DIR     stops it when running and removes DIR
 #   tools/pg.sh url DIR [DB]    postgresql:// URL of database DB (default xlaunch)
 #   tools/pg.sh psql DIR [ARG...]  psql on the xlaunch database as the superuser
+#   tools/pg.sh createdb DIR DB    a new, empty database DB (a test's own)
+#   tools/pg.sh dropdb DIR DB      removes DB, ending its sessions
 #   tools/pg.sh bindir          the directory of the server's programs (psql too)
 #   tools/pg.sh available       exit 0 when the server programs are installed
 #
@@ -42,7 +44,7 @@ as_owner() {
 }
 
 usage() {
-	echo "usage: tools/pg.sh new | start DIR | stop DIR | destroy DIR | url DIR [DB] | psql DIR [ARG...] | bindir | available" >&2
+	echo "usage: tools/pg.sh new | start DIR | stop DIR | destroy DIR | url DIR [DB] | psql DIR [ARG...] | createdb DIR DB | dropdb DIR DB | bindir | available" >&2
 	exit 64
 }
 
@@ -135,6 +137,12 @@ destroy)
 url)
 	need_dir "${1:-}"
 	echo "postgresql://xlaunch@/${2:-xlaunch}?host=$1&port=$PORT"
+	;;
+createdb | dropdb)
+	need_dir "${1:-}"
+	case "${2:-}" in '' | *[!A-Za-z0-9_]*) echo "pg.sh: '${2:-}': a database name is letters, digits and _" >&2; exit 64 ;; esac
+	if [ "$cmd" = createdb ]; then sql="CREATE DATABASE \"$2\""; else sql="DROP DATABASE IF EXISTS \"$2\" WITH (FORCE)"; fi
+	"$(bindir)/psql" -X -q -v ON_ERROR_STOP=1 -h "$1" -p $PORT -U xlaunch -d postgres -c "$sql"
 	;;
 psql)
 	need_dir "${1:-}"

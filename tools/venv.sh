@@ -74,6 +74,18 @@ if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then
 	echo "$dir"
 	exit 0
 fi
+# One maker at a time per venv: tests run side by side (tools/run-tests.sh)
+# and several may ask for the same venv at once; the others wait here and
+# then find it made.  The lock is held until this script exits.
+mkdir -p build/.locks
+if command -v flock >/dev/null; then
+	exec 9>>"build/.locks/$(echo "$dir" | tr '/.' '__').lock"
+	flock 9
+	if [ -f "$stamp" ] && [ -x "$dir/bin/python" ]; then
+		echo "$dir"
+		exit 0
+	fi
+fi
 # MiB a fresh install needs at its peak: the wheels pip has downloaded (kept
 # until it finishes) plus the installed tree (torch: 4.2 GB of wheels, 7.0 GiB
 # installed; tests/bench/TORCH-NOTES.md), rounded up

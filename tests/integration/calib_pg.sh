@@ -143,9 +143,10 @@ pg_sql "$PG_URL" -c "DROP SCHEMA IF EXISTS cp_pw CASCADE" -c "DROP ROLE IF EXIST
 	-c "CREATE ROLE cp_pw LOGIN PASSWORD '$SECRET' IN ROLE xlaunch_password" \
 	-c "CREATE SCHEMA cp_pw AUTHORIZATION cp_pw" >/dev/null 2>&1
 HOSTPART=$(echo "$PG_URL" | sed 's/^[^?]*?//')
-GOOD="postgresql://cp_pw:$SECRET@/xlaunch?$HOSTPART&options=-csearch_path%3Dcp_pw"
-BAD="postgresql://cp_pw:wrong-$SECRET@/xlaunch?$HOSTPART&options=-csearch_path%3Dcp_pw"
-PARAM="postgresql://cp_pw@/xlaunch?$HOSTPART&password=wrong-$SECRET&options=-csearch_path%3Dcp_pw"
+DB=$(echo "$PG_URL" | sed 's|^[^@]*@/\([^?]*\)?.*|\1|')	# the test's own database
+GOOD="postgresql://cp_pw:$SECRET@/$DB?$HOSTPART&options=-csearch_path%3Dcp_pw"
+BAD="postgresql://cp_pw:wrong-$SECRET@/$DB?$HOSTPART&options=-csearch_path%3Dcp_pw"
+PARAM="postgresql://cp_pw@/$DB?$HOSTPART&password=wrong-$SECRET&options=-csearch_path%3Dcp_pw"
 unset XLAUNCH_STORE
 : >"$T/said"
 for loc in "$BAD" "$PARAM"; do
@@ -154,7 +155,7 @@ for loc in "$BAD" "$PARAM"; do
 	expect_out "launched" "the child ran"
 	expect_err "unreachable" "the store is said to be unreachable"
 	expect_err "password authentication failed" "and why"
-	expect_err "store 'postgresql://cp_pw@/xlaunch?" "the store is named"
+	expect_err "store 'postgresql://cp_pw@/$DB?" "the store is named"
 	cat "$T/out" "$T/err" >>"$T/said"
 	run "$XL" --store "$loc" calib history
 	expect_rc 73 "calib history with a wrong password"
@@ -171,7 +172,7 @@ cat "$T/out" "$T/err" >>"$T/said"
 # the password, by libpq's password file
 printf '*:*:*:cp_pw:%s\n' "$SECRET" >"$HOME/pgpass"
 chmod 600 "$HOME/pgpass"
-NOPW="postgresql://cp_pw@/xlaunch?$HOSTPART&options=-csearch_path%3Dcp_pw"
+NOPW="postgresql://cp_pw@/$DB?$HOSTPART&options=-csearch_path%3Dcp_pw"
 PGPASSFILE="$HOME/pgpass" run "$XL" --store "$NOPW" calib history --json
 expect_rc 0 "PGPASSFILE"
 expect_eq "$(grep -c '"id"' "$T/out")" 3 "the same store through PGPASSFILE"

@@ -74,6 +74,17 @@ wait_until() {
 	done
 }
 
+# libtpu_lock: waits until no other test of this host runs libtpu, then
+# holds that until this test exits.  libtpu allows one process a host (its
+# /tmp/libtpu_lockfile): a second one aborts, so tests that start libtpu
+# take this lock first, and tests run side by side (tools/run-tests.sh)
+# never start two.
+libtpu_lock() {
+	command -v flock >/dev/null || fail "flock is not installed (util-linux; tools/deps.sh installs it)"
+	exec 8>>/tmp/xlaunch-tests-libtpu.lock
+	flock -w "$HANG_S" 8 || fail "another test held libtpu for $HANG_S s"
+}
+
 # PostgreSQL stores.  pg_setup: the test runner's server (XLAUNCH_TEST_PG),
 # else a private one started here (tools/pg.sh) and removed on exit; skips
 # when the server programs are not installed.  pg_store NAME: the location

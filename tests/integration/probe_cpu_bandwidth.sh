@@ -18,6 +18,7 @@
 # checked on its own (four times the last-level cache).  The reference
 # is built as the xlaunch under test is: with ASan and UBSan when that is the
 # sanitizer build (build/san), whose instrumented loops run slower.
+# test: alone (a bandwidth against a reference: a test beside it would share the memory bus)
 . "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || skip "no C compiler ($CC) to build the reference triad"

@@ -12,6 +12,7 @@ case "$venv" in /*) ;; *) venv="$SRC/$venv" ;; esac
 # itself: past --timeout the backend would be "hung", not "installed".  The
 # limit guards against a hang only (libtpu gives up within a second here,
 # with a load average of 12 too)
+libtpu_lock
 start=$(date +%s)
 VIRTUAL_ENV="$venv" run "$XL" probe --backend pjrt --timeout $PROBE_LIMIT --json --no-record
 secs=$(( $(date +%s) - start ))

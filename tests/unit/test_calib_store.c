@@ -1844,21 +1844,24 @@ static void test_location_display(void **state)
 }
 
 /* Makes role NAME (password PASS, one who must give it) with a schema of
- * its own; returns "postgresql://NAME:PASS@/xlaunch?host=..." (PASS
- * percent-encoded as given, NULL: no password in the URL; caller frees). */
+ * its own in the test server's database; returns
+ * "postgresql://NAME:PASS@/DB?host=..." (PASS percent-encoded as given,
+ * NULL: no password in the URL; caller frees). */
 static char *pg_role(const char *name, const char *pass, const char *url_pass)
 {
-	const char *base = pg_base(), *host = strstr(base, "host=");
+	const char *base = pg_base(), *host = strstr(base, "host="), *db = strstr(base, "@/");
 	char *sql, *url;
 
 	assert_non_null(host);
+	assert_non_null(db);
+	db += 2;
 	sql = xl_asprintf("DROP SCHEMA IF EXISTS %s CASCADE; DROP ROLE IF EXISTS %s;"
 			  " CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE xlaunch_password;"
 			  " CREATE SCHEMA %s AUTHORIZATION %s", name, name, name, pass, name, name);
 	pg_exec(base, sql);
 	free(sql);
-	url = xl_asprintf("postgresql://%s%s%s@/xlaunch?%.*s&options=-csearch_path%%3D%s", name,
-			  url_pass ? ":" : "", url_pass ? url_pass : "",
+	url = xl_asprintf("postgresql://%s%s%s@/%.*s?%.*s&options=-csearch_path%%3D%s", name,
+			  url_pass ? ":" : "", url_pass ? url_pass : "", (int)strcspn(db, "?"), db,
 			  (int)strcspn(host, "&"), host, name);
 	return url;
 }
@@ -1882,7 +1885,8 @@ static void test_pg_passwords(void **state)
 	/* the right one: the store shows itself without it */
 	st = open_ok(good);
 	assert_null(strstr(calib_store_path(st), "Right"));
-	assert_non_null(strstr(calib_store_path(st), "postgresql://u_pw@/xlaunch?host="));
+	assert_int_equal(strncmp(calib_store_path(st), "postgresql://u_pw@/", 19), 0);
+	assert_non_null(strstr(calib_store_path(st), "?host="));
 	assert_int_equal(record(st, "pw-1", "{\"model\": {\"params\": 5}}", "ok", 10, 100), 0);
 	calib_close(st);
 	/* none given: libpq's password file (PGPASSFILE, 0600) */
@@ -1897,10 +1901,11 @@ static void test_pg_passwords(void **state)
 	calib_close(st);
 	/* a service file names the server, database, user and schema */
 	{
-		const char *host = strstr(pg_base(), "host=") + 5;
+		const char *host = strstr(pg_base(), "host=") + 5, *db = strstr(pg_base(), "@/") + 2;
 
-		text = xl_asprintf("[xltest]\nhost=%.*s\nport=5432\ndbname=xlaunch\nuser=u_pw\n"
-				   "options=-csearch_path=u_pw\n", (int)strcspn(host, "&"), host);
+		text = xl_asprintf("[xltest]\nhost=%.*s\nport=5432\ndbname=%.*s\nuser=u_pw\n"
+				   "options=-csearch_path=u_pw\n", (int)strcspn(host, "&"), host,
+				   (int)strcspn(db, "?"), db);
 		svcfile = xl_test_write("pg_service.conf", text);
 		free(text);
 	}

@@ -57,6 +57,8 @@ if [ "${1:-}" = --job ]; then
 	exit 0
 fi
 
+# a server of an outer run (this runner run by a test) is not this run's
+unset XLT_PG_DIR
 BUILD=${1:-build/rel}
 XL=${2:-./xlaunch}
 case "$XL" in /*) ;; *) XL="$(pwd)/$XL" ;; esac
@@ -135,14 +137,17 @@ for t in tests/integration/*.sh; do
 done
 total=$(wc -l <"$log/list")
 
-# Start order: the others by their last time, longest first (unknown ones
-# first of all: they may be long), then the ones that run alone.
+# Start order: the unit tests (short, and first in the output), then the
+# integration tests by their last time, longest first (unknown ones first
+# of all: they may be long), then the ones that run alone.
 times=$TIMES
 [ -f "$times" ] || times=tests/test-times
 awk -v times="$times" '
 BEGIN { while ((getline l < times) > 0) { split(l, f, " "); secs[f[1]] = f[2] } }
-{ s = ($2 in secs) ? secs[$2] : 1000000; print $4, s, NR, $2 }
-' "$log/list" | sort -k1,1n -k2,2nr -k3,3n | awk '{ print $1, $4 }' >"$log/order"
+{
+	s = ($2 in secs) ? secs[$2] : 1000000
+	print ($1 == "unit") ? 0 : ($4 == 1) ? 2 : 1, s, NR, $4, $2
+}' "$log/list" | sort -k1,1n -k2,2nr -k3,3n | awk '{ print $4, $5 }' >"$log/order"
 
 # report NAME KIND: its line (and its log when it failed)
 report() {

@@ -104,12 +104,12 @@ expect_eq "$(wc -l <"$W/build/test-times")" 8 "the times of all eight tests kept
 
 # ---- one at a time, the longest first ---------------------------------------------------
 fresh
-printf 'c_fail 1\nd_skip 100\ng_alone 500\nzz_other 7\n' >"$W/build/test-times"
-runner 1 "c_fail d_skip g_alone"
-expect_out "2 passed, 1 failed, 1 skipped" "JOBS=1: the closing line"
+printf 'c_fail 1\nd_skip 100\ng_alone 500\ntest_unit 900\nzz_other 7\n' >"$W/build/test-times"
+runner 1 "c_fail d_skip f_quick g_alone"
+expect_out "3 passed, 1 failed, 1 skipped" "JOBS=1: the closing line"
 expect_eq "$(max_in)" 1 "JOBS=1: one at a time"
-expect_eq "$(cut -d' ' -f1 "$S/seen" | grep -v '^unit$' | tr '\n' ' ')" "test_unit d_skip c_fail g_alone " \
-	"started: the one without a time, then the longest first, the alone one last"
+expect_eq "$(cut -d' ' -f1 "$S/seen" | grep -v '^unit$' | tr '\n' ' ')" "test_unit f_quick d_skip c_fail g_alone " \
+	"started: the unit tests, then one without a time, then the longest first, the alone one last"
 grep -q '^test_unit ' "$W/build/test-times" && grep -qx 'zz_other 7' "$W/build/test-times" ||
 	fail "the times file lost a test"
 ok "the times of this run merged with the others'"

@@ -248,6 +248,19 @@ void calib_add_secret(struct calib_store *st, const char *secret)
 	st->location = shown;
 }
 
+/* st speaks through drv: the operations are calib_queries, with those drv
+ * writes itself in their place. */
+static void use_driver(struct calib_store *st, const struct calib_driver *drv)
+{
+	const struct calib_ops *own = drv->own;
+
+	st->drv = drv;
+	st->ops = calib_queries;
+#define OWN(op) if (own && own->op) st->ops.op = own->op;
+	CALIB_OPS(OWN)
+#undef OWN
+}
+
 int calib_open(const char *location, unsigned flags, struct calib_store **out, char **err)
 {
 	struct calib_store *st = xl_calloc(1, sizeof(*st));
@@ -264,20 +277,20 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 		st->location = xl_asprintf("%s/calib.db", sd);
 		free(sd);
 		path = st->location;
-		st->be = &calib_sqlite_backend;
+		st->drv = &calib_sqlite_driver;
 	} else if (xl_startswith(location, "sqlite:")) {
 		path = location + strlen("sqlite:");
 		if (xl_startswith(path, "//"))
 			path += 2;
 		st->location = xl_strdup(path);
 		path = st->location;
-		st->be = &calib_sqlite_backend;
+		st->drv = &calib_sqlite_driver;
 	} else if ((scheme = uri_scheme(location)) != 0) {
 		st->location = redact(location, scheme, &st->secrets);
 		/* a server store: libpq reads the URI as given, password and all */
 		if (strncmp(location, "postgresql://", scheme) == 0 ||
 		    strncmp(location, "postgres://", scheme) == 0) {
-			st->be = &calib_pg_backend;
+			st->drv = &calib_pg_driver;
 			path = location;
 		} else {
 			rc = calib_fail(st, XL_EX_CANTCREAT,
@@ -288,7 +301,7 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 	} else {
 		st->location = xl_strdup(location);
 		path = st->location;
-		st->be = &calib_sqlite_backend;
+		st->drv = &calib_sqlite_driver;
 	}
 	if (!*path) {
 		rc = calib_fail(st, XL_EX_CANTCREAT, "no file named");
@@ -296,14 +309,15 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 	}
 	if (flags & CALIB_OPEN_READONLY)
 		flags |= CALIB_OPEN_NOCREATE;
-	rc = st->be->open(st, path, flags);
+	use_driver(st, st->drv);
+	rc = st->drv->open(st, path, flags);
 	if (rc && st->absent && (flags & CALIB_OPEN_READONLY)) {
 		/* nothing recorded yet: an empty store in memory answers */
-		st->be->close(st);
+		st->drv->close(st);
 		free(st->err);
 		st->err = NULL;
-		st->be = &calib_sqlite_backend;
-		rc = st->be->open(st, NULL, flags);
+		use_driver(st, &calib_sqlite_driver);
+		rc = st->drv->open(st, NULL, flags);
 		st->stand_in = rc == 0;
 	}
 	if (rc)
@@ -327,8 +341,8 @@ void calib_close(struct calib_store *st)
 	if (!st)
 		return;
 	calib_family_cache_drop(st);
-	if (st->be && st->impl)
-		st->be->close(st);
+	if (st->drv && st->impl)
+		st->drv->close(st);
 	free(st->location);
 	free(st->err);
 	xl_strv_release(&st->secrets);
@@ -849,7 +863,7 @@ int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
 		calib_family_cache_drop(st);
 		do {
 			st->retry = false;
-			rc = st->be->record_attempt(st, &c, family[0] ? family : NULL, coords);
+			rc = st->ops.record_attempt(st, &c, family[0] ? family : NULL, coords);
 		} while (rc && again(st, &tries, start));
 	}
 	free(c.figures);
@@ -903,7 +917,7 @@ int calib_record_probe(struct calib_store *st, const json_t *doc)
 
 		do {
 			st->retry = false;
-			rc = st->be->record_probe(st, doc, host, t, NULL);
+			rc = st->ops.record_probe(st, doc, host, t, NULL);
 		} while (rc && again(st, &tries, start));
 		return rc;
 	}
@@ -918,7 +932,7 @@ int calib_latest_hardware(struct calib_store *st, const char *host, unsigned fla
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = st->be->latest_hardware(st, host, &all, &n)))
+	if ((rc = st->ops.latest_hardware(st, host, &all, &n)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		double total = (double)all[i].count * (double)all[i].memory_bytes;
@@ -962,7 +976,7 @@ bool calib_parts_fill_hardware(struct calib_store *st, json_t *parts, unsigned f
 int calib_last_parts(struct calib_store *st, const char *profile, json_t **parts, char **id)
 {
 	char *text = NULL;
-	int rc = st->be->last_parts(st, profile, &text, id);
+	int rc = st->ops.last_parts(st, profile, &text, id);
 
 	*parts = text ? json_loads(text, 0, NULL) : NULL;
 	free(text);
@@ -978,13 +992,13 @@ int calib_last_parts(struct calib_store *st, const char *profile, json_t **parts
 int calib_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
 		  void *arg)
 {
-	return st->be->history(st, f, fn, arg);
+	return st->ops.history(st, f, fn, arg);
 }
 
 int calib_stats(struct calib_store *st, const char *profile, long long limit,
 		calib_stats_fn *fn, void *arg)
 {
-	return st->be->stats(st, profile, limit, fn, arg);
+	return st->ops.stats(st, profile, limit, fn, arg);
 }
 
 int calib_resolve_signature(struct calib_store *st, const char *prefix, char hash[65])
@@ -997,7 +1011,7 @@ int calib_resolve_signature(struct calib_store *st, const char *prefix, char has
 		return calib_fail(st, XL_EX_USAGE, "empty signature prefix");
 	if (strlen(prefix) > 64)
 		return calib_fail(st, XL_EX_NOINPUT, "no signature starts with '%s'", prefix);
-	return st->be->resolve_signature(st, prefix, hash);
+	return st->ops.resolve_signature(st, prefix, hash);
 }
 
 int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
@@ -1008,7 +1022,7 @@ int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
 
 	do {
 		st->retry = false;
-		rc = st->be->forget(st, hash, attempts);
+		rc = st->ops.forget(st, hash, attempts);
 	} while (rc && again(st, &tries, start));
 	return rc;
 }
@@ -1050,7 +1064,7 @@ static int export_attempt(const struct calib_attempt *a, void *arg)
 
 int calib_export(struct calib_store *st, FILE *f)
 {
-	return st->be->export(st, export_probe, export_attempt, f);
+	return st->ops.export(st, export_probe, export_attempt, f);
 }
 
 /* One line of an import: 0, 65 with *err, or 73 (the store failed). */
@@ -1091,7 +1105,7 @@ static int import_one(struct calib_store *st, json_t *o, bool *probe, char **err
 			*err = xl_strdup("probe without 'host' and an ISO 8601 'time'");
 			return XL_EX_DATAERR;
 		}
-		return st->be->record_probe(st, doc, host, t, uid);
+		return st->ops.record_probe(st, doc, host, t, uid);
 	}
 	*err = xl_asprintf("unknown line type '%s'", type);
 	return XL_EX_DATAERR;
@@ -1122,7 +1136,7 @@ static int import_pass(struct calib_store *st, const char *data, size_t len,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if ((rc = st->be->begin(st))) {
+	if ((rc = st->drv->begin(st, false))) {
 		free(copy);
 		return rc;
 	}
@@ -1154,7 +1168,7 @@ static int import_pass(struct calib_store *st, const char *data, size_t len,
 		} else if (r) {
 			free(err);
 			st->in_tx = false;
-			st->be->rollback(st);
+			st->drv->rollback(st);
 			free(copy);
 			return r;
 		} else if (probe) {
@@ -1166,12 +1180,12 @@ static int import_pass(struct calib_store *st, const char *data, size_t len,
 	free(copy);
 	st->in_tx = false;
 	if (res->bad) {
-		st->be->rollback(st);
+		st->drv->rollback(st);
 		return calib_fail(st, XL_EX_DATAERR, "%zu bad line%s: nothing imported", res->bad,
 				  res->bad == 1 ? "" : "s");
 	}
-	if ((rc = st->be->commit(st))) {
-		st->be->rollback(st);
+	if ((rc = st->drv->commit(st))) {
+		st->drv->rollback(st);
 		return rc;
 	}
 	return 0;
@@ -1298,7 +1312,7 @@ int calib_job_choose(struct calib_store *st, const char *job_id, const char *can
 	*chosen = *chosen_sig = NULL;
 	if (!job_id || !*job_id)
 		return calib_fail(st, XL_EX_DATAERR, "a job choice needs a job id");
-	return st->be->job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
+	return st->ops.job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
 }
 
 /* ---- ranks watching each other ------------------------------------------------------- */
@@ -1326,7 +1340,7 @@ int calib_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, i
 		return rc;
 	if (!(lease_s > 0))
 		return calib_fail(st, XL_EX_DATAERR, "job '%s': a lease of %g s", job_id, lease_s);
-	rc = st->be->rank_begin(st, job_id, rank, world, run_id, lease_s, &t);
+	rc = st->ops.rank_begin(st, job_id, rank, world, run_id, lease_s, &t);
 	if (rc == 0 && started)
 		*started = t;
 	return rc;
@@ -1341,7 +1355,7 @@ int calib_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, do
 	out->when = out->now = NAN;
 	if ((rc = check_rank(st, job_id, rank)))
 		return rc;
-	return st->be->rank_poll(st, job_id, rank, lease_s, since, judge_leases, out);
+	return st->ops.rank_poll(st, job_id, rank, lease_s, since, judge_leases, out);
 }
 
 int calib_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
@@ -1355,7 +1369,7 @@ int calib_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
 	if ((unsigned)outcome >= XL_OUT_COUNT)
 		return calib_fail(st, XL_EX_DATAERR, "job '%s': rank %lld: unknown outcome", job_id,
 				  (long long)rank);
-	return st->be->rank_end(st, job_id, rank, xl_outcome_name(outcome), exit_status,
+	return st->ops.rank_end(st, job_id, rank, xl_outcome_name(outcome), exit_status,
 				peer_rank < 0 ? CALIB_UNSET : peer_rank,
 				peer_rank < 0 ? NULL : (unsigned)peer_outcome < XL_OUT_COUNT
 				? xl_outcome_name(peer_outcome) : LEASE_LAPSED);
@@ -1365,7 +1379,7 @@ int calib_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *
 {
 	if (!job || !*job)
 		return calib_fail(st, XL_EX_DATAERR, "no job id");
-	return st->be->job_ranks(st, job, fn, arg);
+	return st->ops.job_ranks(st, job, fn, arg);
 }
 
 int calib_peer_outcome_parse(const char *s)
@@ -1381,8 +1395,8 @@ int calib_peer_outcome_parse(const char *s)
 
 void calib_idle(struct calib_store *st)
 {
-	if (st && st->be->idle)
-		st->be->idle(st);
+	if (st && st->drv->idle)
+		st->drv->idle(st);
 }
 
 /* ---- report queries ------------------------------------------------------------------- */
@@ -1390,7 +1404,7 @@ void calib_idle(struct calib_store *st)
 int calib_report_profiles(struct calib_store *st, const struct calib_report_filter *f,
 			  long long limit, calib_report_profile_fn *fn, void *arg)
 {
-	return st->be->report_profiles(st, f, limit, fn, arg);
+	return st->ops.report_profiles(st, f, limit, fn, arg);
 }
 
 int calib_report_timeline(struct calib_store *st, const struct calib_report_filter *f, double t0,
@@ -1398,7 +1412,7 @@ int calib_report_timeline(struct calib_store *st, const struct calib_report_filt
 {
 	if (!f->profile || !(width > 0))
 		return calib_fail(st, XL_EX_SOFTWARE, "timeline: no profile or no bin width");
-	return st->be->report_timeline(st, f, t0, width, fn, arg);
+	return st->ops.report_timeline(st, f, t0, width, fn, arg);
 }
 
 int calib_report_stacks(struct calib_store *st, const struct calib_report_filter *f,
@@ -1406,36 +1420,36 @@ int calib_report_stacks(struct calib_store *st, const struct calib_report_filter
 {
 	if (!f->profile)
 		return calib_fail(st, XL_EX_SOFTWARE, "stacks: no profile");
-	return st->be->report_stacks(st, f, fn, arg);
+	return st->ops.report_stacks(st, f, fn, arg);
 }
 
 int calib_report_pvo(struct calib_store *st, const struct calib_report_filter *f,
 		     int bins_per_e, calib_pvo_fn *fn, void *arg)
 {
-	return st->be->report_pvo(st, f, bins_per_e > 0 ? bins_per_e : 8, fn, arg);
+	return st->ops.report_pvo(st, f, bins_per_e > 0 ? bins_per_e : 8, fn, arg);
 }
 
 int calib_report_sources(struct calib_store *st, const struct calib_report_filter *f,
 			 calib_report_source_fn *fn, void *arg)
 {
-	return st->be->report_sources(st, f, fn, arg);
+	return st->ops.report_sources(st, f, fn, arg);
 }
 
 int calib_report_families(struct calib_store *st, const struct calib_report_filter *f,
 			  long long limit, calib_report_family_fn *fn, void *arg)
 {
-	return st->be->report_families(st, f, limit, fn, arg);
+	return st->ops.report_families(st, f, limit, fn, arg);
 }
 
 int calib_report_members(struct calib_store *st, const struct calib_report_filter *f,
 			 const char *family, const char *stack, long long limit,
 			 calib_report_member_fn *fn, void *arg)
 {
-	return st->be->report_members(st, f, family, stack, limit, fn, arg);
+	return st->ops.report_members(st, f, family, stack, limit, fn, arg);
 }
 
 int calib_report_probes(struct calib_store *st, const struct calib_report_filter *f,
 			calib_report_probe_fn *fn, void *arg)
 {
-	return st->be->report_probes(st, f, fn, arg);
+	return st->ops.report_probes(st, f, fn, arg);
 }

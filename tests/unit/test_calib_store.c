@@ -2106,6 +2106,31 @@ static void test_every_operation(void **state)
 	free(path2);
 }
 
+/* A choice that is not there once published (a trigger takes it away) is
+ * said to be so, in the same words on both stores, and nothing is chosen. */
+static void test_choice_vanished(void **state)
+{
+	const struct backend *be = backend_of(state);
+	char *path = be->location("vanish"), *c = NULL, *sg = NULL;
+	struct calib_store *st = open_ok(path);
+
+	if (be == &sqlite_be)
+		be->exec(path, "CREATE TRIGGER gone AFTER INSERT ON job_choices BEGIN"
+			 " DELETE FROM job_choices WHERE job_id = NEW.job_id; END");
+	else
+		be->exec(path, "CREATE FUNCTION gone() RETURNS trigger LANGUAGE plpgsql AS"
+			 " $$ BEGIN DELETE FROM job_choices WHERE job_id = NEW.job_id; RETURN NULL;"
+			 " END $$; CREATE TRIGGER gone AFTER INSERT ON job_choices FOR EACH ROW"
+			 " EXECUTE FUNCTION gone()");
+	assert_int_equal(calib_job_choose(st, "j", "big", "s1", 0, &c, &sg), XL_EX_CANTCREAT);
+	assert_null(c);
+	assert_null(sg);
+	assert_non_null(strstr(calib_errmsg(st),
+			       "cannot publish the job's candidate: no choice after publishing one"));
+	calib_close(st);
+	free(path);
+}
+
 /* A listening socket that never answers: a server that hangs. */
 static int silent_server(const char *dir)
 {
@@ -2491,6 +2516,7 @@ int main(int argc, char **argv)
 		BOTH(test_killed_writer),
 		BOTH(test_rank_watch),
 		BOTH(test_every_operation),
+		BOTH(test_choice_vanished),
 		PG(test_pg_schema),
 		PG(test_pg_migrations),
 		PG(test_pg_migration_v6),

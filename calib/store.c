@@ -560,23 +560,60 @@ static void classify_headline(struct calib_attempt *a)
 					 a->predicted_basis, CALIB_UNSET, NULL);
 }
 
+/* The text fields of o (strings or null) into a's own, and into its
+ * shape and stack hashes; the attempt's signature, its kinds, basis and
+ * outcome are the caller's, by name.  false when one is not a string. */
+static bool text_fields_from_json(const json_t *o, struct calib_attempt *a)
+{
+	for (const struct calib_column *c = calib_attempt_cols; c->name; c++) {
+		void *p = (char *)a + c->offset;
+		const char *v;
+
+		if (c->type != CALIB_COL_TEXT && c->type != CALIB_COL_HASH && c->type != CALIB_COL_KIND &&
+		    c->type != CALIB_COL_BASIS && c->type != CALIB_COL_OUTCOME)
+			continue;
+		if (!opt_str(o, c->name, &v))
+			return false;
+		if (c->type == CALIB_COL_TEXT && c->offset != offsetof(struct calib_attempt, id))
+			*(char **)p = dup_or_null(v);
+		else if (c->type == CALIB_COL_HASH && (c->flags & CALIB_COL_SIG))
+			snprintf(p, 65, "%s", v ? v : "");
+	}
+	return true;
+}
+
+/* The fields of o of type (CALIB_COL_INT: integers, or reals that are
+ * integral; CALIB_COL_REAL: numbers; either may be null) into a; *err on
+ * failure. */
+static bool numbers_from_json(const json_t *o, enum calib_col_type type, struct calib_attempt *a,
+			      char **err)
+{
+	for (const struct calib_column *c = calib_attempt_cols; c->name; c++) {
+		void *p = (char *)a + c->offset;
+		const json_t *x = json_object_get(o, c->name);
+
+		if (c->type != type)
+			continue;
+		if (type == CALIB_COL_INT && !opt_int(o, c->name, p)) {
+			*err = xl_asprintf("attempt '%s': '%s' is not an integer", a->id, c->name);
+			return false;
+		}
+		if (type == CALIB_COL_INT)
+			continue;
+		if (x && !json_is_null(x) && !json_is_number(x)) {
+			*err = xl_asprintf("attempt '%s': '%s' is not a number", a->id, c->name);
+			return false;
+		}
+		if (json_is_number(x))
+			*(double *)p = json_number_value(x);
+	}
+	return true;
+}
+
 int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} ints[] = {
-		{ "rank", offsetof(struct calib_attempt, rank) },
-		{ "exit_status", offsetof(struct calib_attempt, exit_status) },
-		{ "predicted_bytes", offsetof(struct calib_attempt, predicted_bytes) },
-		{ "observed_bytes", offsetof(struct calib_attempt, observed_bytes) },
-		{ "compile_count", offsetof(struct calib_attempt, compile_count) },
-		{ "host_peak_rss_bytes", offsetof(struct calib_attempt, host_peak_rss_bytes) },
-		{ "cache_hits", offsetof(struct calib_attempt, cache_hits) },
-	};
-	const char *id, *profile, *cand, *sig, *host, *outcome, *shape, *stack, *kind, *job;
-	const char *pkind, *pbasis, *okind;
-	const json_t *sj, *tj, *wj, *fj, *dj, *xj;
+	const char *id, *sig, *outcome, *pkind, *pbasis, *okind;
+	const json_t *sj, *tj, *fj, *dj;
 	int64_t scheme;
 
 	calib_attempt_init(a);
@@ -590,15 +627,15 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		return XL_EX_DATAERR;
 	}
 	a->id = xl_strdup(id);
-	if (!opt_str(o, "profile", &profile) || !opt_str(o, "candidate", &cand) ||
-	    !opt_str(o, "signature", &sig) || !opt_str(o, "host", &host) ||
-	    !opt_str(o, "outcome", &outcome) || !opt_str(o, "shape_hash", &shape) ||
-	    !opt_str(o, "stack_hash", &stack) || !opt_str(o, "hardware_kind", &kind) ||
-	    !opt_str(o, "job_id", &job) || !opt_str(o, "predicted_kind", &pkind) ||
-	    !opt_str(o, "predicted_basis", &pbasis) || !opt_str(o, "observed_kind", &okind)) {
+	if (!text_fields_from_json(o, a)) {
 		*err = xl_asprintf("attempt '%s': a text field is not a string", id);
 		goto bad;
 	}
+	opt_str(o, "signature", &sig);
+	opt_str(o, "outcome", &outcome);
+	opt_str(o, "predicted_kind", &pkind);
+	opt_str(o, "predicted_basis", &pbasis);
+	opt_str(o, "observed_kind", &okind);
 	if ((pkind && !calib_kind_parse(pkind, &a->predicted_kind)) ||
 	    (okind && !calib_kind_parse(okind, &a->observed_kind))) {
 		*err = xl_asprintf("attempt '%s': unknown memory kind '%s'", id,
@@ -621,20 +658,8 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		*err = xl_asprintf("attempt '%s': 'time' is not an ISO 8601 time", id);
 		goto bad;
 	}
-	wj = json_object_get(o, "wall_s");
-	if (wj && !json_is_null(wj) && !json_is_number(wj)) {
-		*err = xl_asprintf("attempt '%s': 'wall_s' is not a number", id);
+	if (!numbers_from_json(o, CALIB_COL_REAL, a, err))
 		goto bad;
-	}
-	if (json_is_number(wj))
-		a->wall_s = json_number_value(wj);
-	xj = json_object_get(o, "first_step_s");
-	if (xj && !json_is_null(xj) && !json_is_number(xj)) {
-		*err = xl_asprintf("attempt '%s': 'first_step_s' is not a number", id);
-		goto bad;
-	}
-	if (json_is_number(xj))
-		a->first_step_s = json_number_value(xj);
 	dj = json_object_get(o, "details");
 	if (dj && !json_is_null(dj)) {
 		if (!json_is_object(dj)) {
@@ -643,7 +668,6 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		}
 		a->details = json_dumps(dj, JSON_COMPACT | JSON_SORT_KEYS);
 	}
-	a->job_id = dup_or_null(job);
 	if (!opt_int(o, "signature_scheme", &scheme) ||
 	    (scheme != CALIB_UNSET && (scheme < 1 || scheme > CALIB_SIG_SCHEME))) {
 		*err = xl_asprintf("attempt '%s': 'signature_scheme' is not 1 to %d", id,
@@ -655,12 +679,6 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 	fj = json_object_get(o, "figures");
 	if (fj && !json_is_null(fj) && !figures_from_json(a, fj, err))
 		goto bad;
-	a->profile = dup_or_null(profile);
-	a->candidate = dup_or_null(cand);
-	a->host = dup_or_null(host);
-	snprintf(a->shape_hash, sizeof(a->shape_hash), "%s", shape ? shape : "");
-	snprintf(a->stack_hash, sizeof(a->stack_hash), "%s", stack ? stack : "");
-	a->hardware_kind = dup_or_null(kind);
 	sj = json_object_get(o, "signature_json");
 	if (sj && !json_is_null(sj)) {
 		if (!take_signature_json(a, sj, sig, err))
@@ -672,12 +690,8 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		*err = xl_asprintf("attempt '%s': 'signature' is not a SHA-256 hex digest", id);
 		goto bad;
 	}
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		if (!opt_int(o, ints[i].key, (int64_t *)((char *)a + ints[i].off))) {
-			*err = xl_asprintf("attempt '%s': '%s' is not an integer", id, ints[i].key);
-			goto bad;
-		}
-	}
+	if (!numbers_from_json(o, CALIB_COL_INT, a, err))
+		goto bad;
 	classify_headline(a);
 	return 0;
 bad:
@@ -716,54 +730,53 @@ static json_t *figures_json(const struct calib_attempt *a)
 	return arr;
 }
 
+/* Column c of a, which is not NULL, as JSON. */
+static json_t *col_json(const struct calib_column *c, const struct calib_attempt *a)
+{
+	const void *p = (const char *)a + c->offset;
+	char tb[40];
+	json_t *d;
+
+	switch (c->type) {
+	case CALIB_COL_TEXT:
+		return str_or_null(*(char *const *)p);
+	case CALIB_COL_HASH:
+		return str_or_null(p);
+	case CALIB_COL_INT:
+		return json_integer((json_int_t)*(const int64_t *)p);
+	case CALIB_COL_REAL:
+		return json_real(*(const double *)p);
+	case CALIB_COL_TIME:
+		return json_string(xl_iso_time_ms(*(const double *)p, tb, sizeof(tb)));
+	case CALIB_COL_OUTCOME:
+		return json_string(xl_outcome_name(*(const enum xl_outcome *)p));
+	case CALIB_COL_KIND:
+		return json_string(calib_kind_name(*(const enum calib_kind *)p));
+	case CALIB_COL_BASIS:
+		return json_string(calib_basis_name(*(const enum calib_basis *)p));
+	case CALIB_COL_OBJECT:
+		d = json_loads(*(char *const *)p, 0, NULL);
+		if (json_is_object(d))
+			return d;
+		json_decref(d);
+		return json_null();
+	case CALIB_COL_SCHEME:
+		return json_integer(*(const int *)p);
+	case CALIB_COL_FIGURES:
+		return figures_json(a);
+	}
+	return json_null();
+}
+
 json_t *calib_attempt_to_json(const struct calib_attempt *a, unsigned flags)
 {
-	char tb[40];
 	json_t *o = json_object();
 
-	json_object_set_new(o, "id", str_or_null(a->id));
-	json_object_set_new(o, "time", json_string(xl_iso_time_ms(a->time, tb, sizeof(tb))));
-	json_object_set_new(o, "profile", str_or_null(a->profile));
-	json_object_set_new(o, "candidate", str_or_null(a->candidate));
-	json_object_set_new(o, "signature", str_or_null(a->signature));
-	json_object_set_new(o, "host", str_or_null(a->host));
-	json_object_set_new(o, "rank", int_or_null(a->rank));
-	json_object_set_new(o, "outcome", json_string(xl_outcome_name(a->outcome)));
-	json_object_set_new(o, "exit_status", int_or_null(a->exit_status));
-	json_object_set_new(o, "predicted_bytes", int_or_null(a->predicted_bytes));
-	json_object_set_new(o, "predicted_kind", a->predicted_bytes != CALIB_UNSET &&
-			    a->predicted_kind < CALIB_KIND_COUNT ?
-			    json_string(calib_kind_name(a->predicted_kind)) : json_null());
-	json_object_set_new(o, "predicted_basis", a->predicted_bytes != CALIB_UNSET &&
-			    a->predicted_kind < CALIB_KIND_COUNT ?
-			    json_string(calib_basis_name(a->predicted_basis)) : json_null());
-	json_object_set_new(o, "observed_bytes", int_or_null(a->observed_bytes));
-	json_object_set_new(o, "observed_kind", a->observed_bytes != CALIB_UNSET &&
-			    a->observed_kind < CALIB_KIND_COUNT ?
-			    json_string(calib_kind_name(a->observed_kind)) : json_null());
-	json_object_set_new(o, "wall_s", isnan(a->wall_s) ? json_null() : json_real(a->wall_s));
-	json_object_set_new(o, "compile_count", int_or_null(a->compile_count));
-	json_object_set_new(o, "figures", figures_json(a));
-	json_object_set_new(o, "job_id", str_or_null(a->job_id));
-	json_object_set_new(o, "cache_hits", int_or_null(a->cache_hits));
-	json_object_set_new(o, "first_step_s", isnan(a->first_step_s) ? json_null()
-								       : json_real(a->first_step_s));
-	{
-		json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
-
-		json_object_set_new(o, "details", json_is_object(d) ? d : json_null());
-		if (d && !json_is_object(d))
-			json_decref(d);
-	}
-	if (flags & CALIB_JSON_FULL) {
-		json_t *sj = a->signature_json ? json_loads(a->signature_json, 0, NULL) : NULL;
-
-		json_object_set_new(o, "host_peak_rss_bytes", int_or_null(a->host_peak_rss_bytes));
-		json_object_set_new(o, "signature_json", sj ? sj : json_null());
-		json_object_set_new(o, "shape_hash", str_or_null(a->shape_hash));
-		json_object_set_new(o, "stack_hash", str_or_null(a->stack_hash));
-		json_object_set_new(o, "hardware_kind", str_or_null(a->hardware_kind));
-		json_object_set_new(o, "signature_scheme", json_integer(a->signature_scheme));
+	for (const struct calib_column *c = calib_attempt_cols; c->name; c++) {
+		if ((c->flags & (CALIB_COL_SIG | CALIB_COL_FULL)) && !(flags & CALIB_JSON_FULL))
+			continue;
+		json_object_set_new(o, c->name, c->type != CALIB_COL_FIGURES && calib_col_is_null(c, a)
+				    ? json_null() : col_json(c, a));
 	}
 	return o;
 }

@@ -155,7 +155,9 @@ enum { CALIB_DONE = 0, CALIB_ROW = -1 };
  * recorded; @pos, the column that orders the rows of a table as written;
  * @fig, the figures of attempt a as JSON text ([[role, kind, bytes, basis,
  * error_bytes, source], ...], NULL or [] when none); @bin, what makes a
- * text column that is not a key sort byte by byte. */
+ * text column that is not a key sort byte by byte.  Of SQLite it takes 3.39
+ * or later (IS [NOT] DISTINCT FROM, upsert, RETURNING) with the JSON and
+ * math functions (json_group_array, ln, trunc). */
 struct calib_driver {
 	const char *name;          /* "sqlite", "postgresql" */
 
@@ -218,9 +220,9 @@ char *calib_sql(const struct calib_driver *drv, const char *sql);
  * as probe `probe` (the migration to schema 4 runs it too). */
 int calib_insert_backends(struct calib_store *st, int64_t probe, const json_t *doc);
 
-/* An attempt read: SELECT, the attempt's columns (no signature's), extra
- * (more columns, or ""), then rest (FROM ...); prepared, for an override
- * to bind.  NULL with st->err set. */
+/* An attempt read: SELECT, the attempt's columns (no signature's, no
+ * figures), extra (more columns, or ""), then rest (FROM ...); prepared,
+ * for an override to bind.  NULL with st->err set. */
 struct calib_stmt *calib_prepare_attempt(struct calib_store *st, const char *extra,
 					 const char *rest);
 /* The first row of s, prepared by calib_prepare_attempt, into out and

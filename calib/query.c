@@ -98,12 +98,14 @@ static int run_done(struct calib_store *st, struct calib_stmt *s)
 /* ---- the attempt's columns ------------------------------------------------------ */
 
 /* The SQL list of the columns of calib_attempt_cols an attempt read selects
- * (those of the signature too when sig). */
-static void attempt_cols(struct xl_buf *q, bool sig)
+ * (those of the signature too when sig; the figures NULL unless figs: a
+ * query that sorts before its LIMIT would read them for every row). */
+static void attempt_cols(struct xl_buf *q, bool sig, bool figs)
 {
 	for (const struct calib_column *c = calib_attempt_cols; c->name; c++)
 		if (sig || !(c->flags & CALIB_COL_SIG))
-			xl_buf_addf(q, "%s%s", c == calib_attempt_cols ? "" : ", ", c->sql);
+			xl_buf_addf(q, "%s%s", c == calib_attempt_cols ? "" : ", ",
+				    c->type == CALIB_COL_FIGURES && !figs ? "NULL" : c->sql);
 }
 
 /* The figures of an attempt as @fig gives them, into a, in the order of
@@ -493,7 +495,7 @@ static int q_history(struct calib_store *st, const struct calib_filter *f, calib
 	struct calib_stmt *s;
 
 	xl_buf_adds(&q, "SELECT ");
-	attempt_cols(&q, false);
+	attempt_cols(&q, false, true);
 	xl_buf_adds(&q, " FROM attempts a WHERE true");
 	if (f->profile)
 		xl_buf_adds(&q, " AND a.profile = $1");
@@ -715,7 +717,7 @@ static int q_export(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_f
 	if ((rc = export_probes(st, pfn, arg)))
 		goto out;
 	xl_buf_adds(&q, "SELECT ");
-	attempt_cols(&q, true);
+	attempt_cols(&q, true, true);
 	xl_buf_adds(&q, " FROM attempts a JOIN signatures s ON s.hash = a.signature"
 			" ORDER BY a.time, a.id");
 	if (!(s = prepare_buf(st, &q, "cannot read the store"))) {
@@ -754,7 +756,7 @@ struct calib_stmt *calib_prepare_attempt(struct calib_store *st, const char *ext
 	struct xl_buf q = XL_BUF_INIT;
 
 	xl_buf_adds(&q, "SELECT ");
-	attempt_cols(&q, false);
+	attempt_cols(&q, false, false);
 	xl_buf_adds(&q, extra);
 	xl_buf_adds(&q, rest);
 	return prepare_buf(st, &q, "cannot read past launches");

@@ -274,8 +274,10 @@ struct calib_column {
  * which is also the order the queries select them in; ends with a NULL
  * name. */
 extern const struct calib_column calib_attempt_cols[];
-/* Whether column c of a is NULL (its field unknown, or CALIB_COL_PREDICTED
- * and OBSERVED's condition false). */
+/* Whether column c of a is NULL: never for a column that is not nullable
+ * (its text is written as it is, a host as this host's name); else when
+ * its field is unknown, or CALIB_COL_PREDICTED or OBSERVED's condition is
+ * false. */
 bool calib_col_is_null(const struct calib_column *c, const struct calib_attempt *a);
 
 

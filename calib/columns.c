@@ -50,6 +50,8 @@ bool calib_col_is_null(const struct calib_column *c, const struct calib_attempt 
 {
 	const void *p = (const char *)a + c->offset;
 
+	if (!c->nullable)
+		return false;
 	if ((c->flags & CALIB_COL_PREDICTED) &&
 	    (a->predicted_bytes == CALIB_UNSET || a->predicted_kind >= CALIB_KIND_COUNT))
 		return true;

@@ -201,7 +201,7 @@ static void bind_col(struct calib_store *st, struct calib_stmt *s, int i,
 {
 	const void *p = (const char *)a + c->offset;
 
-	if (calib_col_is_null(c, a) && !(c->flags & CALIB_COL_HOST)) {
+	if (calib_col_is_null(c, a)) {
 		if (c->type == CALIB_COL_INT)
 			INT(st, s, i, CALIB_UNSET);
 		else if (c->type == CALIB_COL_REAL)
@@ -213,7 +213,8 @@ static void bind_col(struct calib_store *st, struct calib_stmt *s, int i,
 	switch (c->type) {
 	case CALIB_COL_TEXT:
 	case CALIB_COL_OBJECT:
-		TEXT(st, s, i, *(char *const *)p ? *(char *const *)p : xl_hostname());
+		TEXT(st, s, i, !*(char *const *)p && (c->flags & CALIB_COL_HOST) ? xl_hostname()
+										    : *(char *const *)p);
 		break;
 	case CALIB_COL_HASH:
 		TEXT(st, s, i, p);

@@ -1,19 +1,27 @@
 /*
  * backend.h - private to the calib module (not a public header): the store
- * handle and the interface a store backend implements.
+ * handle, the driver a store backend implements, and the store's
+ * operations, written once above the driver.
  *
- * calib_open() picks the backend by the location's scheme (calib/store.c):
- * a path or "sqlite:" is calib_sqlite_backend (calib/sqlite.c, the only file
- * that speaks SQL to SQLite); "postgresql://" and "postgres://" are
- * calib_pg_backend (calib/postgres.c, the only file that speaks to libpq).
- * The public functions of calib.h are written once, above these operations
- * (store.c, order.c, predict.c), and so is what does not depend on the
- * store's language: probe uids and backend rows, the choice of hardware,
- * medians, retries and the redaction of passwords (store.c).
+ * calib_open() picks the driver by the location's scheme (calib/store.c):
+ * a path or "sqlite:" is calib_sqlite_driver (calib/sqlite.c, the only file
+ * that speaks to SQLite); "postgresql://" and "postgres://" are
+ * calib_pg_driver (calib/postgres.c, the only file that speaks to libpq).
+ * A driver is a dozen small calls (open, transactions, prepare, bind, step,
+ * columns, errors and the retry class), as SQLite's sqlite3_vfs is under a
+ * whole database.  The ~30 operations of the store are written once over
+ * it, in one SQL dialect both servers take (calib/query.c, calib_queries);
+ * what must differ is a driver's own: its DDL and migrations, and the
+ * operations it overrides (the server's clock for the leases of ranks, reads
+ * in one round trip on PostgreSQL).  The public functions of calib.h are
+ * written above the operations (store.c, order.c, predict.c), and so is what
+ * does not depend on the store's language: probe uids and backend rows, the
+ * choice of hardware, medians, retries and the redaction of passwords
+ * (store.c).
  *
  * Every operation returns 0 or an exit status with st->err set (calib_fail).
  * Writes made between begin and commit are one transaction; outside one,
- * each write is its own.  A backend whose failure may pass when the whole
+ * each write is its own.  A driver whose failure may pass when the whole
  * transaction runs again (a serialization failure, a deadlock, a lost
  * connection made again) sets st->retry; store.c then runs the write again
  * from its start, a bounded number of times, when it is not part of a
@@ -44,18 +52,10 @@ struct calib_probe_row {
 };
 typedef int calib_probe_fn(const struct calib_probe_row *p, void *arg);
 
-struct calib_backend {
-	const char *name;          /* "sqlite", "postgresql" */
-
-	/* Opens location (a path for SQLite, the URI as given for PostgreSQL)
-	 * into st->impl, creating and migrating the store as needed. */
-	int (*open)(struct calib_store *st, const char *location, unsigned flags);
-	void (*close)(struct calib_store *st);
-
-	int (*begin)(struct calib_store *st);
-	int (*commit)(struct calib_store *st);
-	void (*rollback)(struct calib_store *st);
-
+/* The operations of the store: calib_queries (calib/query.c) has them all;
+ * a driver's own table (calib_driver.own) has those it overrides, the rest
+ * NULL.  calib_open merges the two into st->ops. */
+struct calib_ops {
 	/* a checked record (calib_record_attempt checks before it calls), with
 	 * its signature's family hash and coordinates (JSON text; both NULL
 	 * for a signature of scheme 1 or without parts); the figures go in
@@ -120,8 +120,6 @@ struct calib_backend {
 			const char *outcome, int64_t exit_status, int64_t peer_rank,
 			const char *peer_outcome);
 	int (*job_ranks)(struct calib_store *st, const char *job, calib_job_rank_fn *fn, void *arg);
-	/* gives the connection back (NULL: nothing to give) */
-	void (*idle)(struct calib_store *st);
 	/* `calib report` (calib.h: report queries); the same contracts */
 	int (*report_profiles)(struct calib_store *st, const struct calib_report_filter *f,
 			       long long limit, calib_report_profile_fn *fn, void *arg);
@@ -141,6 +139,147 @@ struct calib_backend {
 	int (*report_probes)(struct calib_store *st, const struct calib_report_filter *f,
 			     calib_report_probe_fn *fn, void *arg);
 };
+
+/* ---- the driver ------------------------------------------------------------ */
+
+/* A statement of a driver: prepared SQL, its parameters, its current row. */
+struct calib_stmt;
+
+/* What step returns besides an exit status. */
+enum { CALIB_DONE = 0, CALIB_ROW = -1 };
+
+/* The SQL given to prepare is the one dialect both servers take, with
+ * parameters $1, $2, ... (a text parameter compared with NULL is written
+ * CAST($N AS TEXT)) and four words of the driver's own, replaced before it
+ * is prepared (calib_sql): @seq, the column of attempts that orders them as
+ * recorded; @pos, the column that orders the rows of a table as written;
+ * @fig, the figures of attempt a as JSON text ([[role, kind, bytes, basis,
+ * error_bytes, source], ...], NULL or [] when none); @bin, what makes a
+ * text column that is not a key sort byte by byte.  Of SQLite it takes 3.39
+ * or later (IS [NOT] DISTINCT FROM, upsert, RETURNING) with the JSON and
+ * math functions (json_group_array, ln, trunc). */
+struct calib_driver {
+	const char *name;          /* "sqlite", "postgresql" */
+
+	/* Opens location (a path for SQLite, the URI as given for PostgreSQL)
+	 * into st->impl, creating and migrating the store as needed. */
+	int (*open)(struct calib_store *st, const char *location, unsigned flags);
+	void (*close)(struct calib_store *st);
+
+	/* begin (snapshot: a read-only transaction that sees one snapshot),
+	 * commit and rollback; nested calls join the outermost transaction */
+	int (*begin)(struct calib_store *st, bool snapshot);
+	int (*commit)(struct calib_store *st);
+	void (*rollback)(struct calib_store *st);
+	/* gives the connection back (NULL: nothing to give) */
+	void (*idle)(struct calib_store *st);
+
+	/* A statement of sql; what says what fails ("cannot read attempts"),
+	 * in st->err as "WHAT: why".  NULL with st->err set. */
+	struct calib_stmt *(*prepare)(struct calib_store *st, const char *sql, const char *what);
+	/* parameter $i (from 1): NULL text, CALIB_UNSET and NAN are NULL */
+	void (*bind_text)(struct calib_stmt *s, int i, const char *v);
+	void (*bind_int)(struct calib_stmt *s, int i, int64_t v);
+	void (*bind_real)(struct calib_stmt *s, int i, double v);
+	/* the next row: CALIB_ROW, CALIB_DONE, or an exit status (st->err and
+	 * st->retry set); a statement that runs again from the start after
+	 * reset keeps its parameters */
+	int (*step)(struct calib_stmt *s);
+	void (*reset)(struct calib_stmt *s);
+	/* the rows the statement inserted, updated or deleted */
+	int64_t (*changes)(struct calib_stmt *s);
+	/* column c (from 0) of the current row: text NULL, int CALIB_UNSET and
+	 * real NAN for NULL; a boolean is 0 or 1; text lives until the next
+	 * step */
+	const char *(*col_text)(struct calib_stmt *s, int c);
+	int64_t (*col_int)(struct calib_stmt *s, int c);
+	double (*col_real)(struct calib_stmt *s, int c);
+	void (*finalize)(struct calib_stmt *s);
+
+	const char *seq, *pos, *figures, *bin;   /* @seq, @pos, @fig and @bin */
+	const struct calib_ops *own;       /* the operations it writes itself */
+};
+
+/* The names of the operations, for what is done to each (store.c merges a
+ * driver's own into st->ops). */
+#define CALIB_OPS(X) \
+	X(record_attempt) X(record_probe) X(history) X(stats) X(resolve_signature) X(forget) \
+	X(export) X(latest_hardware) X(latest_attempt) X(latest_same_shape) X(family_points) \
+	X(family_other_stacks) X(last_parts) X(job_choose) X(rank_begin) X(rank_poll) \
+	X(rank_end) X(job_ranks) X(report_profiles) X(report_timeline) X(report_stacks) \
+	X(report_pvo) X(report_sources) X(report_families) X(report_members) X(report_probes)
+
+extern const struct calib_driver calib_sqlite_driver;
+extern const struct calib_driver calib_pg_driver;
+/* Every operation, written once over the driver (calib/query.c). */
+extern const struct calib_ops calib_queries;
+
+/* sql with the driver's words (@seq, @pos, @fig) in place.  Caller frees. */
+char *calib_sql(const struct calib_driver *drv, const char *sql);
+/* The rows of a probe's backends (calib_probe_backends) into probe_backends,
+ * as probe `probe` (the migration to schema 4 runs it too). */
+int calib_insert_backends(struct calib_store *st, int64_t probe, const json_t *doc);
+
+/* An attempt read: SELECT, the attempt's columns (no signature's, no
+ * figures), extra (more columns, or ""), then rest (FROM ...); prepared,
+ * for an override to bind.  NULL with st->err set. */
+struct calib_stmt *calib_prepare_attempt(struct calib_store *st, const char *extra,
+					 const char *rest);
+/* The first row of s, prepared by calib_prepare_attempt, into out and
+ * *found, and the first extra column as a boolean into *extra (may be
+ * NULL); finalizes s.  Returns 0 or an exit status. */
+int calib_one_attempt(struct calib_store *st, struct calib_stmt *s, struct calib_attempt *out,
+		      bool *found, bool *extra);
+
+/* ---- the attempt's columns ----------------------------------------------------- */
+
+/* The type of a column of an attempt: its field's C type, its SQL and its
+ * JSON.  NULL is CALIB_UNSET, NAN, NULL, "" or the "none" of an enum. */
+enum calib_col_type {
+	CALIB_COL_TEXT,            /* char *; a JSON string */
+	CALIB_COL_HASH,            /* char[65], "" NULL */
+	CALIB_COL_INT,             /* int64_t */
+	CALIB_COL_REAL,            /* double */
+	CALIB_COL_TIME,            /* double epoch seconds; ISO 8601 in JSON */
+	CALIB_COL_OUTCOME,         /* enum xl_outcome, by name */
+	CALIB_COL_KIND,            /* enum calib_kind by name, CALIB_KIND_COUNT NULL */
+	CALIB_COL_BASIS,           /* enum calib_basis by name, CALIB_BASIS_NONE NULL */
+	CALIB_COL_OBJECT,          /* char * of JSON object text; an object in JSON */
+	CALIB_COL_SCHEME,          /* int; never NULL */
+	CALIB_COL_FIGURES,         /* the figures (@fig in SQL; an array in JSON) */
+};
+
+enum {
+	CALIB_COL_SIG = 1 << 0,    /* a column of the signature (s.), not of the
+				    * attempt: read by export, in CALIB_JSON_FULL */
+	CALIB_COL_FULL = 1 << 1,   /* in JSON only with CALIB_JSON_FULL */
+	CALIB_COL_EMPTY = 1 << 2,  /* "" is written NULL */
+	CALIB_COL_HOST = 1 << 3,   /* NULL is written this host's name */
+	CALIB_COL_PREDICTED = 1 << 4,  /* NULL unless the predicted figure and its
+					* kind are known */
+	CALIB_COL_OBSERVED = 1 << 5,   /* NULL unless the observed one and its kind are */
+};
+
+/* One column of an attempt: its name in JSON, in SQL (a. or s.), where it
+ * lives in struct calib_attempt, and whether it may be NULL. */
+struct calib_column {
+	const char *name, *sql;
+	enum calib_col_type type;
+	size_t offset;
+	bool nullable;
+	unsigned flags;
+};
+
+/* The columns of an attempt in the order of its JSON (calib_attempt_to_json),
+ * which is also the order the queries select them in; ends with a NULL
+ * name. */
+extern const struct calib_column calib_attempt_cols[];
+/* Whether column c of a is NULL: never for a column that is not nullable
+ * (its text is written as it is, a host as this host's name); else when
+ * its field is unknown, or CALIB_COL_PREDICTED or OBSERVED's condition is
+ * false. */
+bool calib_col_is_null(const struct calib_column *c, const struct calib_attempt *a);
+
 
 /* The data step of the migration to schema 4, the same SQL on every backend
  * (after its DDL): the figures recorded before kinds were kept are
@@ -171,18 +310,17 @@ struct calib_backend {
 #define CALIB_FAMILY_SIGS 256
 #define CALIB_FAMILY_PER_SIG 10
 
-extern const struct calib_backend calib_sqlite_backend;
-extern const struct calib_backend calib_pg_backend;
 
 struct calib_family_cache;
 
 struct calib_store {
-	const struct calib_backend *be;
+	const struct calib_driver *drv;
+	struct calib_ops ops;      /* calib_queries with drv's own in place */
 	char *location;            /* for messages: the file, or the URI without
 				    * its password */
 	char *err;                 /* last error message, owned */
 	void *impl;                /* the backend's own state */
-	bool retry;                /* the backend's: the failed write may pass
+	bool retry;                /* the driver's: the failed write may pass
 				    * when run again from its start */
 	bool absent;               /* the backend's: open with CALIB_OPEN_NOCREATE
 				    * found no store at all */

@@ -1,8 +1,11 @@
-/* postgres.c - the PostgreSQL store backend, on libpq: connecting, schema
- * migrations, and every read and write of the store in SQL (see
- * calib/backend.h).  Its sections follow calib/sqlite.c's one for one, and
- * each schema version's DDL and each query is a statement of its own, so
- * that a schema change is made in both files the same way.
+/* postgres.c - the PostgreSQL store driver, on libpq (calib/backend.h):
+ * connecting, schema migrations, transactions and statements for the
+ * queries of calib/query.c, and the operations it writes itself: the
+ * leases of ranks on the server's clock, and reads of one round trip where
+ * the common query would take one per row (stats, families) or where the
+ * planner needs LATERAL to stay on an index.  Each schema version's DDL is
+ * a statement of its own, as in calib/sqlite.c, so that a schema change is
+ * made in both files the same way.
  *
  * libpq: loaded with dlopen() the first time a postgresql:// store is
  * opened (or linked, when built with LIBPQ=link), so that no other command,
@@ -106,7 +109,11 @@ struct pg {
 	bool whole;                /* the next statement's rows go to its row
 				    * function once all have come (the function may
 				    * run statements of its own); else one at a time */
+	struct calib_stmt *active; /* the statement whose rows the connection
+				    * is sending, one at a time */
 };
+
+static void hold_rest(struct calib_stmt *cs);
 
 static bool lost(const struct pg *g)
 {
@@ -139,6 +146,7 @@ static void drop(struct pg *g)
 	g->conn = NULL;
 	g->tx_depth = 0;
 	g->ended = false;
+	g->active = NULL;
 }
 
 /* A message of libpq or the server on one line: lines joined by "; ", no
@@ -447,6 +455,8 @@ static int run_once(struct calib_store *st, const char *what, const char *sql,
 	PGresult *r, *held = NULL;
 
 	*again = false;
+	if (g->active)
+		hold_rest(g->active);
 	if (lost(g)) {
 		*again = g->tx_depth == 0;
 		return pg_error(st, what, NULL);
@@ -552,9 +562,10 @@ static int tx_begin_as(struct calib_store *st, const char *begin_sql)
 	return 0;
 }
 
-static int tx_begin(struct calib_store *st)
+/* a snapshot: one view of the store for every statement, read only */
+static int tx_begin(struct calib_store *st, bool snapshot)
 {
-	return tx_begin_as(st, "BEGIN");
+	return tx_begin_as(st, snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY" : "BEGIN");
 }
 
 static int tx_commit(struct calib_store *st)
@@ -882,10 +893,13 @@ static char *col_dup(const PGresult *r, int row, int c)
 	return v ? xl_strdup(v) : NULL;
 }
 
+/* a boolean is 1 or 0 */
 static int64_t col_int(const PGresult *r, int row, int c)
 {
 	const char *v = col(r, row, c);
 
+	if (v && (v[0] == 't' || v[0] == 'f') && !v[1])
+		return v[0] == 't';
 	return v ? (int64_t)strtoll(v, NULL, 10) : CALIB_UNSET;
 }
 
@@ -901,288 +915,6 @@ static void col_hash(const PGresult *r, int row, int c, char hash[65])
 	const char *v = col(r, row, c);
 
 	snprintf(hash, 65, "%s", v ? v : "");
-}
-
-static const char *or_null(const char *s)
-{
-	return s && *s ? s : NULL;
-}
-
-/* The attempt columns every full read selects, in this order. */
-#define ATTEMPT_COLS \
-	"a.id, a.time, a.profile, a.candidate, a.signature, a.host, a.rank, a.outcome," \
-	" a.exit_status, a.predicted_bytes, a.observed_bytes, a.wall_s, a.compile_count," \
-	" a.host_peak_rss_bytes, a.predicted_kind, a.predicted_basis, a.observed_kind," \
-	" a.job_id, a.cache_hits, a.first_step_s, a.details," \
-	" (SELECT json_agg(json_build_array(f.role, f.kind, f.bytes, f.basis, f.error_bytes," \
-	" f.source) ORDER BY f.role, f.kind) FROM figures f WHERE f.attempt = a.id)"
-#define NATTEMPT_COLS 22
-
-/* The figures of an attempt, as the figures column of ATTEMPT_COLS gives
- * them ([[role, kind, bytes, basis, error_bytes, source], ...]), into a. */
-static void read_figures(const char *text, struct calib_attempt *a)
-{
-	json_t *all = text ? json_loads(text, 0, NULL) : NULL, *f;
-	size_t i;
-
-	json_array_foreach(all, i, f) {
-		enum calib_kind k;
-		enum calib_basis b = CALIB_BASIS_NONE;
-		const json_t *err = json_array_get(f, 4);
-
-		if (!calib_kind_parse(json_string_value(json_array_get(f, 1)), &k))
-			continue;   /* a kind a later xlaunch wrote */
-		calib_basis_parse(json_string_value(json_array_get(f, 3)), &b);
-		calib_attempt_add_figure(a, xl_streq(json_string_value(json_array_get(f, 0)), "predicted"),
-					 k, (int64_t)json_integer_value(json_array_get(f, 2)), b,
-					 json_is_integer(err) ? (int64_t)json_integer_value(err) : CALIB_UNSET,
-					 json_string_value(json_array_get(f, 5)));
-	}
-	json_decref(all);
-}
-
-/* Reads the ATTEMPT_COLS of a row into a (initialized; released first). */
-static void read_attempt(const PGresult *r, int row, struct calib_attempt *a)
-{
-	enum xl_outcome o = XL_OUT_ERROR;
-
-	calib_attempt_release(a);
-	calib_attempt_init(a);
-	a->id = col_dup(r, row, 0);
-	a->time = col_real(r, row, 1);
-	a->profile = col_dup(r, row, 2);
-	a->candidate = col_dup(r, row, 3);
-	col_hash(r, row, 4, a->signature);
-	a->host = col_dup(r, row, 5);
-	a->rank = col_int(r, row, 6);
-	xl_outcome_parse(col(r, row, 7), &o);
-	a->outcome = o;
-	a->exit_status = col_int(r, row, 8);
-	a->predicted_bytes = col_int(r, row, 9);
-	a->observed_bytes = col_int(r, row, 10);
-	a->wall_s = col_real(r, row, 11);
-	a->compile_count = col_int(r, row, 12);
-	a->host_peak_rss_bytes = col_int(r, row, 13);
-	if (!calib_kind_parse(col(r, row, 14), &a->predicted_kind))
-		a->predicted_kind = CALIB_KIND_COUNT;
-	if (!calib_basis_parse(col(r, row, 15), &a->predicted_basis))
-		a->predicted_basis = CALIB_BASIS_NONE;
-	if (!calib_kind_parse(col(r, row, 16), &a->observed_kind))
-		a->observed_kind = CALIB_KIND_COUNT;
-	a->job_id = col_dup(r, row, 17);
-	a->cache_hits = col_int(r, row, 18);
-	a->first_step_s = col_real(r, row, 19);
-	a->details = col_dup(r, row, 20);
-	read_figures(col(r, row, 21), a);
-}
-
-/* ---- recording attempts --------------------------------------------------------- */
-
-static const char q_insert_signature[] =
-	"INSERT INTO signatures (hash, shape_hash, stack_hash, hardware_kind, json, first_seen,"
-	" scheme, family_hash, coords) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
-	" ON CONFLICT (hash) DO NOTHING";
-/* a signature first known by its hash alone learns what it is made of */
-static const char q_describe_signature[] =
-	"UPDATE signatures SET json = $2, shape_hash = $3, stack_hash = $4, hardware_kind = $5,"
-	" scheme = $6, family_hash = $7, coords = $8"
-	" WHERE hash = $1 AND json IS NULL AND $2::text IS NOT NULL";
-static const char q_insert_attempt[] =
-	"INSERT INTO attempts (id, time, profile, candidate, signature, host, rank, outcome,"
-	" exit_status, predicted_bytes, observed_bytes, wall_s, compile_count, host_peak_rss_bytes,"
-	" predicted_kind, predicted_basis, observed_kind, job_id, cache_hits, first_step_s, details)"
-	" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,"
-	" $19, $20, $21) ON CONFLICT (id) DO NOTHING";
-static const char q_insert_figure[] =
-	"INSERT INTO figures (attempt, role, kind, bytes, basis, error_bytes, source)"
-	" VALUES ($1, $2, $3, $4, $5, $6, $7)";
-
-static int pg_record_attempt(struct calib_store *st, const struct calib_attempt *a,
-			     const char *family, const char *coords)
-{
-	struct params p1 = { .n = 0 }, p2 = { .n = 0 }, p3 = { .n = 0 };
-	const char *what = "cannot record an attempt";
-	int64_t added = 0;
-	int rc;
-
-	p_text(&p1, a->signature);
-	p_text(&p1, or_null(a->shape_hash));
-	p_text(&p1, or_null(a->stack_hash));
-	p_text(&p1, a->hardware_kind);
-	p_text(&p1, a->signature_json);
-	p_real(&p1, a->time);
-	p_int(&p1, a->signature_scheme);
-	p_text(&p1, family);
-	p_text(&p1, coords);
-	p_text(&p2, a->signature);
-	p_text(&p2, a->signature_json);
-	p_text(&p2, or_null(a->shape_hash));
-	p_text(&p2, or_null(a->stack_hash));
-	p_text(&p2, a->hardware_kind);
-	p_int(&p2, a->signature_scheme);
-	p_text(&p2, family);
-	p_text(&p2, coords);
-	p_text(&p3, a->id);
-	p_real(&p3, a->time);
-	p_text(&p3, a->profile);
-	p_text(&p3, a->candidate);
-	p_text(&p3, a->signature);
-	p_text(&p3, a->host ? a->host : xl_hostname());
-	p_int(&p3, a->rank);
-	p_text(&p3, xl_outcome_name(a->outcome));
-	p_int(&p3, a->exit_status);
-	p_int(&p3, a->predicted_bytes);
-	p_int(&p3, a->observed_bytes);
-	p_real(&p3, a->wall_s);
-	p_int(&p3, a->compile_count);
-	p_int(&p3, a->host_peak_rss_bytes);
-	{
-		bool pk = a->predicted_bytes != CALIB_UNSET && a->predicted_kind < CALIB_KIND_COUNT;
-		bool ok = a->observed_bytes != CALIB_UNSET && a->observed_kind < CALIB_KIND_COUNT;
-
-		p_text(&p3, pk ? calib_kind_name(a->predicted_kind) : NULL);
-		p_text(&p3, pk ? calib_basis_name(a->predicted_basis) : NULL);
-		p_text(&p3, ok ? calib_kind_name(a->observed_kind) : NULL);
-	}
-	p_text(&p3, or_null(a->job_id));
-	p_int(&p3, a->cache_hits);
-	p_real(&p3, a->first_step_s);
-	p_text(&p3, or_null(a->details));
-	if ((rc = tx_begin(st)))
-		return rc;
-	if ((rc = run(st, what, q_insert_signature, &p1, NULL, NULL, NULL)) ||
-	    (rc = run(st, what, q_describe_signature, &p2, NULL, NULL, NULL)) ||
-	    (rc = run(st, what, q_insert_attempt, &p3, NULL, NULL, &added)))
-		goto fail;
-	/* figures go with a new attempt only: recording an id again is a no-op */
-	for (size_t i = 0; added > 0 && i < a->nfigures; i++) {
-		const struct calib_figure *f = &a->figures[i];
-		struct params p = { .n = 0 };
-
-		p_text(&p, a->id);
-		p_text(&p, f->predicted ? "predicted" : "observed");
-		p_text(&p, calib_kind_name(f->kind));
-		p_int(&p, f->bytes);
-		p_text(&p, f->predicted ? calib_basis_name(f->basis) : NULL);
-		p_int(&p, f->error_bytes);
-		p_text(&p, f->source);
-		if ((rc = run(st, "cannot record the figures of an attempt", q_insert_figure, &p,
-			      NULL, NULL, NULL)))
-			goto fail;
-	}
-	if ((rc = tx_commit(st)) == 0)
-		return 0;
-fail:
-	tx_rollback(st);
-	return rc;
-}
-
-/* ---- probes ---------------------------------------------------------------------- */
-
-static const char q_insert_backend[] =
-	"INSERT INTO probe_backends (probe, name, state, kind, count, memory_bytes, device_type,"
-	" memory_source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
-/* a uid already present is left alone: no row comes back */
-static const char q_insert_probe[] =
-	"INSERT INTO probes (uid, host, time, doc) VALUES ($1, $2, $3, $4)"
-	" ON CONFLICT (uid) DO NOTHING RETURNING id";
-
-static int insert_backends(struct calib_store *st, int64_t probe, const json_t *doc)
-{
-	struct calib_probe_backend *rows;
-	size_t n = calib_probe_backends(doc, &rows);
-	int rc = 0;
-
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct params p = { .n = 0 };
-
-		p_int(&p, probe);
-		p_text(&p, rows[i].name);
-		p_text(&p, rows[i].state);
-		p_text(&p, rows[i].kind);
-		p_int(&p, rows[i].count);
-		p_int(&p, rows[i].memory_bytes >= 0 ? rows[i].memory_bytes : CALIB_UNSET);
-		p_text(&p, rows[i].type);
-		p_text(&p, rows[i].memory_source);
-		rc = run(st, "cannot record a probe", q_insert_backend, &p, NULL, NULL, NULL);
-	}
-	free(rows);
-	return rc;
-}
-
-static int id_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	*(int64_t *)arg = col_int(r, row, 0);
-	return 0;
-}
-
-static int pg_record_probe(struct calib_store *st, const json_t *doc, const char *host, double t,
-			   const char *given_uid)
-{
-	struct params p = { .n = 0 };
-	int64_t id = CALIB_UNSET;
-	char *text, *uid;
-	int rc;
-
-	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!text)
-		xl_oom();
-	uid = given_uid ? xl_strdup(given_uid) : calib_probe_uid(host, t, text);
-	p_text(&p, uid);
-	p_text(&p, host);
-	p_real(&p, t);
-	p_text(&p, text);
-	if ((rc = tx_begin(st)))
-		goto out;
-	rc = run(st, "cannot record a probe", q_insert_probe, &p, id_row, &id, NULL);
-	if (rc == 0 && id != CALIB_UNSET)
-		rc = insert_backends(st, id, doc);
-	if (rc == 0)
-		rc = tx_commit(st);
-	if (rc)
-		tx_rollback(st);
-out:
-	free(text);
-	free(uid);
-	return rc;
-}
-
-static const char q_latest_hardware[] =
-	"SELECT b.kind, b.count, b.memory_bytes, b.name, b.device_type, b.memory_source"
-	" FROM probe_backends b WHERE b.probe = (SELECT id FROM probes WHERE host = $1"
-	" ORDER BY time DESC, id DESC LIMIT 1)"
-	" AND b.state = 'alive' AND b.count > 0 AND b.kind IS NOT NULL ORDER BY b.ctid";
-
-struct hw_rows {
-	struct calib_hardware **out;
-	size_t *n;
-};
-
-static int hardware_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct hw_rows *h = arg;
-
-	calib_hardware_add(h->out, h->n, col(r, row, 0), col(r, row, 3), col(r, row, 4),
-			   col(r, row, 5), col_int(r, row, 1), col_int(r, row, 2));
-	return 0;
-}
-
-static int pg_latest_hardware(struct calib_store *st, const char *host,
-			      struct calib_hardware **out, size_t *n)
-{
-	struct hw_rows h = { out, n };
-	struct params p = { .n = 0 };
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	p_text(&p, host ? host : xl_hostname());
-	if ((rc = run(st, "cannot read probes", q_latest_hardware, &p, hardware_row, &h, NULL))) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-	}
-	return rc;
 }
 
 /* v4's fill: the probe backends again from every stored document, grouped
@@ -1216,7 +948,7 @@ static int migrate_v4_fill(struct calib_store *st)
 		json_t *doc = rc == 0 && d.doc[i] ? json_loads(d.doc[i], 0, NULL) : NULL;
 
 		if (doc)
-			rc = insert_backends(st, d.id[i], doc);
+			rc = calib_insert_backends(st, d.id[i], doc);
 		json_decref(doc);
 		free(d.doc[i]);
 	}
@@ -1225,74 +957,237 @@ static int migrate_v4_fill(struct calib_store *st)
 	return rc;
 }
 
-/* ---- queries ---------------------------------------------------------------------- */
+/* ---- statements ------------------------------------------------------------ */
 
-struct attempt_rows {
-	calib_attempt_fn *fn;
-	void *arg;
-	struct calib_attempt a;
-	bool full;                 /* the signature's columns follow ATTEMPT_COLS */
+/* A statement: its parameters (typed, so that one a query leaves out does
+ * no harm), and its results, read one row at a time while it is the
+ * connection's active one; a statement run while another is active first
+ * reads the other's rest into that one's held results. */
+struct calib_stmt {
+	struct calib_store *st;
+	char *sql;
+	const char *what;
+	const char *v[MAX_PARAMS];
+	Oid types[MAX_PARAMS];
+	int n;
+	PGresult *row;             /* the current row */
+	PGresult **held;
+	size_t nheld, next;
+	bool sent, rows, retried;
+	int rc;                    /* a failure, given again by every step */
+	int64_t changes;
 };
 
-static int attempt_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct attempt_rows *ar = arg;
+#define OID_INT8 20
+#define OID_TEXT 25
+#define OID_FLOAT8 701
 
-	read_attempt(r, row, &ar->a);
-	if (ar->full) {
-		ar->a.signature_json = col_dup(r, row, NATTEMPT_COLS);
-		col_hash(r, row, NATTEMPT_COLS + 1, ar->a.shape_hash);
-		col_hash(r, row, NATTEMPT_COLS + 2, ar->a.stack_hash);
-		ar->a.hardware_kind = col_dup(r, row, NATTEMPT_COLS + 3);
-		ar->a.signature_scheme = (int)col_int(r, row, NATTEMPT_COLS + 4);
-	}
-	return ar->fn(&ar->a, ar->arg);
+static struct calib_stmt *pg_prepare(struct calib_store *st, const char *sql, const char *what)
+{
+	struct calib_stmt *cs = xl_calloc(1, sizeof(*cs));
+
+	cs->st = st;
+	cs->sql = xl_strdup(sql);
+	cs->what = what;
+	for (int i = 0; i < MAX_PARAMS; i++)
+		cs->types[i] = OID_TEXT;
+	return cs;
 }
 
-/* history: the filters given, newest first (each filter has its index) */
-static int pg_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
-		      void *arg)
+static void set_param(struct calib_stmt *cs, int i, Oid type, char *owned)
 {
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct attempt_rows ar = { fn, arg, { 0 }, false };
+	if (i < 1 || i > MAX_PARAMS)
+		abort();   /* a query of more parameters than MAX_PARAMS */
+	free((char *)cs->v[i - 1]);
+	cs->v[i - 1] = owned;
+	cs->types[i - 1] = type;
+	if (cs->n < i)
+		cs->n = i;
+}
+
+static void pg_bind_text(struct calib_stmt *cs, int i, const char *v)
+{
+	set_param(cs, i, OID_TEXT, v ? xl_strdup(v) : NULL);
+}
+
+static void pg_bind_int(struct calib_stmt *cs, int i, int64_t v)
+{
+	set_param(cs, i, OID_INT8, v == CALIB_UNSET ? NULL : xl_asprintf("%" PRId64, v));
+}
+
+/* Exact: 17 significant digits read back to the same double. */
+static void pg_bind_real(struct calib_stmt *cs, int i, double v)
+{
+	set_param(cs, i, OID_FLOAT8, isnan(v) ? NULL : xl_asprintf("%.17g", v));
+}
+
+/* Reads the rest of cs's results off the connection, to be handed out
+ * later, so that another statement may run. */
+static void hold_rest(struct calib_stmt *cs)
+{
+	struct pg *g = cs->st->impl;
+	PGresult *r;
+
+	while (g->active == cs) {
+		if (await(cs->st, cs->what)) {
+			cs->rc = XL_EX_CANTCREAT;
+			g->active = NULL;
+		} else if (!(r = pq.PQgetResult(g->conn))) {
+			g->active = NULL;
+		} else {
+			cs->held = xl_realloc(cs->held, (cs->nheld + 1) * sizeof(*cs->held));
+			cs->held[cs->nheld++] = r;
+		}
+	}
+}
+
+/* The next result of cs, NULL when there are no more (*rc set when the
+ * server did not answer). */
+static PGresult *next_result(struct calib_stmt *cs, int *rc)
+{
+	struct pg *g = cs->st->impl;
+	PGresult *r;
+
+	if (cs->next < cs->nheld)
+		return cs->held[cs->next++];
+	if (g->active != cs)
+		return NULL;
+	if (await(cs->st, cs->what)) {
+		*rc = XL_EX_CANTCREAT;
+		g->active = NULL;
+		return NULL;
+	}
+	if (!(r = pq.PQgetResult(g->conn)))
+		g->active = NULL;
+	return r;
+}
+
+/* Sends cs; *again when the connection was found lost outside a
+ * transaction, so that sending it on a new one is safe. */
+static int send_stmt(struct calib_stmt *cs, bool *again)
+{
+	struct calib_store *st = cs->st;
+	struct pg *g = st->impl;
 	int rc;
 
-	xl_buf_adds(&q, "SELECT " ATTEMPT_COLS " FROM attempts a WHERE true");
-	if (f->profile) {
-		p_text(&p, f->profile);
-		xl_buf_addf(&q, " AND a.profile = $%d", p.n);
+	*again = false;
+	if (g->active)
+		hold_rest(g->active);
+	g->sqlstate[0] = '\0';
+	if (lost(g)) {
+		*again = g->tx_depth == 0;
+		return pg_error(st, cs->what, NULL);
 	}
-	if (f->signature) {
-		p_text(&p, f->signature);
-		xl_buf_addf(&q, " AND a.signature = $%d", p.n);
+	if (!pq.PQsendQueryParams(g->conn, cs->sql, cs->n, cs->types, cs->v, NULL, NULL, 0)) {
+		rc = pg_error(st, cs->what, NULL);
+		*again = lost(g) && g->tx_depth == 0;
+		return rc;
 	}
-	if (f->outcome >= 0) {
-		p_text(&p, xl_outcome_name(f->outcome));
-		xl_buf_addf(&q, " AND a.outcome = $%d", p.n);
+	pq.PQsetSingleRowMode(g->conn);
+	g->active = cs;
+	cs->sent = true;
+	return 0;
+}
+
+static void pg_reset(struct calib_stmt *cs)
+{
+	struct pg *g = cs->st->impl;
+	PGresult *r;
+	int rc = 0;
+
+	while ((r = next_result(cs, &rc)))
+		pq.PQclear(r);
+	if (g->active == cs)
+		g->active = NULL;
+	free(cs->held);
+	cs->held = NULL;
+	cs->nheld = cs->next = 0;
+	if (cs->row)
+		pq.PQclear(cs->row);
+	cs->row = NULL;
+	cs->sent = cs->rows = cs->retried = false;
+	cs->rc = 0;
+	cs->changes = 0;
+}
+
+static int pg_step(struct calib_stmt *cs)
+{
+	struct pg *g = cs->st->impl;
+	PGresult *r;
+	bool again;
+	int rc = 0;
+
+	if (cs->row)
+		pq.PQclear(cs->row);
+	cs->row = NULL;
+	if (cs->rc)
+		return cs->rc;
+	if (!cs->sent && (rc = send_stmt(cs, &again)) && again && pg_connect(cs->st) == 0)
+		rc = send_stmt(cs, &again);
+	if (rc)
+		return cs->rc = rc;
+	while ((r = next_result(cs, &rc))) {
+		switch (pq.PQresultStatus(r)) {
+		case PGRES_SINGLE_TUPLE:
+			cs->row = r;
+			cs->rows = true;
+			return CALIB_ROW;
+		case PGRES_TUPLES_OK:
+		case PGRES_COMMAND_OK:
+			cs->changes = strtoll(pq.PQcmdTuples(r), NULL, 10);
+			pq.PQclear(r);
+			break;
+		default:
+			rc = pg_error(cs->st, cs->what, r);
+			pq.PQclear(r);
+			/* lost before any row was handed out: once more, on a new one */
+			again = !cs->rows && !cs->retried && lost(g) && g->tx_depth == 0;
+			pg_reset(cs);
+			if (again && pg_connect(cs->st) == 0) {
+				cs->retried = true;
+				return pg_step(cs);
+			}
+			return cs->rc = rc;
+		}
 	}
-	if (f->host) {
-		p_text(&p, f->host);
-		xl_buf_addf(&q, " AND a.host = $%d", p.n);
-	}
-	if (!isnan(f->since)) {
-		p_real(&p, f->since);
-		xl_buf_addf(&q, " AND a.time >= $%d", p.n);
-	}
-	/* a job's launches: ID, and ID#N for its restarts */
-	if (f->job) {
-		p_text(&p, f->job);
-		xl_buf_addf(&q, " AND (a.job_id = $%d OR left(a.job_id, length($%d) + 1) = $%d || '#')",
-			    p.n, p.n, p.n);
-	}
-	xl_buf_adds(&q, " ORDER BY a.time DESC, a.seq DESC");
-	if (f->limit > 0)
-		xl_buf_addf(&q, " LIMIT %lld", f->limit);
-	calib_attempt_init(&ar.a);
-	rc = run(st, "cannot read attempts", xl_buf_str(&q), &p, attempt_row, &ar, NULL);
-	calib_attempt_release(&ar.a);
-	xl_buf_release(&q);
-	return rc;
+	return cs->rc = rc;
+}
+
+static int64_t pg_changes(struct calib_stmt *cs)
+{
+	return cs->changes;
+}
+
+static const char *pg_col_text(struct calib_stmt *cs, int c)
+{
+	return cs->row ? col(cs->row, 0, c) : NULL;
+}
+
+static int64_t pg_col_int(struct calib_stmt *cs, int c)
+{
+	return cs->row ? col_int(cs->row, 0, c) : CALIB_UNSET;
+}
+
+static double pg_col_real(struct calib_stmt *cs, int c)
+{
+	return cs->row ? col_real(cs->row, 0, c) : NAN;
+}
+
+static void pg_finalize(struct calib_stmt *cs)
+{
+	pg_reset(cs);
+	for (int i = 0; i < cs->n; i++)
+		free((char *)cs->v[i]);
+	free(cs->sql);
+	free(cs);
+}
+
+/* ---- the operations of its own --------------------------------------------------- */
+
+static int id_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+{
+	*(int64_t *)arg = col_int(r, row, 0);
+	return 0;
 }
 
 struct stats_rows {
@@ -1389,193 +1284,29 @@ static int pg_stats(struct calib_store *st, const char *profile, long long limit
 	return rc;
 }
 
-static const char q_resolve_signature[] =
-	"SELECT hash FROM signatures WHERE hash >= $1 AND hash < $2 ORDER BY hash LIMIT 2";
-
-struct resolve {
-	char *hash;
-	int n;
-};
-
-static int resolve_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct resolve *rs = arg;
-
-	if (rs->n++ == 0)
-		col_hash(r, row, 0, rs->hash);
-	return 0;
-}
-
-static int pg_resolve_signature(struct calib_store *st, const char *prefix, char hash[65])
-{
-	struct params p = { .n = 0 };
-	struct resolve rs = { hash, 0 };
-	char *hi = xl_asprintf("%sg", prefix);
-	int rc;
-
-	p_text(&p, prefix);
-	p_text(&p, hi);
-	rc = run(st, "cannot look up a signature", q_resolve_signature, &p, resolve_row, &rs, NULL);
-	free(hi);
-	if (rc)
-		return rc;
-	if (rs.n == 0)
-		return calib_fail(st, XL_EX_NOINPUT, "no signature starts with '%s'", prefix);
-	if (rs.n > 1)
-		return calib_fail(st, XL_EX_USAGE, "signature prefix '%s' is ambiguous", prefix);
-	return 0;
-}
-
-static const char q_count_attempts[] = "SELECT count(*) FROM attempts WHERE signature = $1";
-/* its attempts go with it (ON DELETE CASCADE) */
-static const char q_delete_signature[] = "DELETE FROM signatures WHERE hash = $1";
-
-static int pg_forget(struct calib_store *st, const char *hash, int64_t *attempts)
-{
-	const char *what = "cannot forget a signature";
-	struct params p = { .n = 0 };
-	int64_t deleted = 0;
-	int rc;
-
-	*attempts = 0;
-	p_text(&p, hash);
-	if ((rc = tx_begin(st)))
-		return rc;
-	if ((rc = run(st, what, q_count_attempts, &p, id_row, attempts, NULL)) ||
-	    (rc = run(st, what, q_delete_signature, &p, NULL, NULL, &deleted)))
-		goto fail;
-	if (deleted == 0) {
-		rc = calib_fail(st, XL_EX_NOINPUT, "no signature '%s'", hash);
-		goto fail;
-	}
-	if ((rc = tx_commit(st)) == 0)
-		return 0;
-fail:
-	tx_rollback(st);
-	return rc;
-}
-
-static const char q_export_begin[] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
-static const char q_export_probes[] = "SELECT uid, host, time, doc FROM probes ORDER BY time, uid";
-static const char q_export_attempts[] =
-	"SELECT " ATTEMPT_COLS ", s.json, s.shape_hash, s.stack_hash, s.hardware_kind, s.scheme"
-	" FROM attempts a JOIN signatures s ON s.hash = a.signature"
-	" ORDER BY a.time, a.id";
-
-struct probe_rows {
-	calib_probe_fn *fn;
-	void *arg;
-};
-
-static int probe_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct probe_rows *pr = arg;
-	const char *text = col(r, row, 3);
-	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
-	struct calib_probe_row p = { col(r, row, 0), col(r, row, 1), col_real(r, row, 2), doc };
-	int rc = pr->fn(&p, pr->arg);
-
-	json_decref(doc);
-	return rc;
-}
-
-static int pg_export(struct calib_store *st, calib_probe_fn *pfn, calib_attempt_fn *afn, void *arg)
-{
-	struct probe_rows pr = { pfn, arg };
-	struct attempt_rows ar = { afn, arg, { 0 }, true };
-	int rc;
-
-	/* one snapshot for both queries */
-	if ((rc = tx_begin_as(st, q_export_begin)))
-		return rc;
-	calib_attempt_init(&ar.a);
-	if ((rc = run(st, "cannot read the store", q_export_probes, NULL, probe_row, &pr, NULL)) == 0)
-		rc = run(st, "cannot read the store", q_export_attempts, NULL, attempt_row, &ar, NULL);
-	calib_attempt_release(&ar.a);
-	if (rc == 0)
-		rc = tx_commit(st);
-	if (rc)
-		tx_rollback(st);
-	return rc;
-}
-
-/* ---- what order and prediction read ------------------------------------------------ */
-
-static const char q_latest_attempt[] =
-	"SELECT " ATTEMPT_COLS " FROM attempts a WHERE a.signature = $1"
-	" AND a.outcome IN ('ok', 'compile-storm', 'oom')"
-	" ORDER BY a.time DESC, a.seq DESC LIMIT 1";
-
-struct one_attempt {
-	struct calib_attempt *out;
-	bool *found;
-	bool *other_stack;         /* NULL: no such column */
-};
-
-static int one_attempt_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct one_attempt *oa = arg;
-
-	read_attempt(r, row, oa->out);
-	if (oa->other_stack)
-		*oa->other_stack = strcmp(pq.PQgetvalue(r, row, NATTEMPT_COLS), "t") == 0;
-	*oa->found = true;
-	return 0;
-}
-
-/* a job's outcome is its worst rank's: an oom of any rank of that launch
- * stands for it */
-static const char q_job_oom[] =
-	"SELECT " ATTEMPT_COLS " FROM attempts a WHERE a.job_id = $1 AND a.signature = $2"
-	" AND a.outcome = 'oom' ORDER BY a.time DESC, a.seq DESC LIMIT 1";
-
-static int pg_latest_attempt(struct calib_store *st, const char *signature,
-			     struct calib_attempt *out, bool *found)
-{
-	struct one_attempt oa = { out, found, NULL };
-	struct params p = { .n = 0 };
-	int rc;
-
-	*found = false;
-	p_text(&p, signature);
-	rc = run(st, "cannot read past launches", q_latest_attempt, &p, one_attempt_row, &oa, NULL);
-	if (rc == 0 && *found && out->job_id && out->outcome != XL_OUT_OOM) {
-		struct params q = { .n = 0 };
-		char *job = xl_strdup(out->job_id);
-
-		p_text(&q, job);
-		p_text(&q, signature);
-		rc = run(st, "cannot read past launches", q_job_oom, &q, one_attempt_row, &oa, NULL);
-		free(job);
-	}
-	return rc;
-}
-
-/* The three queries below go from the signatures to each one's newest
+/* The queries below go from the signatures to each one's newest
  * attempts (LATERAL, on attempts(signature, time, seq)): their cost is
  * bounded by the signatures that match, never by all the attempts, which a
  * plan walking attempts newest first until one matches would read through
  * when none does (the planner's guess for LIMIT; SQLite's CROSS JOIN). */
-static const char q_latest_same_shape[] =
-	"SELECT " ATTEMPT_COLS ", s.stack_hash IS DISTINCT FROM $2::text"
-	" FROM signatures s CROSS JOIN LATERAL (SELECT * FROM attempts b"
-	" WHERE b.signature = s.hash ORDER BY b.time DESC, b.seq DESC LIMIT 1) a"
-	" WHERE s.shape_hash = $1 AND s.hash <> $3"
-	" ORDER BY a.time DESC, a.seq DESC LIMIT 1";
-
 static int pg_latest_same_shape(struct calib_store *st, const char *shape, const char *stack,
 				const char *not_signature, struct calib_attempt *out, bool *found,
 				bool *other_stack)
 {
-	struct one_attempt oa = { out, found, other_stack };
-	struct params p = { .n = 0 };
+	struct calib_stmt *s;
 
 	*found = *other_stack = false;
-	p_text(&p, shape);
-	p_text(&p, stack);
-	p_text(&p, not_signature);
-	return run(st, "cannot read past launches", q_latest_same_shape, &p, one_attempt_row, &oa,
-		   NULL);
+	s = calib_prepare_attempt(st, ", s.stack_hash IS DISTINCT FROM CAST($2 AS TEXT)",
+				  " FROM signatures s CROSS JOIN LATERAL (SELECT * FROM attempts b"
+				  " WHERE b.signature = s.hash ORDER BY b.time DESC, b.seq DESC LIMIT 1) a"
+				  " WHERE s.shape_hash = $1 AND s.hash <> $3"
+				  " ORDER BY a.time DESC, a.seq DESC LIMIT 1");
+	if (!s)
+		return XL_EX_CANTCREAT;
+	pg_bind_text(s, 1, shape);
+	pg_bind_text(s, 2, stack);
+	pg_bind_text(s, 3, not_signature);
+	return calib_one_attempt(st, s, out, found, other_stack);
 }
 
 /* bounded whatever the store holds: at most CALIB_FAMILY_SIGS signatures of
@@ -1651,91 +1382,6 @@ static int pg_family_other_stacks(struct calib_store *st, const char *family, co
 	rc = run(st, "cannot read past launches", q_family_other_stacks, &p, id_row, &count, NULL);
 	if (rc == 0)
 		*n = (unsigned)count;
-	return rc;
-}
-
-static const char q_last_parts[] =
-	"SELECT s.json, a.id FROM attempts a JOIN signatures s ON s.hash = a.signature"
-	" WHERE a.profile = $1 AND s.scheme >= 2 AND s.json IS NOT NULL"
-	" ORDER BY a.time DESC, a.seq DESC LIMIT 1";
-
-struct parts_row {
-	char **parts, **id;
-};
-
-static int last_parts_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct parts_row *pr = arg;
-
-	free(*pr->parts);
-	free(*pr->id);
-	*pr->parts = col_dup(r, row, 0);
-	*pr->id = col_dup(r, row, 1);
-	return 0;
-}
-
-static int pg_last_parts(struct calib_store *st, const char *profile, char **parts, char **id)
-{
-	struct parts_row pr = { parts, id };
-	struct params p = { .n = 0 };
-
-	*parts = *id = NULL;
-	p_text(&p, profile);
-	return run(st, "cannot read past launches", q_last_parts, &p, last_parts_row, &pr, NULL);
-}
-
-static const char q_job_publish[] =
-	"INSERT INTO job_choices (job_id, candidate, signature, rank, host, time)"
-	" VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (job_id) DO NOTHING";
-static const char q_job_choice[] = "SELECT candidate, signature FROM job_choices WHERE job_id = $1";
-
-struct choice_row {
-	char **candidate, **signature;
-	bool found;
-};
-
-static int choice_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct choice_row *c = arg;
-
-	*c->candidate = col_dup(r, row, 0);
-	*c->signature = col_dup(r, row, 1);
-	c->found = true;
-	return 0;
-}
-
-static int pg_job_choose(struct calib_store *st, const char *job_id, const char *candidate,
-			 const char *signature, int64_t rank, char **chosen, char **chosen_sig)
-{
-	struct params p = { .n = 0 }, q = { .n = 0 };
-	struct choice_row c = { chosen, chosen_sig, false };
-	const char *what = "cannot publish the job's candidate";
-	int rc;
-
-	*chosen = *chosen_sig = NULL;
-	p_text(&p, job_id);
-	p_text(&p, candidate);
-	p_text(&p, signature);
-	p_int(&p, rank);
-	p_text(&p, xl_hostname());
-	p_real(&p, xl_now());
-	p_text(&q, job_id);
-	if ((rc = tx_begin(st)))
-		return rc;
-	if ((rc = run(st, what, q_job_publish, &p, NULL, NULL, NULL)) ||
-	    (rc = run(st, what, q_job_choice, &q, choice_row, &c, NULL)))
-		goto fail;
-	if (!c.found) {
-		rc = calib_fail(st, XL_EX_CANTCREAT, "%s: no choice after publishing one", what);
-		goto fail;
-	}
-	if ((rc = tx_commit(st)) == 0)
-		return 0;
-fail:
-	tx_rollback(st);
-	free(*chosen);
-	free(*chosen_sig);
-	*chosen = *chosen_sig = NULL;
 	return rc;
 }
 
@@ -1847,50 +1493,6 @@ static int pg_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
 	return run(st, "cannot write the rank's end", q_rank_end, &p, NULL, NULL, NULL);
 }
 
-static const char q_job_ranks[] =
-	"SELECT job_id, rank, world, host, run_id, started, renewed, expires, ended, outcome,"
-	" exit_status, peer_rank, peer_outcome FROM job_ranks"
-	" WHERE job_id = $1 OR (job_id >= $1 || '#' AND job_id < $1 || '$')"
-	" ORDER BY job_id, ended IS NULL, ended, rank";
-
-struct job_rank_call {
-	calib_job_rank_fn *fn;
-	void *arg;
-};
-
-static int job_rank_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct job_rank_call *c = arg;
-	struct calib_job_rank jr;
-	const char *ended = col(r, row, 8);
-
-	jr.job_id = col(r, row, 0);
-	jr.rank = col_int(r, row, 1);
-	jr.world = col_int(r, row, 2);
-	jr.host = col(r, row, 3);
-	jr.run_id = col(r, row, 4);
-	jr.started = col_real(r, row, 5);
-	jr.renewed = col_real(r, row, 6);
-	jr.expires = col_real(r, row, 7);
-	jr.ended = ended ? col_real(r, row, 8) : NAN;
-	jr.outcome = calib_peer_outcome_parse(col(r, row, 9));
-	if (jr.outcome == XL_OUT_COUNT)
-		jr.outcome = -1;
-	jr.exit_status = col_int(r, row, 10);
-	jr.peer_rank = col_int(r, row, 11);
-	jr.peer_outcome = calib_peer_outcome_parse(col(r, row, 12));
-	return c->fn(&jr, c->arg);
-}
-
-static int pg_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *fn, void *arg)
-{
-	struct params p = { .n = 0 };
-	struct job_rank_call c = { fn, arg };
-
-	p_text(&p, job);
-	return run(st, "cannot read the job's ranks", q_job_ranks, &p, job_rank_row, &c, NULL);
-}
-
 /* The connection goes back to the server while the handle waits unused;
  * the next statement connects again (run: a lost connection outside a
  * transaction). */
@@ -1953,168 +1555,6 @@ static int report_run(struct calib_store *st, struct xl_buf *q, const struct par
 	return rc;
 }
 
-static int profile_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct report_rows *rr = arg;
-	struct calib_report_profile p = {
-		col(r, row, 0), col_int(r, row, 1), col_real(r, row, 2), col_real(r, row, 3),
-	};
-
-	return ((calib_report_profile_fn *)rr->fn)(&p, rr->arg);
-}
-
-static int pg_report_profiles(struct calib_store *st, const struct calib_report_filter *f,
-			      long long limit, calib_report_profile_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct rfilter r;
-
-	report_params(&p, f, &r);
-	xl_buf_adds(&q, "SELECT a.profile, count(*), min(a.time), max(a.time) FROM attempts a"
-			" WHERE true");
-	report_where(&q, f, &r);
-	xl_buf_adds(&q, " GROUP BY a.profile ORDER BY max(a.time) DESC, a.profile");
-	if (limit > 0)
-		xl_buf_addf(&q, " LIMIT %lld", limit);
-	return report_run(st, &q, &p, profile_row, (void *)fn, arg);
-}
-
-static int timeline_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct report_rows *rr = arg;
-	struct calib_timeline_bin b;
-	enum xl_outcome o = XL_OUT_ERROR;
-
-	xl_outcome_parse(col(r, row, 1), &o);
-	b.bin = col_int(r, row, 0);
-	b.outcome = o;
-	b.attempts = col_int(r, row, 2);
-	b.time_min = col_real(r, row, 3);
-	b.time_max = col_real(r, row, 4);
-	b.wall_mean = col_real(r, row, 5);
-	b.wall_max = col_real(r, row, 6);
-	b.compiles = col_int(r, row, 7);
-	b.cache_hits = col_int(r, row, 8);
-	b.compiles_known = col_int(r, row, 9);
-	b.cache_known = col_int(r, row, 10);
-	return ((calib_timeline_fn *)rr->fn)(&b, rr->arg);
-}
-
-static int pg_report_timeline(struct calib_store *st, const struct calib_report_filter *f,
-			      double t0, double width, calib_timeline_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct rfilter r;
-
-	report_params(&p, f, &r);
-	p_real(&p, t0);
-	p_real(&p, width);
-	/* bins as SQLite's CAST: toward zero */
-	xl_buf_addf(&q, "SELECT trunc((a.time - $%d::float8) / $%d::float8)::bigint AS b, a.outcome,"
-		    " count(*), min(a.time), max(a.time), avg(a.wall_s), max(a.wall_s),"
-		    " coalesce(sum(a.compile_count), 0), coalesce(sum(a.cache_hits), 0),"
-		    " count(a.compile_count), count(a.cache_hits) FROM attempts a WHERE true",
-		    p.n - 1, p.n);
-	report_where(&q, f, &r);
-	xl_buf_adds(&q, " GROUP BY b, a.outcome ORDER BY b, a.outcome");
-	return report_run(st, &q, &p, timeline_row, (void *)fn, arg);
-}
-
-static int stack_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct report_rows *rr = arg;
-	struct calib_report_stack s = {
-		col(r, row, 0), col(r, row, 1), col_int(r, row, 2), col_real(r, row, 3),
-		col_real(r, row, 4),
-	};
-
-	return ((calib_report_stack_fn *)rr->fn)(&s, rr->arg);
-}
-
-static int pg_report_stacks(struct calib_store *st, const struct calib_report_filter *f,
-			    calib_report_stack_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct rfilter r;
-
-	report_params(&p, f, &r);
-	xl_buf_adds(&q, "SELECT s.stack_hash, s.hardware_kind, count(*), min(a.time), max(a.time)"
-			" FROM attempts a JOIN signatures s ON s.hash = a.signature WHERE true");
-	report_where(&q, f, &r);
-	xl_buf_adds(&q, " GROUP BY s.stack_hash, s.hardware_kind ORDER BY min(a.time)");
-	return report_run(st, &q, &p, stack_row, (void *)fn, arg);
-}
-
-static int pvo_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct report_rows *rr = arg;
-	struct calib_pvo_bin b;
-	enum xl_outcome o = XL_OUT_ERROR;
-
-	if (!calib_kind_parse(col(r, row, 0), &b.kind))
-		return 0;
-	xl_outcome_parse(col(r, row, 1), &o);
-	b.outcome = o;
-	b.attempts = col_int(r, row, 4);
-	b.predicted = col_real(r, row, 5);
-	b.observed = col_real(r, row, 6);
-	return ((calib_pvo_fn *)rr->fn)(&b, rr->arg);
-}
-
-static int pg_report_pvo(struct calib_store *st, const struct calib_report_filter *f,
-			 int bins_per_e, calib_pvo_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct rfilter r;
-
-	report_params(&p, f, &r);
-	p_int(&p, bins_per_e);
-	xl_buf_addf(&q, "SELECT o.kind, a.outcome, trunc(ln(p.bytes::float8) * $%d::float8)::bigint AS bp,"
-		    " trunc(ln(o.bytes::float8) * $%d::float8)::bigint AS bo, count(*), avg(p.bytes),"
-		    " avg(o.bytes) FROM figures p JOIN figures o ON o.attempt = p.attempt"
-		    " AND o.role = 'observed' AND o.kind = p.kind JOIN attempts a ON a.id = p.attempt"
-		    " WHERE p.role = 'predicted' AND p.bytes > 0 AND o.bytes > 0", p.n, p.n);
-	report_where(&q, f, &r);
-	xl_buf_adds(&q, " GROUP BY o.kind, a.outcome, bp, bo ORDER BY o.kind, a.outcome, bp, bo");
-	return report_run(st, &q, &p, pvo_row, (void *)fn, arg);
-}
-
-static int source_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct report_rows *rr = arg;
-	struct calib_report_source s;
-
-	if (!calib_kind_parse(col(r, row, 0), &s.kind))
-		return 0;
-	s.predicted = xl_streq(col(r, row, 1), "predicted");
-	s.source = col(r, row, 2);
-	s.figures = col_int(r, row, 3);
-	return ((calib_report_source_fn *)rr->fn)(&s, rr->arg);
-}
-
-static int pg_report_sources(struct calib_store *st, const struct calib_report_filter *f,
-			     calib_report_source_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct rfilter r;
-
-	report_params(&p, f, &r);
-	xl_buf_adds(&q, "SELECT f.kind, f.role, f.source, count(*) FROM figures f");
-	if (f->profile || !isnan(f->since))
-		xl_buf_adds(&q, " JOIN attempts a ON a.id = f.attempt");
-	xl_buf_adds(&q, " WHERE true");
-	report_where(&q, f, &r);
-	xl_buf_adds(&q, " GROUP BY f.kind, f.role, f.source ORDER BY count(*) DESC, f.kind, f.role,"
-			" f.source COLLATE \"C\""
-			" LIMIT 200");
-	return report_run(st, &q, &p, source_row, (void *)fn, arg);
-}
-
 static int family_row(struct calib_store *st, const PGresult *r, int row, void *arg)
 {
 	struct report_rows *rr = arg;
@@ -2154,114 +1594,41 @@ static int pg_report_families(struct calib_store *st, const struct calib_report_
 	return report_run(st, &q, &p, family_row, (void *)fn, arg);
 }
 
-static int member_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct report_rows *rr = arg;
-	struct calib_report_member m;
-	enum xl_outcome o = XL_OUT_ERROR;
-	const char *kind = col(r, row, 4);
 
-	if (!kind)
-		m.kind = CALIB_KIND_COUNT;
-	else if (!calib_kind_parse(kind, &m.kind))
-		return 0;
-	xl_outcome_parse(col(r, row, 3), &o);
-	m.signature = col(r, row, 0);
-	m.coords = col(r, row, 1);
-	m.parts = col(r, row, 2);
-	m.outcome = o;
-	m.attempts = col_int(r, row, 5);
-	m.min_bytes = col_int(r, row, 6);
-	m.max_bytes = col_int(r, row, 7);
-	m.mean_bytes = col_real(r, row, 8);
-	return ((calib_report_member_fn *)rr->fn)(&m, rr->arg);
-}
+static const struct calib_ops pg_own = {
+	.stats = pg_stats,
+	.latest_same_shape = pg_latest_same_shape,
+	.family_points = pg_family_points,
+	.family_other_stacks = pg_family_other_stacks,
+	.rank_begin = pg_rank_begin,
+	.rank_poll = pg_rank_poll,
+	.rank_end = pg_rank_end,
+	.report_families = pg_report_families,
+};
 
-static int pg_report_members(struct calib_store *st, const struct calib_report_filter *f,
-			     const char *family, const char *stack, long long limit,
-			     calib_report_member_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct rfilter r;
-
-	report_params(&p, f, &r);
-	p_text(&p, family);
-	p_text(&p, stack);
-	xl_buf_addf(&q, "SELECT s.hash, s.coords, s.json, a.outcome, f.kind, count(*), min(f.bytes),"
-		    " max(f.bytes), avg(f.bytes) FROM (SELECT hash, coords, json FROM signatures"
-		    " WHERE family_hash = $%d AND stack_hash IS NOT DISTINCT FROM $%d::text"
-		    " ORDER BY first_seen DESC, hash", p.n - 1, p.n);
-	if (limit > 0)
-		xl_buf_addf(&q, " LIMIT %lld", limit);
-	xl_buf_adds(&q, ") s JOIN attempts a ON a.signature = s.hash LEFT JOIN figures f"
-			" ON f.attempt = a.id AND f.role = 'observed' WHERE true");
-	report_where(&q, f, &r);
-	xl_buf_adds(&q, " GROUP BY s.hash, s.coords, s.json, a.outcome, f.kind"
-			" ORDER BY s.hash, a.outcome, f.kind");
-	return report_run(st, &q, &p, member_row, (void *)fn, arg);
-}
-
-static int report_probe_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct report_rows *rr = arg;
-	const char *text = col(r, row, 2);
-	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
-	struct calib_report_probe p = { col(r, row, 0), col_real(r, row, 1), doc };
-	int rc = doc ? ((calib_report_probe_fn *)rr->fn)(&p, rr->arg) : 0;
-
-	json_decref(doc);
-	return rc;
-}
-
-static int pg_report_probes(struct calib_store *st, const struct calib_report_filter *f,
-			    calib_report_probe_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-
-	xl_buf_adds(&q, "SELECT p.host, p.time, p.doc FROM probes p WHERE p.id ="
-			" (SELECT q.id FROM probes q WHERE q.host = p.host");
-	if (!isnan(f->since)) {
-		p_real(&p, f->since);
-		xl_buf_adds(&q, " AND q.time >= $1");
-	}
-	xl_buf_adds(&q, " ORDER BY q.time DESC, q.id DESC LIMIT 1) ORDER BY p.host");
-	return report_run(st, &q, &p, report_probe_row, (void *)fn, arg);
-}
-
-const struct calib_backend calib_pg_backend = {
+const struct calib_driver calib_pg_driver = {
 	.name = "postgresql",
 	.open = pg_open,
 	.close = pg_close,
 	.begin = tx_begin,
 	.commit = tx_commit,
 	.rollback = tx_rollback,
-	.record_attempt = pg_record_attempt,
-	.record_probe = pg_record_probe,
-	.history = pg_history,
-	.stats = pg_stats,
-	.resolve_signature = pg_resolve_signature,
-	.forget = pg_forget,
-	.export = pg_export,
-	.latest_hardware = pg_latest_hardware,
-	.latest_attempt = pg_latest_attempt,
-	.latest_same_shape = pg_latest_same_shape,
-	.family_points = pg_family_points,
-	.family_other_stacks = pg_family_other_stacks,
-	.last_parts = pg_last_parts,
-	.job_choose = pg_job_choose,
-	.rank_begin = pg_rank_begin,
-	.rank_poll = pg_rank_poll,
-	.rank_end = pg_rank_end,
-	.job_ranks = pg_job_ranks,
 	.idle = pg_idle,
-	.report_profiles = pg_report_profiles,
-	.report_timeline = pg_report_timeline,
-	.report_stacks = pg_report_stacks,
-	.report_pvo = pg_report_pvo,
-	.report_sources = pg_report_sources,
-	.report_families = pg_report_families,
-	.report_members = pg_report_members,
-	.report_probes = pg_report_probes,
+	.prepare = pg_prepare,
+	.bind_text = pg_bind_text,
+	.bind_int = pg_bind_int,
+	.bind_real = pg_bind_real,
+	.step = pg_step,
+	.reset = pg_reset,
+	.changes = pg_changes,
+	.col_text = pg_col_text,
+	.col_int = pg_col_int,
+	.col_real = pg_col_real,
+	.finalize = pg_finalize,
+	.seq = "seq",
+	.pos = "ctid",
+	.figures = "(SELECT json_agg(json_build_array(f.role, f.kind, f.bytes, f.basis, f.error_bytes,"
+		   " f.source) ORDER BY f.role, f.kind) FROM figures f WHERE f.attempt = a.id)",
+	.bin = " COLLATE \"C\"",
+	.own = &pg_own,
 };

@@ -248,6 +248,19 @@ void calib_add_secret(struct calib_store *st, const char *secret)
 	st->location = shown;
 }
 
+/* st speaks through drv: the operations are calib_queries, with those drv
+ * writes itself in their place. */
+static void use_driver(struct calib_store *st, const struct calib_driver *drv)
+{
+	const struct calib_ops *own = drv->own;
+
+	st->drv = drv;
+	st->ops = calib_queries;
+#define OWN(op) if (own && own->op) st->ops.op = own->op;
+	CALIB_OPS(OWN)
+#undef OWN
+}
+
 int calib_open(const char *location, unsigned flags, struct calib_store **out, char **err)
 {
 	struct calib_store *st = xl_calloc(1, sizeof(*st));
@@ -264,20 +277,20 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 		st->location = xl_asprintf("%s/calib.db", sd);
 		free(sd);
 		path = st->location;
-		st->be = &calib_sqlite_backend;
+		st->drv = &calib_sqlite_driver;
 	} else if (xl_startswith(location, "sqlite:")) {
 		path = location + strlen("sqlite:");
 		if (xl_startswith(path, "//"))
 			path += 2;
 		st->location = xl_strdup(path);
 		path = st->location;
-		st->be = &calib_sqlite_backend;
+		st->drv = &calib_sqlite_driver;
 	} else if ((scheme = uri_scheme(location)) != 0) {
 		st->location = redact(location, scheme, &st->secrets);
 		/* a server store: libpq reads the URI as given, password and all */
 		if (strncmp(location, "postgresql://", scheme) == 0 ||
 		    strncmp(location, "postgres://", scheme) == 0) {
-			st->be = &calib_pg_backend;
+			st->drv = &calib_pg_driver;
 			path = location;
 		} else {
 			rc = calib_fail(st, XL_EX_CANTCREAT,
@@ -288,7 +301,7 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 	} else {
 		st->location = xl_strdup(location);
 		path = st->location;
-		st->be = &calib_sqlite_backend;
+		st->drv = &calib_sqlite_driver;
 	}
 	if (!*path) {
 		rc = calib_fail(st, XL_EX_CANTCREAT, "no file named");
@@ -296,14 +309,15 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 	}
 	if (flags & CALIB_OPEN_READONLY)
 		flags |= CALIB_OPEN_NOCREATE;
-	rc = st->be->open(st, path, flags);
+	use_driver(st, st->drv);
+	rc = st->drv->open(st, path, flags);
 	if (rc && st->absent && (flags & CALIB_OPEN_READONLY)) {
 		/* nothing recorded yet: an empty store in memory answers */
-		st->be->close(st);
+		st->drv->close(st);
 		free(st->err);
 		st->err = NULL;
-		st->be = &calib_sqlite_backend;
-		rc = st->be->open(st, NULL, flags);
+		use_driver(st, &calib_sqlite_driver);
+		rc = st->drv->open(st, NULL, flags);
 		st->stand_in = rc == 0;
 	}
 	if (rc)
@@ -327,8 +341,8 @@ void calib_close(struct calib_store *st)
 	if (!st)
 		return;
 	calib_family_cache_drop(st);
-	if (st->be && st->impl)
-		st->be->close(st);
+	if (st->drv && st->impl)
+		st->drv->close(st);
 	free(st->location);
 	free(st->err);
 	xl_strv_release(&st->secrets);
@@ -546,23 +560,60 @@ static void classify_headline(struct calib_attempt *a)
 					 a->predicted_basis, CALIB_UNSET, NULL);
 }
 
+/* The text fields of o (strings or null) into a's own, and into its
+ * shape and stack hashes; the attempt's signature, its kinds, basis and
+ * outcome are the caller's, by name.  false when one is not a string. */
+static bool text_fields_from_json(const json_t *o, struct calib_attempt *a)
+{
+	for (const struct calib_column *c = calib_attempt_cols; c->name; c++) {
+		void *p = (char *)a + c->offset;
+		const char *v;
+
+		if (c->type != CALIB_COL_TEXT && c->type != CALIB_COL_HASH && c->type != CALIB_COL_KIND &&
+		    c->type != CALIB_COL_BASIS && c->type != CALIB_COL_OUTCOME)
+			continue;
+		if (!opt_str(o, c->name, &v))
+			return false;
+		if (c->type == CALIB_COL_TEXT && c->offset != offsetof(struct calib_attempt, id))
+			*(char **)p = dup_or_null(v);
+		else if (c->type == CALIB_COL_HASH && (c->flags & CALIB_COL_SIG))
+			snprintf(p, 65, "%s", v ? v : "");
+	}
+	return true;
+}
+
+/* The fields of o of type (CALIB_COL_INT: integers, or reals that are
+ * integral; CALIB_COL_REAL: numbers; either may be null) into a; *err on
+ * failure. */
+static bool numbers_from_json(const json_t *o, enum calib_col_type type, struct calib_attempt *a,
+			      char **err)
+{
+	for (const struct calib_column *c = calib_attempt_cols; c->name; c++) {
+		void *p = (char *)a + c->offset;
+		const json_t *x = json_object_get(o, c->name);
+
+		if (c->type != type)
+			continue;
+		if (type == CALIB_COL_INT && !opt_int(o, c->name, p)) {
+			*err = xl_asprintf("attempt '%s': '%s' is not an integer", a->id, c->name);
+			return false;
+		}
+		if (type == CALIB_COL_INT)
+			continue;
+		if (x && !json_is_null(x) && !json_is_number(x)) {
+			*err = xl_asprintf("attempt '%s': '%s' is not a number", a->id, c->name);
+			return false;
+		}
+		if (json_is_number(x))
+			*(double *)p = json_number_value(x);
+	}
+	return true;
+}
+
 int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} ints[] = {
-		{ "rank", offsetof(struct calib_attempt, rank) },
-		{ "exit_status", offsetof(struct calib_attempt, exit_status) },
-		{ "predicted_bytes", offsetof(struct calib_attempt, predicted_bytes) },
-		{ "observed_bytes", offsetof(struct calib_attempt, observed_bytes) },
-		{ "compile_count", offsetof(struct calib_attempt, compile_count) },
-		{ "host_peak_rss_bytes", offsetof(struct calib_attempt, host_peak_rss_bytes) },
-		{ "cache_hits", offsetof(struct calib_attempt, cache_hits) },
-	};
-	const char *id, *profile, *cand, *sig, *host, *outcome, *shape, *stack, *kind, *job;
-	const char *pkind, *pbasis, *okind;
-	const json_t *sj, *tj, *wj, *fj, *dj, *xj;
+	const char *id, *sig, *outcome, *pkind, *pbasis, *okind;
+	const json_t *sj, *tj, *fj, *dj;
 	int64_t scheme;
 
 	calib_attempt_init(a);
@@ -576,15 +627,15 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		return XL_EX_DATAERR;
 	}
 	a->id = xl_strdup(id);
-	if (!opt_str(o, "profile", &profile) || !opt_str(o, "candidate", &cand) ||
-	    !opt_str(o, "signature", &sig) || !opt_str(o, "host", &host) ||
-	    !opt_str(o, "outcome", &outcome) || !opt_str(o, "shape_hash", &shape) ||
-	    !opt_str(o, "stack_hash", &stack) || !opt_str(o, "hardware_kind", &kind) ||
-	    !opt_str(o, "job_id", &job) || !opt_str(o, "predicted_kind", &pkind) ||
-	    !opt_str(o, "predicted_basis", &pbasis) || !opt_str(o, "observed_kind", &okind)) {
+	if (!text_fields_from_json(o, a)) {
 		*err = xl_asprintf("attempt '%s': a text field is not a string", id);
 		goto bad;
 	}
+	opt_str(o, "signature", &sig);
+	opt_str(o, "outcome", &outcome);
+	opt_str(o, "predicted_kind", &pkind);
+	opt_str(o, "predicted_basis", &pbasis);
+	opt_str(o, "observed_kind", &okind);
 	if ((pkind && !calib_kind_parse(pkind, &a->predicted_kind)) ||
 	    (okind && !calib_kind_parse(okind, &a->observed_kind))) {
 		*err = xl_asprintf("attempt '%s': unknown memory kind '%s'", id,
@@ -607,20 +658,8 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		*err = xl_asprintf("attempt '%s': 'time' is not an ISO 8601 time", id);
 		goto bad;
 	}
-	wj = json_object_get(o, "wall_s");
-	if (wj && !json_is_null(wj) && !json_is_number(wj)) {
-		*err = xl_asprintf("attempt '%s': 'wall_s' is not a number", id);
+	if (!numbers_from_json(o, CALIB_COL_REAL, a, err))
 		goto bad;
-	}
-	if (json_is_number(wj))
-		a->wall_s = json_number_value(wj);
-	xj = json_object_get(o, "first_step_s");
-	if (xj && !json_is_null(xj) && !json_is_number(xj)) {
-		*err = xl_asprintf("attempt '%s': 'first_step_s' is not a number", id);
-		goto bad;
-	}
-	if (json_is_number(xj))
-		a->first_step_s = json_number_value(xj);
 	dj = json_object_get(o, "details");
 	if (dj && !json_is_null(dj)) {
 		if (!json_is_object(dj)) {
@@ -629,7 +668,6 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		}
 		a->details = json_dumps(dj, JSON_COMPACT | JSON_SORT_KEYS);
 	}
-	a->job_id = dup_or_null(job);
 	if (!opt_int(o, "signature_scheme", &scheme) ||
 	    (scheme != CALIB_UNSET && (scheme < 1 || scheme > CALIB_SIG_SCHEME))) {
 		*err = xl_asprintf("attempt '%s': 'signature_scheme' is not 1 to %d", id,
@@ -641,12 +679,6 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 	fj = json_object_get(o, "figures");
 	if (fj && !json_is_null(fj) && !figures_from_json(a, fj, err))
 		goto bad;
-	a->profile = dup_or_null(profile);
-	a->candidate = dup_or_null(cand);
-	a->host = dup_or_null(host);
-	snprintf(a->shape_hash, sizeof(a->shape_hash), "%s", shape ? shape : "");
-	snprintf(a->stack_hash, sizeof(a->stack_hash), "%s", stack ? stack : "");
-	a->hardware_kind = dup_or_null(kind);
 	sj = json_object_get(o, "signature_json");
 	if (sj && !json_is_null(sj)) {
 		if (!take_signature_json(a, sj, sig, err))
@@ -658,12 +690,8 @@ int calib_attempt_from_json(const json_t *o, struct calib_attempt *a, char **err
 		*err = xl_asprintf("attempt '%s': 'signature' is not a SHA-256 hex digest", id);
 		goto bad;
 	}
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		if (!opt_int(o, ints[i].key, (int64_t *)((char *)a + ints[i].off))) {
-			*err = xl_asprintf("attempt '%s': '%s' is not an integer", id, ints[i].key);
-			goto bad;
-		}
-	}
+	if (!numbers_from_json(o, CALIB_COL_INT, a, err))
+		goto bad;
 	classify_headline(a);
 	return 0;
 bad:
@@ -702,54 +730,53 @@ static json_t *figures_json(const struct calib_attempt *a)
 	return arr;
 }
 
+/* Column c of a, which is not NULL, as JSON. */
+static json_t *col_json(const struct calib_column *c, const struct calib_attempt *a)
+{
+	const void *p = (const char *)a + c->offset;
+	char tb[40];
+	json_t *d;
+
+	switch (c->type) {
+	case CALIB_COL_TEXT:
+		return str_or_null(*(char *const *)p);
+	case CALIB_COL_HASH:
+		return str_or_null(p);
+	case CALIB_COL_INT:
+		return json_integer((json_int_t)*(const int64_t *)p);
+	case CALIB_COL_REAL:
+		return json_real(*(const double *)p);
+	case CALIB_COL_TIME:
+		return json_string(xl_iso_time_ms(*(const double *)p, tb, sizeof(tb)));
+	case CALIB_COL_OUTCOME:
+		return json_string(xl_outcome_name(*(const enum xl_outcome *)p));
+	case CALIB_COL_KIND:
+		return json_string(calib_kind_name(*(const enum calib_kind *)p));
+	case CALIB_COL_BASIS:
+		return json_string(calib_basis_name(*(const enum calib_basis *)p));
+	case CALIB_COL_OBJECT:
+		d = json_loads(*(char *const *)p, 0, NULL);
+		if (json_is_object(d))
+			return d;
+		json_decref(d);
+		return json_null();
+	case CALIB_COL_SCHEME:
+		return json_integer(*(const int *)p);
+	case CALIB_COL_FIGURES:
+		return figures_json(a);
+	}
+	return json_null();
+}
+
 json_t *calib_attempt_to_json(const struct calib_attempt *a, unsigned flags)
 {
-	char tb[40];
 	json_t *o = json_object();
 
-	json_object_set_new(o, "id", str_or_null(a->id));
-	json_object_set_new(o, "time", json_string(xl_iso_time_ms(a->time, tb, sizeof(tb))));
-	json_object_set_new(o, "profile", str_or_null(a->profile));
-	json_object_set_new(o, "candidate", str_or_null(a->candidate));
-	json_object_set_new(o, "signature", str_or_null(a->signature));
-	json_object_set_new(o, "host", str_or_null(a->host));
-	json_object_set_new(o, "rank", int_or_null(a->rank));
-	json_object_set_new(o, "outcome", json_string(xl_outcome_name(a->outcome)));
-	json_object_set_new(o, "exit_status", int_or_null(a->exit_status));
-	json_object_set_new(o, "predicted_bytes", int_or_null(a->predicted_bytes));
-	json_object_set_new(o, "predicted_kind", a->predicted_bytes != CALIB_UNSET &&
-			    a->predicted_kind < CALIB_KIND_COUNT ?
-			    json_string(calib_kind_name(a->predicted_kind)) : json_null());
-	json_object_set_new(o, "predicted_basis", a->predicted_bytes != CALIB_UNSET &&
-			    a->predicted_kind < CALIB_KIND_COUNT ?
-			    json_string(calib_basis_name(a->predicted_basis)) : json_null());
-	json_object_set_new(o, "observed_bytes", int_or_null(a->observed_bytes));
-	json_object_set_new(o, "observed_kind", a->observed_bytes != CALIB_UNSET &&
-			    a->observed_kind < CALIB_KIND_COUNT ?
-			    json_string(calib_kind_name(a->observed_kind)) : json_null());
-	json_object_set_new(o, "wall_s", isnan(a->wall_s) ? json_null() : json_real(a->wall_s));
-	json_object_set_new(o, "compile_count", int_or_null(a->compile_count));
-	json_object_set_new(o, "figures", figures_json(a));
-	json_object_set_new(o, "job_id", str_or_null(a->job_id));
-	json_object_set_new(o, "cache_hits", int_or_null(a->cache_hits));
-	json_object_set_new(o, "first_step_s", isnan(a->first_step_s) ? json_null()
-								       : json_real(a->first_step_s));
-	{
-		json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
-
-		json_object_set_new(o, "details", json_is_object(d) ? d : json_null());
-		if (d && !json_is_object(d))
-			json_decref(d);
-	}
-	if (flags & CALIB_JSON_FULL) {
-		json_t *sj = a->signature_json ? json_loads(a->signature_json, 0, NULL) : NULL;
-
-		json_object_set_new(o, "host_peak_rss_bytes", int_or_null(a->host_peak_rss_bytes));
-		json_object_set_new(o, "signature_json", sj ? sj : json_null());
-		json_object_set_new(o, "shape_hash", str_or_null(a->shape_hash));
-		json_object_set_new(o, "stack_hash", str_or_null(a->stack_hash));
-		json_object_set_new(o, "hardware_kind", str_or_null(a->hardware_kind));
-		json_object_set_new(o, "signature_scheme", json_integer(a->signature_scheme));
+	for (const struct calib_column *c = calib_attempt_cols; c->name; c++) {
+		if ((c->flags & (CALIB_COL_SIG | CALIB_COL_FULL)) && !(flags & CALIB_JSON_FULL))
+			continue;
+		json_object_set_new(o, c->name, c->type != CALIB_COL_FIGURES && calib_col_is_null(c, a)
+				    ? json_null() : col_json(c, a));
 	}
 	return o;
 }
@@ -849,7 +876,7 @@ int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
 		calib_family_cache_drop(st);
 		do {
 			st->retry = false;
-			rc = st->be->record_attempt(st, &c, family[0] ? family : NULL, coords);
+			rc = st->ops.record_attempt(st, &c, family[0] ? family : NULL, coords);
 		} while (rc && again(st, &tries, start));
 	}
 	free(c.figures);
@@ -903,7 +930,7 @@ int calib_record_probe(struct calib_store *st, const json_t *doc)
 
 		do {
 			st->retry = false;
-			rc = st->be->record_probe(st, doc, host, t, NULL);
+			rc = st->ops.record_probe(st, doc, host, t, NULL);
 		} while (rc && again(st, &tries, start));
 		return rc;
 	}
@@ -918,7 +945,7 @@ int calib_latest_hardware(struct calib_store *st, const char *host, unsigned fla
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = st->be->latest_hardware(st, host, &all, &n)))
+	if ((rc = st->ops.latest_hardware(st, host, &all, &n)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		double total = (double)all[i].count * (double)all[i].memory_bytes;
@@ -962,7 +989,7 @@ bool calib_parts_fill_hardware(struct calib_store *st, json_t *parts, unsigned f
 int calib_last_parts(struct calib_store *st, const char *profile, json_t **parts, char **id)
 {
 	char *text = NULL;
-	int rc = st->be->last_parts(st, profile, &text, id);
+	int rc = st->ops.last_parts(st, profile, &text, id);
 
 	*parts = text ? json_loads(text, 0, NULL) : NULL;
 	free(text);
@@ -978,13 +1005,13 @@ int calib_last_parts(struct calib_store *st, const char *profile, json_t **parts
 int calib_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
 		  void *arg)
 {
-	return st->be->history(st, f, fn, arg);
+	return st->ops.history(st, f, fn, arg);
 }
 
 int calib_stats(struct calib_store *st, const char *profile, long long limit,
 		calib_stats_fn *fn, void *arg)
 {
-	return st->be->stats(st, profile, limit, fn, arg);
+	return st->ops.stats(st, profile, limit, fn, arg);
 }
 
 int calib_resolve_signature(struct calib_store *st, const char *prefix, char hash[65])
@@ -997,7 +1024,7 @@ int calib_resolve_signature(struct calib_store *st, const char *prefix, char has
 		return calib_fail(st, XL_EX_USAGE, "empty signature prefix");
 	if (strlen(prefix) > 64)
 		return calib_fail(st, XL_EX_NOINPUT, "no signature starts with '%s'", prefix);
-	return st->be->resolve_signature(st, prefix, hash);
+	return st->ops.resolve_signature(st, prefix, hash);
 }
 
 int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
@@ -1008,7 +1035,7 @@ int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
 
 	do {
 		st->retry = false;
-		rc = st->be->forget(st, hash, attempts);
+		rc = st->ops.forget(st, hash, attempts);
 	} while (rc && again(st, &tries, start));
 	return rc;
 }
@@ -1050,7 +1077,7 @@ static int export_attempt(const struct calib_attempt *a, void *arg)
 
 int calib_export(struct calib_store *st, FILE *f)
 {
-	return st->be->export(st, export_probe, export_attempt, f);
+	return st->ops.export(st, export_probe, export_attempt, f);
 }
 
 /* One line of an import: 0, 65 with *err, or 73 (the store failed). */
@@ -1091,7 +1118,7 @@ static int import_one(struct calib_store *st, json_t *o, bool *probe, char **err
 			*err = xl_strdup("probe without 'host' and an ISO 8601 'time'");
 			return XL_EX_DATAERR;
 		}
-		return st->be->record_probe(st, doc, host, t, uid);
+		return st->ops.record_probe(st, doc, host, t, uid);
 	}
 	*err = xl_asprintf("unknown line type '%s'", type);
 	return XL_EX_DATAERR;
@@ -1122,7 +1149,7 @@ static int import_pass(struct calib_store *st, const char *data, size_t len,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if ((rc = st->be->begin(st))) {
+	if ((rc = st->drv->begin(st, false))) {
 		free(copy);
 		return rc;
 	}
@@ -1154,7 +1181,7 @@ static int import_pass(struct calib_store *st, const char *data, size_t len,
 		} else if (r) {
 			free(err);
 			st->in_tx = false;
-			st->be->rollback(st);
+			st->drv->rollback(st);
 			free(copy);
 			return r;
 		} else if (probe) {
@@ -1166,12 +1193,12 @@ static int import_pass(struct calib_store *st, const char *data, size_t len,
 	free(copy);
 	st->in_tx = false;
 	if (res->bad) {
-		st->be->rollback(st);
+		st->drv->rollback(st);
 		return calib_fail(st, XL_EX_DATAERR, "%zu bad line%s: nothing imported", res->bad,
 				  res->bad == 1 ? "" : "s");
 	}
-	if ((rc = st->be->commit(st))) {
-		st->be->rollback(st);
+	if ((rc = st->drv->commit(st))) {
+		st->drv->rollback(st);
 		return rc;
 	}
 	return 0;
@@ -1298,7 +1325,7 @@ int calib_job_choose(struct calib_store *st, const char *job_id, const char *can
 	*chosen = *chosen_sig = NULL;
 	if (!job_id || !*job_id)
 		return calib_fail(st, XL_EX_DATAERR, "a job choice needs a job id");
-	return st->be->job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
+	return st->ops.job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
 }
 
 /* ---- ranks watching each other ------------------------------------------------------- */
@@ -1326,7 +1353,7 @@ int calib_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, i
 		return rc;
 	if (!(lease_s > 0))
 		return calib_fail(st, XL_EX_DATAERR, "job '%s': a lease of %g s", job_id, lease_s);
-	rc = st->be->rank_begin(st, job_id, rank, world, run_id, lease_s, &t);
+	rc = st->ops.rank_begin(st, job_id, rank, world, run_id, lease_s, &t);
 	if (rc == 0 && started)
 		*started = t;
 	return rc;
@@ -1341,7 +1368,7 @@ int calib_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, do
 	out->when = out->now = NAN;
 	if ((rc = check_rank(st, job_id, rank)))
 		return rc;
-	return st->be->rank_poll(st, job_id, rank, lease_s, since, judge_leases, out);
+	return st->ops.rank_poll(st, job_id, rank, lease_s, since, judge_leases, out);
 }
 
 int calib_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
@@ -1355,7 +1382,7 @@ int calib_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
 	if ((unsigned)outcome >= XL_OUT_COUNT)
 		return calib_fail(st, XL_EX_DATAERR, "job '%s': rank %lld: unknown outcome", job_id,
 				  (long long)rank);
-	return st->be->rank_end(st, job_id, rank, xl_outcome_name(outcome), exit_status,
+	return st->ops.rank_end(st, job_id, rank, xl_outcome_name(outcome), exit_status,
 				peer_rank < 0 ? CALIB_UNSET : peer_rank,
 				peer_rank < 0 ? NULL : (unsigned)peer_outcome < XL_OUT_COUNT
 				? xl_outcome_name(peer_outcome) : LEASE_LAPSED);
@@ -1365,7 +1392,7 @@ int calib_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *
 {
 	if (!job || !*job)
 		return calib_fail(st, XL_EX_DATAERR, "no job id");
-	return st->be->job_ranks(st, job, fn, arg);
+	return st->ops.job_ranks(st, job, fn, arg);
 }
 
 int calib_peer_outcome_parse(const char *s)
@@ -1381,8 +1408,8 @@ int calib_peer_outcome_parse(const char *s)
 
 void calib_idle(struct calib_store *st)
 {
-	if (st && st->be->idle)
-		st->be->idle(st);
+	if (st && st->drv->idle)
+		st->drv->idle(st);
 }
 
 /* ---- report queries ------------------------------------------------------------------- */
@@ -1390,7 +1417,7 @@ void calib_idle(struct calib_store *st)
 int calib_report_profiles(struct calib_store *st, const struct calib_report_filter *f,
 			  long long limit, calib_report_profile_fn *fn, void *arg)
 {
-	return st->be->report_profiles(st, f, limit, fn, arg);
+	return st->ops.report_profiles(st, f, limit, fn, arg);
 }
 
 int calib_report_timeline(struct calib_store *st, const struct calib_report_filter *f, double t0,
@@ -1398,7 +1425,7 @@ int calib_report_timeline(struct calib_store *st, const struct calib_report_filt
 {
 	if (!f->profile || !(width > 0))
 		return calib_fail(st, XL_EX_SOFTWARE, "timeline: no profile or no bin width");
-	return st->be->report_timeline(st, f, t0, width, fn, arg);
+	return st->ops.report_timeline(st, f, t0, width, fn, arg);
 }
 
 int calib_report_stacks(struct calib_store *st, const struct calib_report_filter *f,
@@ -1406,36 +1433,36 @@ int calib_report_stacks(struct calib_store *st, const struct calib_report_filter
 {
 	if (!f->profile)
 		return calib_fail(st, XL_EX_SOFTWARE, "stacks: no profile");
-	return st->be->report_stacks(st, f, fn, arg);
+	return st->ops.report_stacks(st, f, fn, arg);
 }
 
 int calib_report_pvo(struct calib_store *st, const struct calib_report_filter *f,
 		     int bins_per_e, calib_pvo_fn *fn, void *arg)
 {
-	return st->be->report_pvo(st, f, bins_per_e > 0 ? bins_per_e : 8, fn, arg);
+	return st->ops.report_pvo(st, f, bins_per_e > 0 ? bins_per_e : 8, fn, arg);
 }
 
 int calib_report_sources(struct calib_store *st, const struct calib_report_filter *f,
 			 calib_report_source_fn *fn, void *arg)
 {
-	return st->be->report_sources(st, f, fn, arg);
+	return st->ops.report_sources(st, f, fn, arg);
 }
 
 int calib_report_families(struct calib_store *st, const struct calib_report_filter *f,
 			  long long limit, calib_report_family_fn *fn, void *arg)
 {
-	return st->be->report_families(st, f, limit, fn, arg);
+	return st->ops.report_families(st, f, limit, fn, arg);
 }
 
 int calib_report_members(struct calib_store *st, const struct calib_report_filter *f,
 			 const char *family, const char *stack, long long limit,
 			 calib_report_member_fn *fn, void *arg)
 {
-	return st->be->report_members(st, f, family, stack, limit, fn, arg);
+	return st->ops.report_members(st, f, family, stack, limit, fn, arg);
 }
 
 int calib_report_probes(struct calib_store *st, const struct calib_report_filter *f,
 			calib_report_probe_fn *fn, void *arg)
 {
-	return st->be->report_probes(st, f, fn, arg);
+	return st->ops.report_probes(st, f, fn, arg);
 }

@@ -167,15 +167,15 @@ plans_sqlite() {
 	plan "history --signature" "SELECT id FROM attempts WHERE 1 AND signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 50"
 	plan "history --host --since" "SELECT id FROM attempts WHERE 1 AND host = 'host3' AND time >= 1700000000 ORDER BY time DESC, rowid DESC LIMIT 50"
 	plan "order: latest attempt of a signature" "SELECT outcome, id, time FROM attempts WHERE signature = '$H' ORDER BY time DESC, rowid DESC LIMIT 1"
-	plan "order: latest attempt of the shape" "SELECT a.outcome, a.id, a.time, s.stack_hash IS NOT 'x' FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.shape_hash = '$H' AND s.hash <> '$H' ORDER BY a.time DESC LIMIT 1"
-	plan "estimate: the signatures of a family" "SELECT hash, coords, json FROM signatures WHERE family_hash = '$H' AND stack_hash = '$H' ORDER BY first_seen DESC LIMIT 256"
-	plan "estimate: a signature's newest launches and figures" "SELECT recent.id, recent.time, recent.outcome, f.kind, f.bytes FROM (SELECT id, time, outcome, rowid AS r FROM attempts WHERE signature = '$H' AND outcome IN ('ok', 'compile-storm', 'oom') ORDER BY time DESC, rowid DESC LIMIT 10) recent LEFT JOIN figures f ON f.attempt = recent.id AND f.role = 'observed' ORDER BY recent.time DESC, recent.r DESC"
-	plan "estimate: the family on other stacks" "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN attempts a WHERE s.family_hash = '$H' AND s.stack_hash IS NOT '$H' AND a.signature = s.hash AND a.outcome IN ('ok', 'compile-storm') AND a.observed_bytes > 0 LIMIT 1000)"
+	plan "order: latest attempt of the shape" "SELECT a.outcome, a.id, a.time, s.stack_hash IS DISTINCT FROM 'x' FROM signatures s JOIN attempts a ON a.signature = s.hash WHERE s.shape_hash = '$H' AND s.hash <> '$H' ORDER BY a.time DESC, a.rowid DESC LIMIT 1"
+	plan "estimate: the signatures of a family" "SELECT hash, coords, json FROM signatures WHERE family_hash = '$H' AND stack_hash = '$H' ORDER BY first_seen DESC, hash LIMIT 256"
+	plan "estimate: a signature's newest launches and figures" "SELECT r.id, r.time, r.outcome, f.kind, f.bytes FROM (SELECT id, time, outcome, rowid AS n FROM attempts WHERE signature = '$H' AND outcome IN ('ok', 'compile-storm', 'oom') ORDER BY time DESC, rowid DESC LIMIT 10) r LEFT JOIN figures f ON f.attempt = r.id AND f.role = 'observed' ORDER BY r.time DESC, r.n DESC, f.kind"
+	plan "estimate: the family on other stacks" "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN attempts a WHERE s.family_hash = '$H' AND s.stack_hash IS DISTINCT FROM '$H' AND a.signature = s.hash AND a.outcome IN ('ok', 'compile-storm') AND a.observed_bytes > 0 LIMIT 1000) x"
 	plan "signature prefix" "SELECT hash FROM signatures WHERE hash >= 'aaa' AND hash < 'aaag' ORDER BY hash LIMIT 2"
 }
 
-# The same on PostgreSQL: the statements of calib/postgres.c with values
-# in place of their parameters; EXPLAIN ANALYZE, so the plan is the one run.
+# The same on PostgreSQL: the statements it runs (calib/query.c's, and
+# calib/postgres.c's own) with values in place of their parameters; EXPLAIN ANALYZE, so the plan is the one run.
 plans_postgresql() {
 	S0=$(printf '%064x' 0)
 	plan() {

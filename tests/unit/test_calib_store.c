@@ -1714,6 +1714,423 @@ static void test_rank_watch(void **state)
 	free(path);
 }
 
+/* ---- every operation, the same answers on both stores ---------------------------------------- */
+
+/* An attempt of job_parts(mb, "512", jax) with every column given; caller
+ * releases. */
+static void every_attempt(struct calib_attempt *a, const char *id, long mb, const char *jax,
+			  const char *outcome, double t)
+{
+	struct calib_sig sig;
+	json_t *p = job_parts(mb, "512", jax);
+
+	assert_int_equal(calib_signature(p, &sig), 0);
+	calib_attempt_init(a);
+	a->id = xl_strdup(id);
+	a->time = t;
+	a->profile = xl_strdup("prof");
+	a->candidate = xl_strdup(mb > 1500 ? "big" : "small");
+	a->host = xl_strdup("h1");
+	assert_true(xl_outcome_parse(outcome, &a->outcome));
+	snprintf(a->signature, sizeof(a->signature), "%s", sig.hash);
+	snprintf(a->shape_hash, sizeof(a->shape_hash), "%s", sig.shape_hash);
+	snprintf(a->stack_hash, sizeof(a->stack_hash), "%s", sig.stack_hash);
+	a->signature_json = xl_strdup(sig.canonical);
+	a->hardware_kind = xl_strdup("Xeon");
+	a->signature_scheme = CALIB_SIG_SCHEME;
+	a->exit_status = strcmp(outcome, "ok") == 0 ? 0 : 137;
+	a->wall_s = 1.25 * (double)mb / 1000;
+	a->compile_count = 3;
+	a->cache_hits = 2;
+	a->first_step_s = 0.5;
+	a->host_peak_rss_bytes = 1000LL * mb;
+	a->predicted_bytes = 2000LL * mb;
+	a->predicted_kind = CALIB_KIND_HOST_PEAK_VM;
+	a->predicted_basis = CALIB_BASIS_LEARNED;
+	a->observed_bytes = 2100LL * mb;
+	a->observed_kind = CALIB_KIND_HOST_PEAK_VM;
+	a->details = xl_strdup("{\"note\":\"x\"}");
+	/* in the order the store gives them back: role, then kind */
+	calib_attempt_add_figure(a, false, CALIB_KIND_HOST_PEAK_RSS, a->host_peak_rss_bytes,
+				 CALIB_BASIS_NONE, CALIB_UNSET, NULL);
+	calib_attempt_add_figure(a, false, CALIB_KIND_HOST_PEAK_VM, a->observed_bytes,
+				 CALIB_BASIS_NONE, CALIB_UNSET, "wait4");
+	calib_attempt_add_figure(a, false, CALIB_KIND_XLA_BUFFERS, 700LL * mb, CALIB_BASIS_NONE,
+				 CALIB_UNSET, NULL);
+	calib_attempt_add_figure(a, true, CALIB_KIND_HOST_PEAK_VM, a->predicted_bytes,
+				 CALIB_BASIS_LEARNED, 100LL * mb, "fit");
+	calib_sig_release(&sig);
+	json_decref(p);
+}
+
+struct every {
+	struct xl_buf b;
+	json_t *recorded;          /* id -> the attempt as recorded (CALIB_JSON_FULL) */
+	size_t exported;
+};
+
+static int every_history(const struct calib_attempt *a, void *arg)
+{
+	struct every *ev = arg;
+	json_t *got = calib_attempt_to_json(a, CALIB_JSON_FULL), *want;
+
+	xl_buf_addf(&ev->b, "%s:%s:%zu ", a->id, xl_outcome_name(a->outcome), a->nfigures);
+	/* history reads every attempt column and the figures (not the
+	 * signature's own columns) */
+	want = json_deep_copy(json_object_get(ev->recorded, a->id));
+	assert_non_null(want);
+	for (const char *const *k = (const char *const[]){ "signature_json", "shape_hash",
+		     "stack_hash", "hardware_kind", "signature_scheme", NULL }; *k; k++) {
+		json_object_del(want, *k);
+		json_object_del(got, *k);
+	}
+	if (!json_equal(got, want)) {
+		char *g = json_dumps(got, JSON_SORT_KEYS), *w = json_dumps(want, JSON_SORT_KEYS);
+
+		fprintf(stderr, "history of %s:\n got  %s\n want %s\n", a->id, g, w);
+		free(g);
+		free(w);
+	}
+	assert_true(json_equal(got, want));
+	json_decref(got);
+	json_decref(want);
+	return 0;
+}
+
+static int every_stats(const struct calib_sig_stats *s, void *arg)
+{
+	struct xl_buf *b = arg;
+
+	xl_buf_addf(b, "%.6s:%lld/%lld/%lld:%.3f:%s:%s:%s:%.0f ", s->signature, (long long)s->attempts,
+		    (long long)s->ok, (long long)s->oom, s->ratio_median, s->kind ? s->kind : "-",
+		    s->profile, s->candidate, s->last_seen);
+	return 0;
+}
+
+static int every_profile(const struct calib_report_profile *p, void *arg)
+{
+	xl_buf_addf(arg, "%s:%lld:%.0f-%.0f ", p->profile ? p->profile : "-", (long long)p->attempts,
+		    p->first, p->last);
+	return 0;
+}
+
+static int every_timeline(const struct calib_timeline_bin *t, void *arg)
+{
+	xl_buf_addf(arg, "%lld:%s:%lld:%.0f-%.0f:%.3f/%.3f:%lld/%lld:%lld/%lld ", (long long)t->bin,
+		    xl_outcome_name(t->outcome), (long long)t->attempts, t->time_min, t->time_max,
+		    t->wall_mean, t->wall_max, (long long)t->compiles, (long long)t->compiles_known,
+		    (long long)t->cache_hits, (long long)t->cache_known);
+	return 0;
+}
+
+static int every_stack(const struct calib_report_stack *s, void *arg)
+{
+	xl_buf_addf(arg, "%.6s:%s:%lld:%.0f-%.0f ", s->stack_hash ? s->stack_hash : "-",
+		    s->hardware_kind ? s->hardware_kind : "-", (long long)s->attempts, s->first, s->last);
+	return 0;
+}
+
+static int every_pvo(const struct calib_pvo_bin *p, void *arg)
+{
+	xl_buf_addf(arg, "%s:%s:%lld:%.0f/%.0f ", calib_kind_name(p->kind),
+		    xl_outcome_name(p->outcome), (long long)p->attempts, p->predicted, p->observed);
+	return 0;
+}
+
+static int every_source(const struct calib_report_source *s, void *arg)
+{
+	xl_buf_addf(arg, "%s:%s:%s:%lld ", calib_kind_name(s->kind), s->predicted ? "p" : "o",
+		    s->source ? s->source : "-", (long long)s->figures);
+	return 0;
+}
+
+struct every_fam {
+	struct xl_buf *b;
+	char family[65], stack[65];
+};
+
+static int every_family(const struct calib_report_family *f, void *arg)
+{
+	struct every_fam *ef = arg;
+
+	xl_buf_addf(ef->b, "%.6s:%.6s:%lld/%lld:%.0f:%s:%d ", f->family, f->stack,
+		    (long long)f->attempts, (long long)f->signatures, f->last, f->profile,
+		    f->parts && strstr(f->parts, "MICRO_BATCH") != NULL);
+	snprintf(ef->family, sizeof(ef->family), "%s", f->family);
+	snprintf(ef->stack, sizeof(ef->stack), "%s", f->stack);
+	return 0;
+}
+
+static int every_member(const struct calib_report_member *m, void *arg)
+{
+	xl_buf_addf(arg, "%.6s:%s:%s:%lld:%lld-%lld:%.0f:%d ", m->signature,
+		    xl_outcome_name(m->outcome),
+		    m->kind < CALIB_KIND_COUNT ? calib_kind_name(m->kind) : "-", (long long)m->attempts,
+		    (long long)m->min_bytes, (long long)m->max_bytes, m->mean_bytes,
+		    m->coords != NULL && m->parts != NULL);
+	return 0;
+}
+
+static int every_probe(const struct calib_report_probe *p, void *arg)
+{
+	xl_buf_addf(arg, "%s:%.0f:%zu ", p->host, p->time,
+		    json_array_size(json_object_get(p->doc, "backends")));
+	return 0;
+}
+
+/* What `calib export` wrote, line by line: each attempt as recorded. */
+static void every_export_check(struct every *ev, const char *text)
+{
+	const char *line = text;
+	size_t probes = 0;
+
+	ev->exported = 0;
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		json_t *o = json_loadb(line, (size_t)(nl - line), 0, NULL);
+		const char *type = json_string_value(json_object_get(o, "type"));
+
+		assert_non_null(nl);
+		assert_non_null(type);
+		if (strcmp(type, "probe") == 0) {
+			probes++;
+			assert_non_null(json_object_get(o, "doc"));
+		} else {
+			const char *id = json_string_value(json_object_get(o, "id"));
+			json_t *want = json_object_get(ev->recorded, id);
+
+			assert_non_null(want);
+			json_object_del(o, "type");
+			assert_true(json_equal(o, want));
+			ev->exported++;
+		}
+		json_decref(o);
+		line = nl + 1;
+	}
+	assert_int_equal(probes, 3);
+}
+
+static char *every_export(struct calib_store *st)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_int_equal(calib_export(st, f), 0);
+	fclose(f);
+	return text;
+}
+
+static void every_record(struct calib_store *st, struct every *ev)
+{
+	static const struct { const char *id, *jax, *outcome, *job; long mb; int rank; double t; } rows[] = {
+		{ "e1", "0.10.2", "ok", NULL, 1000, -1, 100 },
+		{ "e2", "0.10.2", "oom", NULL, 2000, -1, 200 },
+		{ "e3", "0.10.2", "ok", "job", 1000, 0, 300 },
+		{ "e4", "0.10.2", "oom", "job", 1000, 1, 301 },
+		{ "e5", "0.9.0", "compile-storm", NULL, 3000, -1, 400 },
+		{ "e6", "0.10.2", "ok", "job#1", 2000, 0, 500 },
+	};
+	const char *probes[] = {
+		"{\"host\": \"h1\", \"time\": \"1970-01-01T00:01:40Z\", \"backends\": [{\"name\": \"cpu\","
+		" \"state\": \"alive\", \"devices\": [{\"kind\": \"Xeon\", \"memory_bytes\": 1000}]}]}",
+		"{\"host\": \"h1\", \"time\": \"1970-01-01T00:05:00Z\", \"backends\": [{\"name\": \"cpu\","
+		" \"state\": \"alive\", \"devices\": [{\"kind\": \"Xeon\", \"memory_bytes\": 2000}]},"
+		" {\"name\": \"cuda\", \"state\": \"installed\"}]}",
+		"{\"host\": \"h2\", \"time\": \"1970-01-01T00:03:20Z\", \"backends\": [{\"name\": \"cpu\","
+		" \"state\": \"alive\", \"devices\": [{\"kind\": \"Xeon\", \"memory_bytes\": 3000}]}]}",
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct calib_attempt a;
+
+		every_attempt(&a, rows[i].id, rows[i].mb, rows[i].jax, rows[i].outcome, rows[i].t);
+		if (rows[i].job)
+			a.job_id = xl_strdup(rows[i].job);
+		a.rank = rows[i].rank < 0 ? CALIB_UNSET : rows[i].rank;
+		assert_int_equal(calib_record_attempt(st, &a), 0);
+		json_object_set_new(ev->recorded, a.id, calib_attempt_to_json(&a, CALIB_JSON_FULL));
+		calib_attempt_release(&a);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		json_t *doc = json_loads(probes[i], 0, NULL);
+
+		assert_int_equal(calib_record_probe(st, doc), 0);
+		json_decref(doc);
+	}
+}
+
+/* The reads of `calib history`, `stats`, `report` and the ranks' choice on
+ * one set of records, as one line of text. */
+static void every_read(struct calib_store *st, struct every *ev)
+{
+	struct calib_filter f = CALIB_FILTER_INIT;
+	struct calib_report_filter rf = { NULL, NAN };
+	struct every_fam ef = { &ev->b, "", "" };
+	struct calib_hardware hw;
+	char hash[65], *c = NULL, *sg = NULL, *id = NULL;
+	json_t *parts = NULL;
+
+	assert_int_equal(calib_history(st, &f, every_history, ev), 0);
+	xl_buf_adds(&ev->b, "| ");
+	f.limit = 2;
+	assert_int_equal(calib_history(st, &f, every_history, ev), 0);
+	f.limit = 0;
+	f.outcome = XL_OUT_OOM;
+	assert_int_equal(calib_history(st, &f, every_history, ev), 0);
+	f.outcome = -1;
+	f.job = "job";
+	f.since = 301;
+	assert_int_equal(calib_history(st, &f, every_history, ev), 0);
+	f.job = NULL;
+	f.since = NAN;
+	f.host = "h2";
+	assert_int_equal(calib_history(st, &f, every_history, ev), 0);
+	f.host = NULL;
+	f.profile = "prof";
+	f.signature = json_string_value(json_object_get(json_object_get(ev->recorded, "e5"), "signature"));
+	assert_int_equal(calib_history(st, &f, every_history, ev), 0);
+	xl_buf_adds(&ev->b, "| ");
+	assert_int_equal(calib_stats(st, NULL, 0, every_stats, &ev->b), 0);
+	assert_int_equal(calib_stats(st, "prof", 1, every_stats, &ev->b), 0);
+	assert_int_equal(calib_stats(st, "other", 0, every_stats, &ev->b), 0);
+	xl_buf_adds(&ev->b, "| ");
+	assert_int_equal(calib_resolve_signature(st, f.signature, hash), 0);
+	assert_string_equal(hash, f.signature);
+	assert_int_equal(calib_resolve_signature(st, "", hash), XL_EX_USAGE);
+	assert_int_equal(calib_latest_hardware(st, "h1", 0, &hw), 0);
+	xl_buf_addf(&ev->b, "%s:%lld:%lld ", hw.kind, (long long)hw.count, (long long)hw.memory_bytes);
+	assert_int_equal(calib_last_parts(st, "prof", &parts, &id), 0);
+	xl_buf_addf(&ev->b, "%s:%d ", id, json_is_object(parts));
+	json_decref(parts);
+	free(id);
+	assert_int_equal(calib_last_parts(st, "nobody", &parts, &id), 0);
+	assert_null(parts);
+	assert_null(id);
+	assert_int_equal(calib_job_choose(st, "job", "big", NULL, 1, &c, &sg), 0);
+	xl_buf_addf(&ev->b, "%s:%s ", c, sg ? sg : "-");
+	free(c);
+	free(sg);
+	assert_int_equal(calib_job_choose(st, "job", "small", "s", 0, &c, &sg), 0);
+	xl_buf_addf(&ev->b, "%s:%s | ", c, sg ? sg : "-");
+	free(c);
+	free(sg);
+	assert_int_equal(calib_report_profiles(st, &rf, 0, every_profile, &ev->b), 0);
+	rf.profile = "prof";
+	assert_int_equal(calib_report_timeline(st, &rf, 50, 100, every_timeline, &ev->b), 0);
+	assert_int_equal(calib_report_stacks(st, &rf, every_stack, &ev->b), 0);
+	assert_int_equal(calib_report_pvo(st, &rf, 4, every_pvo, &ev->b), 0);
+	rf.since = 250;
+	assert_int_equal(calib_report_sources(st, &rf, every_source, &ev->b), 0);
+	assert_int_equal(calib_report_families(st, &rf, 0, every_family, &ef), 0);
+	assert_int_equal(calib_report_members(st, &rf, ef.family, ef.stack, 10, every_member,
+					      &ev->b), 0);
+	assert_int_equal(calib_report_probes(st, &rf, every_probe, &ev->b), 0);
+	rf.profile = "";
+	assert_int_equal(calib_report_profiles(st, &rf, 0, every_profile, &ev->b), 0);
+}
+
+/* what every_read reads of every_record's records */
+#define EVERY_READ \
+	"e6:ok:4 e5:compile-storm:4 e4:oom:4 e3:ok:4 e2:oom:4 e1:ok:4 | e6:ok:4 " \
+	"e5:compile-storm:4 e4:oom:4 e2:oom:4 e6:ok:4 e4:oom:4 e5:compile-storm:4 | " \
+	"b376d2:2/1/1:1.050:host_peak_vm:prof:big:500 " \
+	"7df1b0:1/0/0:1.050:host_peak_vm:prof:big:400 " \
+	"42f319:2/1/1:1.050:host_peak_vm:prof:small:301 " \
+	"b376d2:2/1/1:1.050:host_peak_vm:prof:big:500 | Xeon:1:2000 e6:1 big:- big:- | " \
+	"prof:6:100-500 0:ok:1:100-100:1.250/1.250:3/1:2/1 " \
+	"1:oom:1:200-200:2.500/2.500:3/1:2/1 2:ok:1:300-300:1.250/1.250:3/1:2/1 " \
+	"2:oom:1:301-301:1.250/1.250:3/1:2/1 3:compile-storm:1:400-400:3.750/3.750:3/1:2/1 " \
+	"4:ok:1:500-500:2.500/2.500:3/1:2/1 416016:Xeon:5:100-500 3dc333:Xeon:1:400-400 " \
+	"host_peak_vm:compile-storm:1:6000000/6300000 host_peak_vm:ok:2:2000000/2100000 " \
+	"host_peak_vm:ok:1:4000000/4200000 host_peak_vm:oom:1:2000000/2100000 " \
+	"host_peak_vm:oom:1:4000000/4200000 host_peak_rss:o:-:4 host_peak_vm:o:wait4:4 " \
+	"host_peak_vm:p:fit:4 xla_buffers:o:-:4 5a95c7:416016:3/2:500:prof:1 " \
+	"5a95c7:3dc333:1/1:400:prof:1 " \
+	"7df1b0:compile-storm:host_peak_rss:1:3000000-3000000:3000000:1 " \
+	"7df1b0:compile-storm:host_peak_vm:1:6300000-6300000:6300000:1 " \
+	"7df1b0:compile-storm:xla_buffers:1:2100000-2100000:2100000:1 h1:300:2 "
+
+/* Every operation of the store, on both: records, then every read, the
+ * export and an import of it into a new store, whose reads are the same;
+ * a choice, and a forgotten signature. */
+static void test_every_operation(void **state)
+{
+	const struct backend *be = backend_of(state);
+	char *path = be->location("every"), *path2 = be->location("every2"), *text, *text2;
+	struct calib_store *st = open_ok(path), *st2;
+	struct every ev = { XL_BUF_INIT, json_object(), 0 }, ev2 = { XL_BUF_INIT, NULL, 0 };
+	struct calib_import_result res;
+	int64_t n = -1;
+
+	every_record(st, &ev);
+	every_read(st, &ev);
+	assert_string_equal(xl_buf_str(&ev.b), EVERY_READ);
+	text = every_export(st);
+	every_export_check(&ev, text);
+	assert_int_equal(ev.exported, 6);
+	/* the export into a new store: the same store */
+	st2 = open_ok(path2);
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(calib_import(st2, text, strlen(text), &res), 0);
+	assert_int_equal(res.attempts, 6);
+	assert_int_equal(res.probes, 3);
+	calib_import_result_release(&res);
+	text2 = every_export(st2);
+	assert_string_equal(text2, text);
+	ev2.recorded = json_incref(ev.recorded);
+	be->exec(path2, "DELETE FROM job_choices");
+	every_read(st2, &ev2);
+	assert_string_equal(xl_buf_str(&ev2.b), xl_buf_str(&ev.b));
+	/* forget: the signature and its attempts, once */
+	assert_int_equal(calib_forget(st, json_string_value(json_object_get(
+				      json_object_get(ev.recorded, "e1"), "signature")), &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM attempts"), 3);
+	assert_int_equal(be->count(path, "SELECT count(*) FROM figures"), 12);
+	assert_int_equal(calib_forget(st, json_string_value(json_object_get(
+				      json_object_get(ev.recorded, "e1"), "signature")), &n),
+			 XL_EX_NOINPUT);
+	assert_non_null(strstr(calib_errmsg(st), "no signature"));
+	be->check(path);
+	be->check(path2);
+	free(text);
+	free(text2);
+	xl_buf_release(&ev.b);
+	xl_buf_release(&ev2.b);
+	json_decref(ev.recorded);
+	json_decref(ev2.recorded);
+	calib_close(st);
+	calib_close(st2);
+	free(path);
+	free(path2);
+}
+
+/* A choice that is not there once published (a trigger takes it away) is
+ * said to be so, in the same words on both stores, and nothing is chosen. */
+static void test_choice_vanished(void **state)
+{
+	const struct backend *be = backend_of(state);
+	char *path = be->location("vanish"), *c = NULL, *sg = NULL;
+	struct calib_store *st = open_ok(path);
+
+	if (be == &sqlite_be)
+		be->exec(path, "CREATE TRIGGER gone AFTER INSERT ON job_choices BEGIN"
+			 " DELETE FROM job_choices WHERE job_id = NEW.job_id; END");
+	else
+		be->exec(path, "CREATE FUNCTION gone() RETURNS trigger LANGUAGE plpgsql AS"
+			 " $$ BEGIN DELETE FROM job_choices WHERE job_id = NEW.job_id; RETURN NULL;"
+			 " END $$; CREATE TRIGGER gone AFTER INSERT ON job_choices FOR EACH ROW"
+			 " EXECUTE FUNCTION gone()");
+	assert_int_equal(calib_job_choose(st, "j", "big", "s1", 0, &c, &sg), XL_EX_CANTCREAT);
+	assert_null(c);
+	assert_null(sg);
+	assert_non_null(strstr(calib_errmsg(st),
+			       "cannot publish the job's candidate: no choice after publishing one"));
+	calib_close(st);
+	free(path);
+}
+
 /* A listening socket that never answers: a server that hangs. */
 static int silent_server(const char *dir)
 {
@@ -2103,6 +2520,8 @@ int main(int argc, char **argv)
 		BOTH(test_many_writers),
 		BOTH(test_killed_writer),
 		BOTH(test_rank_watch),
+		BOTH(test_every_operation),
+		BOTH(test_choice_vanished),
 		PG(test_pg_schema),
 		PG(test_pg_migrations),
 		PG(test_pg_migration_v6),

@@ -88,9 +88,9 @@ function owner(path,    p, n) {
 		if (match(text, /<[^>]*>/)) {
 			sys = substr(text, RSTART + 1, RLENGTH - 2)
 			if (sys == "sqlite3.h" && file != "calib/sqlite.c")
-				complain("includes <sqlite3.h>: SQL lives in calib/sqlite.c, behind calib/calib.h")
+				complain("includes <sqlite3.h>: the SQLite driver is calib/sqlite.c, behind calib/calib.h")
 			else if (sys == "libpq-fe.h" && file != "calib/postgres.c")
-				complain("includes <libpq-fe.h>: SQL lives in calib/postgres.c, behind calib/calib.h")
+				complain("includes <libpq-fe.h>: the PostgreSQL driver is calib/postgres.c, behind calib/calib.h")
 			else if (sys == "getopt.h")
 				complain("includes <getopt.h>: options are declared as tables (common/cmd.c)")
 			else if (sys == "cmocka.h")

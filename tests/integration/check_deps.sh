@@ -50,7 +50,7 @@ inject launcher/cmd-run.c '#include <libpq-fe.h>'
 expect_rc 1 "libpq outside the PostgreSQL backend refused"
 inject calib/store.c '#include <libpq-fe.h>'
 expect_rc 1 "libpq in another file of calib refused"
-expect_out "SQL lives in calib/postgres.c" "the rule named"
+expect_out "the PostgreSQL driver is calib/postgres.c" "the rule named"
 inject launcher/cmd-env.c '#include <getopt.h>'
 expect_rc 1 "a hand-written option loop refused"
 inject calib/order.c '#include "tests/fuzz/targets.h"'

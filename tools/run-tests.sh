@@ -19,7 +19,7 @@
 # tests, by name), each printed as soon as it and every test before it have
 # ended; a failed test's log follows its line.  While the next line waits
 # on a long test, a line beginning "... " every two minutes names what is
-# still running.  The longest tests start first: each test's time is kept
+# still running.  The long tests start first: each test's time is kept
 # in BUILD_DIR/test-times (and read from tests/test-times, the times of
 # a whole run on a 2-core host, where that file is missing).  TESTS (names,
 # separated by spaces or newlines) narrows the integration tests.
@@ -138,14 +138,17 @@ done
 total=$(wc -l <"$log/list")
 
 # Start order: the unit tests (short, and first in the output), then the
-# integration tests by their last time, longest first (unknown ones first
-# of all: they may be long), then the ones that run alone.
+# integration tests that took 30 s or more last time, longest first
+# (unknown ones first of all: they may be long), then the shorter ones in
+# the output's order (so that the lines flow while they run), then the ones
+# that run alone.
 times=$TIMES
 [ -f "$times" ] || times=tests/test-times
 awk -v times="$times" '
 BEGIN { while ((getline l < times) > 0) { split(l, f, " "); secs[f[1]] = f[2] } }
 {
-	s = ($2 in secs) ? secs[$2] : 1000000
+	s = ($2 in secs) ? secs[$2] + 0 : 1000000
+	if (s < 30) s = 0
 	print ($1 == "unit") ? 0 : ($4 == 1) ? 2 : 1, s, NR, $4, $2
 }' "$log/list" | sort -k1,1n -k2,2nr -k3,3n | awk '{ print $4, $5 }' >"$log/order"
 

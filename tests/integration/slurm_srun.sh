@@ -29,6 +29,11 @@ cat >"$P/w.yaml" <<'Y'
 description: one rank of a job under srun
 env: {UNDER_SRUN: 1}
 Y
+# a short lease, for a story told once the leases of killed ranks ran out
+cat >"$P/w-short.yaml" <<'Y'
+extends: [w]
+ranks: {poll: 0.5s, lease: 3s}
+Y
 q() { python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1], timeout=30)
 for r in c.execute(sys.argv[2]): print("|".join("" if v is None else str(v) for v in r))' "$XLAUNCH_STORE" "$1"; }
@@ -71,7 +76,7 @@ job_of() {
 srun_bg() {
 	MARK="$T/$1"; shift
 	mkdir -p "$MARK"
-	MARK=$MARK timeout "$HANG_S" srun -n "$N" "$@" "$XL" run w -- "$T/job.sh" >"$MARK/out" 2>&1 &
+	MARK=$MARK timeout "$HANG_S" srun -n "$N" "$@" "$XL" run "${PROF:-w}" -- "$T/job.sh" >"$MARK/out" 2>&1 &
 	spid=$!
 }
 srun_wait() { set +e; wait "$spid"; src=$?; set -e; }
@@ -144,8 +149,9 @@ ok "scancel of the job leaves no process"
 
 # 4. scancel of the step: Slurm sends SIGKILL to every process of it, the
 # guardians too, so nothing is recorded then; the next run on this host
-# finds the supervisors gone and records each rank once
-srun_bg c4
+# finds the supervisors gone and records each rank once; once the ranks'
+# leases ran out, the job's story names the rank that was gone first
+PROF=w-short srun_bg c4
 wait_until "$HANG_S" all_up 2 || { cat "$MARK/out"; fail "the ranks never started"; }
 J=$(job_of)
 scancel "$J"
@@ -161,6 +167,13 @@ expect_eq "$(q "SELECT rank || ':' || outcome FROM attempts WHERE job_id = '$J' 
 	"0:interrupted,1:interrupted" "scancel of the step: each rank recorded once, interrupted"
 run "$XL" calib history --job "$J"
 expect_eq "$(grep -c " $J  *interrupted (supervisor lost)" "$T/out")" 2 "history: both ranks interrupted (supervisor lost)"
+gone_first() {
+	"$XL" calib history --job "$J" >"$T/out" 2>"$T/err" &&
+		grep -q "^job $J: 2 ranks; rank [01] on [^ ]* was gone first: its lease ran out at " "$T/out"
+}
+wait_until "$HANG_S" gone_first || { cat "$T/out" "$T/err"; fail "history: the story of the killed step"; }
+expect_eq "$(grep -c "^  rank [01] on [^ ]*: no end recorded; its lease ran out at " "$T/out")" 1 \
+	"history: the killed step's story names the rank whose lease ran out first, then the other"
 run "$XL" run w -- true
 ! grep -q "recovered" "$T/err" || { cat "$T/err"; fail "a second run recorded again"; }
 expect_eq "$(q "SELECT count(*) FROM attempts WHERE job_id = '$J'")" 2 "still once per rank"

@@ -57,6 +57,12 @@ launch() {
 # set), so the test asks for it to start now
 requeue() {
 	scontrol requeue "$J" || fail "scontrol requeue $J"
+	scontrol show job "$J" >"$T/job"
+	held=$(python3 -c 'import re, sys, datetime as d
+t = {k: d.datetime.fromisoformat(v) for k, v in re.findall(r"(SubmitTime|EligibleTime)=(\S+)", open(sys.argv[1]).read())}
+print(int((t["EligibleTime"] - t["SubmitTime"]).total_seconds()))' "$T/job")
+	[ "$held" -ge 120 ] || { cat "$T/job"; fail "the requeued job was held back $held s, not its credential lifetime"; }
+	ok "the requeued job is held back $held s (cred_expire)"
 	scontrol update JobId="$J" StartTime=now || fail "scontrol update $J StartTime=now"
 }
 start=$(now_s)

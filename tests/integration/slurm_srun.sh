@@ -127,6 +127,8 @@ others=$(q "SELECT outcome FROM attempts WHERE job_id = '$J' AND rank <> 1 ORDER
 echo "$others" | grep -Eqx '((peer-failed|interrupted),){2}(peer-failed|interrupted)' ||
 	{ cat "$MARK/out"; fail "the other ranks: $others"; }
 ok "the other ranks ended peer-failed or interrupted ($others)"
+expect_eq "$(grep -c "interrupted (interrupted by Terminated (forwarded to the child))" "$MARK/out")" \
+	"$(echo "$others" | tr ',' '\n' | grep -cx interrupted)" "each interrupted rank was ended by Slurm's SIGTERM"
 run "$XL" calib history --job "$J"
 grep -q "^job $J: 4 ranks; rank 1 on [^ ]* died first: error at " "$T/out" || { cat "$T/out"; fail "history: rank 1 died first"; }
 ok "the job's outcome is rank 1's error"
@@ -144,6 +146,8 @@ scancel "${J%.*}"
 srun_wait
 expect_eq "$(q "SELECT rank || ':' || outcome FROM attempts WHERE job_id = '$J' ORDER BY rank" | paste -sd,)" \
 	"0:interrupted,1:interrupted" "scancel of the job: each rank recorded once, interrupted"
+expect_eq "$(grep -c "interrupted (interrupted by Terminated (forwarded to the child))" "$MARK/out")" 2 \
+	"scancel of the job: by SIGTERM"
 wait_until 10 no_step_procs "${J%.*}" || fail "processes of job ${J%.*} left: $(step_procs "${J%.*}")"
 ok "scancel of the job leaves no process"
 
@@ -158,7 +162,9 @@ scancel "$J"
 srun_wait
 wait_until 10 no_step_procs "${J%.*}" || fail "processes of job ${J%.*} left: $(step_procs "${J%.*}")"
 ok "scancel of the step leaves no process"
+grep -q "tasks 0-1: Killed" "$MARK/out" || { cat "$MARK/out"; fail "srun says SIGKILL ended the tasks"; }
 grep -q "interrupted" "$MARK/out" && { cat "$MARK/out"; fail "a rank's supervisor outlived SIGKILL"; }
+ok "scancel of the step: SIGKILL, no supervisor said anything"
 expect_eq "$(q "SELECT count(*) FROM attempts WHERE job_id = '$J'")" 0 "nothing recorded by the killed ranks"
 run "$XL" run w -- true
 expect_rc 0 "a later run on the host"

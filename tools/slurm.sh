@@ -17,8 +17,8 @@
 #
 # Root only (else `new` exits 69 saying so): slurmd starts each task as
 # the user who submitted it, which takes root.  munged runs as the `munge`
-# user, as Debian runs it (it refuses root unless forced); slurmctld as root
-# (SlurmUser=root, which the controller accepts).
+# user, as Debian's own service runs it, its key readable by that user
+# alone; slurmctld runs as root (SlurmUser=root).
 # The node is named after this host, at 127.0.0.1, with 16 CPUs whatever the
 # machine has (SlurmdParameters=config_overrides): tasks of the tests are
 # small.  Processes are tracked by parentage (proctrack/linuxproc), so no
@@ -34,7 +34,7 @@ usage() {
 
 available() {
 	for p in $PROGS; do
-		command -v "$p" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$p" >/dev/null 2>&1 || {
+		command -v "$p" >/dev/null 2>&1 || {
 			echo "slurm.sh: no '$p' (tools/deps.sh installs slurm-wlm and munge)" >&2
 			return 1
 		}
@@ -125,12 +125,6 @@ new() {
 		echo "slurm.sh: user munge cannot write '$D/munge' (set TMPDIR to a directory it can reach)" >&2
 		exit 73
 	}
-	# the key: 1024 random bytes, readable only by munged's user
-	as_munge sh -c "umask 077; head -c 1024 /dev/urandom >'$D/munge/munge.key'"
-	as_munge munged --key-file="$D/munge/munge.key" --socket="$D/munge/munge.socket" \
-		--pid-file="$D/munge/munged.pid" --log-file="$D/munge/munged.log" \
-		--seed-file="$D/munge/munged.seed" >"$D/log/munged.out" 2>&1 ||
-		fail_start "munged did not start"
 	host=$(hostname -s)
 	ctlport=$(free_port)
 	dport=$(free_port)
@@ -171,9 +165,16 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=16 State=UNKNOWN
 PartitionName=xl Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 	: >"$D/plugstack.conf"
+	# slurm.conf first: destroy, from here on, finds and stops what started
+	# the key: 1024 random bytes, readable only by munged's user
+	as_munge sh -c "umask 077; head -c 1024 /dev/urandom >'$D/munge/munge.key'"
+	as_munge munged --key-file="$D/munge/munge.key" --socket="$D/munge/munge.socket" \
+		--pid-file="$D/munge/munged.pid" --log-file="$D/munge/munged.log" \
+		--seed-file="$D/munge/munged.seed" >"$D/log/munged.out" 2>&1 ||
+		fail_start "munged did not start"
 	export SLURM_CONF="$D/slurm.conf"
 	slurmctld -i -f "$SLURM_CONF" >"$D/log/slurmctld.out" 2>&1 || fail_start "slurmctld did not start"
-	slurmd -f "$SLURM_CONF" >"$D/log/slurmd.out" 2>&1 || fail_start "slurmd did not start"
+	slurmd -N "$host" -f "$SLURM_CONF" >"$D/log/slurmd.out" 2>&1 || fail_start "slurmd did not start"
 	end=$(( $(date +%s) + ${SLURM_WAIT_S:-60} ))
 	while :; do
 		st=$(sinfo -h -n "$host" -o %T 2>/dev/null || true)

@@ -739,9 +739,10 @@ static void await_own_stop(struct sup *s)
 	struct pollfd pf = { sig_pipe[0], POLLIN, 0 };
 
 	forward_signals(s);
-	if (sig != SIGTERM && sig != SIGINT && sig != SIGHUP && sig != SIGQUIT)
+	/* not when xlaunch ended the child itself (a timeout, a dead rank) */
+	if ((sig != SIGTERM && sig != SIGINT && sig != SIGHUP && sig != SIGQUIT) || s->term_at)
 		return;
-	while (!s->r->forwarded && !s->r->timed_out && !s->r->peer_ended) {
+	while (!s->r->forwarded) {
 		double left = end - xl_mono();
 
 		if (left <= 0)

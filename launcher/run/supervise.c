@@ -725,11 +725,14 @@ static void watch_loop(struct sup *s)
 
 /* A stop signal that reached xlaunch after the loop ended still counts.
  * srun --kill-on-bad-exit and scancel signal every process of a step, one
- * after the other: the child can end of its copy and be reaped before
- * xlaunch's own copy comes (milliseconds later on a busy host, after xlaunch
- * had given its handlers back and was killed by it).  So when the child
- * ended of a stop signal that xlaunch did not forward, xlaunch waits up to
- * STOP_FOLLOW_S for its own copy. */
+ * after the other, children first: the child can end of its copy and be
+ * reaped before xlaunch's own copy comes (milliseconds later on a busy host,
+ * after xlaunch had given its handlers back and was killed by it).  So when
+ * the child ended of a stop signal that xlaunch did not forward, xlaunch
+ * waits up to STOP_FOLLOW_S for its own copy.  After a SIGKILL it did not
+ * send it waits as long before recording a crash: when the whole tree is
+ * being killed (scancel JOB.STEP), xlaunch dies in that time and the sweep
+ * records the attempt as interrupted. */
 #define STOP_FOLLOW_S 0.5
 static void await_own_stop(struct sup *s)
 {
@@ -740,7 +743,8 @@ static void await_own_stop(struct sup *s)
 
 	forward_signals(s);
 	/* not when xlaunch ended the child itself (a timeout, a dead rank) */
-	if ((sig != SIGTERM && sig != SIGINT && sig != SIGHUP && sig != SIGQUIT) || s->term_at)
+	if ((sig != SIGTERM && sig != SIGINT && sig != SIGHUP && sig != SIGQUIT && sig != SIGKILL) ||
+	    s->term_at)
 		return;
 	while (!s->r->forwarded) {
 		double left = end - xl_mono();

@@ -100,10 +100,25 @@ PY
 }
 kid=$(classified_lost 137)
 sid=$(classified_lost 139)
+# the same live: the child is SIGKILLed, then xlaunch from outside as soon
+# as the child is gone (Slurm kills a step's processes children first).
+# xlaunch does not record a crash in between; the guardian's end is kept.
+cat >"$T/treekill.sh" <<'S'
+xl=$PPID
+setsid sh -c ': >"$3"; while kill -0 "$1" 2>/dev/null; do :; done; kill -KILL "$2"' sh $$ "$xl" "$1" &
+while [ ! -e "$1" ]; do :; done
+kill -KILL $$
+S
+listdirs "$T/before"
+run "$XL" run p -- sh "$T/treekill.sh" "$T/treekill.apart"
+expect_rc 137 "xlaunch was killed"
+tid=$(newdir "$T/before")
+expect_eq "$(q "SELECT count(*) FROM attempts WHERE id = '$tid'")" 0 "xlaunch recorded no crash before it was killed"
 # (the second launch recorded the first as it started)
 run "$XL" calib import - </dev/null
 expect_err "recovered 1 lost attempt" "the second recorded"
 expect_eq "$(q "SELECT count(*) FROM attempts WHERE id IN ('$kid', '$sid')")" 2 "each once"
+expect_eq "$(q "SELECT outcome FROM attempts WHERE id = '$tid'")" interrupted "the tree killed live: interrupted"
 expect_eq "$(q "SELECT outcome || ':' || json_extract(details, '\$.lost.manifest_outcome') FROM attempts WHERE id = '$kid'")" \
 	"interrupted:crash" "a child SIGKILLed with its supervisor is interrupted, the manifest's crash kept in details"
 expect_eq "$(q "SELECT outcome || ':' || exit_status FROM attempts WHERE id = '$sid'")" "crash:139" \

@@ -294,9 +294,14 @@ static int story_row(const struct calib_job_rank *r, void *arg)
 
 /* The rank of one job launch (rows [from, to)) that was gone first: the
  * earliest bad end that is not peer-failed, else the rank whose lapsed
- * lease the others were ended for; NULL when none. */
+ * lease the others were ended for, else the rank with no end whose lease
+ * ran out first (every rank killed at once, as `scancel JOB.STEP` does,
+ * leaves no end and nobody to be ended for it); NULL when none. */
 static const struct story_rank *first_gone(const struct story *s, size_t from, size_t to)
 {
+	const struct story_rank *lapsed = NULL;
+	double now = xl_now();
+
 	for (size_t i = from; i < to; i++)
 		if (!isnan(s->v[i].ended) && s->v[i].outcome != XL_OUT_OK &&
 		    s->v[i].outcome != XL_OUT_PEER_FAILED)
@@ -306,7 +311,11 @@ static const struct story_rank *first_gone(const struct story *s, size_t from, s
 			for (size_t j = from; j < to; j++)
 				if (s->v[j].rank == s->v[i].peer_rank)
 					return &s->v[j];
-	return NULL;
+	for (size_t i = from; i < to; i++)
+		if (isnan(s->v[i].ended) && s->v[i].expires < now &&
+		    (!lapsed || s->v[i].expires < lapsed->expires))
+			lapsed = &s->v[i];
+	return lapsed;
 }
 
 /* One job launch: which rank was gone first and when, then when each

@@ -9,11 +9,13 @@
 # of `calib report` renders the page headless to a PNG.  tcl and dpkg-dev:
 # `make wheel` compiles sqlite3 from Debian's source package (its
 # amalgamation is made by a tclsh script; dpkg-source unpacks it).
+# slurm-wlm and munge: the tests of ranks under srun and sbatch start a
+# private single-node cluster (tools/slurm.sh), never a system-wide one.
 set -e
 PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
 clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-dev python3-yaml
 ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux libpq-dev postgresql
-chromium tcl dpkg-dev stress-ng"
+chromium tcl dpkg-dev stress-ng slurm-wlm munge"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

@@ -723,6 +723,39 @@ static void watch_loop(struct sup *s)
 	}
 }
 
+/* A stop signal that reached xlaunch after the loop ended still counts.
+ * srun --kill-on-bad-exit and scancel signal every process of a step, one
+ * after the other, children first: the child can end of its copy and be
+ * reaped before xlaunch's own copy comes (milliseconds later on a busy host,
+ * after xlaunch had given its handlers back and was killed by it).  So when
+ * the child ended of a stop signal that xlaunch did not forward, xlaunch
+ * waits up to STOP_FOLLOW_S for its own copy.  After a SIGKILL it did not
+ * send it waits as long before recording a crash: when the whole tree is
+ * being killed (scancel JOB.STEP), xlaunch dies in that time and the sweep
+ * records the attempt as interrupted. */
+#define STOP_FOLLOW_S 0.5
+static void await_own_stop(struct sup *s)
+{
+	int st = s->status, sig = WIFSIGNALED(st) ? WTERMSIG(st)
+			       : WIFEXITED(st) && WEXITSTATUS(st) > 128 ? WEXITSTATUS(st) - 128 : 0;
+	double end = xl_mono() + STOP_FOLLOW_S;
+	struct pollfd pf = { sig_pipe[0], POLLIN, 0 };
+
+	forward_signals(s);
+	/* not when xlaunch ended the child itself (a timeout, a dead rank) */
+	if ((sig != SIGTERM && sig != SIGINT && sig != SIGHUP && sig != SIGQUIT && sig != SIGKILL) ||
+	    s->term_at)
+		return;
+	while (!s->r->forwarded) {
+		double left = end - xl_mono();
+
+		if (left <= 0)
+			break;
+		if (poll(&pf, 1, (int)(left * 1000) + 1) > 0)
+			forward_signals(s);
+	}
+}
+
 /* After the loop: the child reaped, the scanners and the terminal flushed,
  * the guardian told all is well, the signals given back; the result. */
 static void finish(struct sup *s)
@@ -736,7 +769,9 @@ static void finish(struct sup *s)
 		/* should not happen; be sure */
 		kill(-s->child, SIGKILL);
 		wait4(s->child, &s->status, 0, &s->ru);
-		r->wall_s = xl_mono() - s->start;
+		s->child_done = true;
+		s->child_done_at = xl_mono();
+		r->wall_s = s->child_done_at - s->start;
 	}
 	xl_scan_finish(o->scan_out);
 	xl_scan_finish(o->scan_err);
@@ -749,6 +784,7 @@ static void finish(struct sup *s)
 		close(s->gw);
 		waitpid(s->guardian, NULL, 0);
 	}
+	await_own_stop(s);
 	signals_end(s);
 	r->peak_rss_bytes = (long long)s->ru.ru_maxrss * 1024;
 	if (WIFSIGNALED(s->status)) {

@@ -324,8 +324,14 @@ static json_t *lost_record(const json_t *m, const json_t *end, const char *why, 
 	details = json_object();
 	if (outcome) {
 		/* the supervisor classified the attempt and died before the
-		 * record was kept: the manifest has everything */
-		json_object_set_new(rec, "outcome", json_string(outcome));
+		 * record was kept: the manifest has everything.  A child killed
+		 * by a SIGKILL xlaunch did not send, and then the supervisor,
+		 * is one kill of the whole tree (scancel of a Slurm step kills
+		 * every process of it, children first): interrupted. */
+		bool tree = strcmp(outcome, "crash") == 0 &&
+			    json_integer_value(json_object_get(m, "exit_status")) == 128 + SIGKILL;
+
+		json_object_set_new(rec, "outcome", json_string(tree ? "interrupted" : outcome));
 		copy_field(rec, "exit_status", m, NULL);
 		copy_field(rec, "wall_s", m, NULL);
 		copy_field(rec, "compile_count", m, NULL);
@@ -336,8 +342,12 @@ static json_t *lost_record(const json_t *m, const json_t *end, const char *why, 
 		if (json_object_get(rec, "observed_bytes"))
 			copy_field(rec, "observed_kind", m, NULL);
 		json_object_set_new(details, "ended_by", json_string("manifest"));
-		json_object_set_new(details, "why", json_string("the supervisor ended the attempt and"
-								" died before recording it"));
+		json_object_set_new(details, "why", json_string(tree ?
+			"the child was killed by a SIGKILL that xlaunch did not send, and then the"
+			" supervisor, before recording it: the whole process tree was killed" :
+			"the supervisor ended the attempt and died before recording it"));
+		if (tree)
+			json_object_set_new(details, "manifest_outcome", json_string(outcome));
 	} else if (end) {
 		json_object_set_new(rec, "outcome", json_string("interrupted"));
 		copy_field(rec, "exit_status", end, NULL);

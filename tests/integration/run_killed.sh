@@ -77,6 +77,53 @@ run "$XL" calib history
 [ "$(grep -c "interrupted (supervisor" "$T/out")" -eq 2 ] || fail "a second sweep recorded again"
 ok "a second sweep records nothing again"
 
+# a supervisor that classified its attempt and was killed before recording
+# it: the manifest's outcome stands, except a crash by a SIGKILL xlaunch did
+# not send, which came with the supervisor's own (scancel of a Slurm step
+# kills the child, then xlaunch): that is interrupted.  The manifest is
+# given the outcome the supervisor would have written.
+classified_lost() {  # classified_lost EXIT_STATUS: the id of such a launch
+	listdirs "$T/before"
+	"$XL" run p -- sleep 30 >/dev/null 2>&1 &
+	pid=$!
+	wait_until "$HANG_S" has_kids "$pid" || fail "launch $pid did not start its child"
+	kids=$(pgrep -P "$pid" || true)
+	kill -9 $kids; kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+	d="$RUNS/$(newdir "$T/before")"
+	python3 - "$d/manifest.json" "$1" <<'PY' || fail "manifest of $d"
+import json, sys
+m = json.load(open(sys.argv[1]))
+m.update(outcome="crash", exit_status=int(sys.argv[2]), wall_s=0.5)
+json.dump(m, open(sys.argv[1], "w"))
+PY
+	basename "$d"
+}
+kid=$(classified_lost 137)
+sid=$(classified_lost 139)
+# the same live: the child is SIGKILLed, then xlaunch from outside as soon
+# as the child is gone (Slurm kills a step's processes children first).
+# xlaunch does not record a crash in between; the guardian's end is kept.
+cat >"$T/treekill.sh" <<'S'
+xl=$PPID
+setsid sh -c ': >"$3"; while kill -0 "$1" 2>/dev/null; do :; done; kill -KILL "$2"' sh $$ "$xl" "$1" &
+while [ ! -e "$1" ]; do :; done
+kill -KILL $$
+S
+listdirs "$T/before"
+run "$XL" run p -- sh "$T/treekill.sh" "$T/treekill.apart"
+expect_rc 137 "xlaunch was killed"
+tid=$(newdir "$T/before")
+expect_eq "$(q "SELECT count(*) FROM attempts WHERE id = '$tid'")" 0 "xlaunch recorded no crash before it was killed"
+# (the second launch recorded the first as it started)
+run "$XL" calib import - </dev/null
+expect_err "recovered 1 lost attempt" "the second recorded"
+expect_eq "$(q "SELECT count(*) FROM attempts WHERE id IN ('$kid', '$sid')")" 2 "each once"
+expect_eq "$(q "SELECT outcome FROM attempts WHERE id = '$tid'")" interrupted "the tree killed live: interrupted"
+expect_eq "$(q "SELECT outcome || ':' || json_extract(details, '\$.lost.manifest_outcome') FROM attempts WHERE id = '$kid'")" \
+	"interrupted:crash" "a child SIGKILLed with its supervisor is interrupted, the manifest's crash kept in details"
+expect_eq "$(q "SELECT outcome || ':' || exit_status FROM attempts WHERE id = '$sid'")" "crash:139" \
+	"a child that crashed of itself keeps its crash"
+
 # 60 launches, each killed a few milliseconds in; a third with the guardian
 for i in $(seq 60); do
 	"$XL" run p -- sh -c 'sleep 0.02' >/dev/null 2>&1 &

@@ -98,6 +98,36 @@ expect_eq "$(cat "$T/sig" 2>/dev/null)" got-TERM "SIGTERM forwarded to the child
 expect_rc 0 "child's own exit status after handling SIGTERM"
 m=$(last_manifest)
 expect_eq "$(jget "$m/manifest.json" outcome)" interrupted "outcome interrupted"
+# SIGTERM that reaches xlaunch just after its child ended of its own copy
+# (Slurm signals every process of a step at once): still interrupted.  The
+# child fills xlaunch's terminal, which nobody reads yet, so xlaunch is
+# still flushing it, its child reaped, when the signal comes
+mkfifo "$T/term.fifo"
+"$XL" run plain -- sh -c 'echo $$ >"$1"; head -c 300000 /dev/zero; exit 143' sh "$T/late.child" \
+	>"$T/term.fifo" 2>"$T/err" &
+xp=$!
+exec 3<"$T/term.fifo"
+wait_until "$HANG_S" test -s "$T/late.child" || fail "the child did not start"
+child_reaped() { [ ! -e "/proc/$(cat "$T/late.child")" ]; }
+wait_until "$HANG_S" child_reaped || fail "the child was not reaped"
+kill -TERM $xp
+timeout "$HANG_S" cat <&3 >/dev/null
+exec 3<&-
+set +e; wait $xp; rc=$?; set -e
+expect_rc 143 "the child's status"
+expect_err "attempt 1/1: interrupted (interrupted by Terminated" "a SIGTERM after the child's end is an interruption"
+# ... and when xlaunch had nothing left to do: the child ended of a SIGTERM
+# that xlaunch did not forward, and xlaunch's own comes once the child is
+# gone (from a process outside the child's group, as Slurm sends it)
+cat >"$T/late.sh" <<'S'
+xl=$PPID
+setsid sh -c ': >"$3"; while kill -0 "$1" 2>/dev/null; do :; done; kill -TERM "$2"' sh $$ "$xl" "$1" &
+while [ ! -e "$1" ]; do :; done
+kill -TERM $$
+S
+run "$XL" run plain -- sh "$T/late.sh" "$T/late.apart"
+expect_rc 143 "the child's status, xlaunch not killed"
+expect_err "attempt 1/1: interrupted (interrupted by Terminated" "a SIGTERM just after the child's end is an interruption"
 # USR1 is forwarded too and does not end the run
 cat >"$T/usr1.sh" <<'S'
 trap 'echo got-USR1 >"$1"; exit 5' USR1

@@ -136,6 +136,14 @@ for t in tests/integration/*.sh; do
 	echo "integration $name $t $alone" >>"$log/list"
 done
 total=$(wc -l <"$log/list")
+# a name in TESTS that is no test is a failure: a list gone stale would
+# otherwise leave tests out without a word
+for n in $TESTS; do
+	if ! awk -v n="$n" '$1 == "integration" && $2 == n { f = 1 } END { exit !f }' "$log/list"; then
+		fail=$((fail + 1)); failed="$failed TESTS:$n"
+		echo "FAIL TESTS: '$n' is no test in tests/integration"
+	fi
+done
 
 # Start order: the unit tests (short, and first in the output), then the
 # integration tests that took 30 s or more last time, longest first

@@ -154,6 +154,13 @@ wait_until "$HANG_S" sh -c "! kill -0 $hp 2>/dev/null" || fail "the test's child
 ok "the test's child ended with the runner"
 rm -f "$W/tests/integration/h_hang.sh"
 
+# ---- a name in TESTS that is no test ---------------------------------------------------------
+fresh
+runner 2 "f_quick no_such_test"
+expect_rc 1 "TESTS naming a test that does not exist"
+expect_out "FAIL TESTS: 'no_such_test' is no test in tests/integration" "said"
+expect_out "2 passed, 1 failed, 0 skipped" "counted as a failure; the others ran"
+
 # ---- the options ---------------------------------------------------------------------------
 runner x
 expect_rc 64 "JOBS=x"

@@ -3,10 +3,11 @@
  * XLA's dump), the supervised child, its outcome, what it used, the
  * manifest's end, and the record kept until the store has it. */
 #include "launcher/run/attempt.h"
-#include "launcher/run/dump.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/peers.h"
 #include "launcher/run/record.h"
+#include "launcher/run/rundir.h"
+#include "launcher/run/sweep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -295,14 +296,22 @@ static char **child_env(struct attempt *at)
 static int supervise(struct attempt *at, char **envp)
 {
 	const struct xl_launch *l = at->l;
+	const struct xl_compile_cfg *pc = &at->it->profile->compile;
+	const struct xl_watch_settings set = {
+		pc->step_pattern, pc->warmup_steps, pc->max_after_warmup, pc->max_compile_share,
+	};
+	struct xl_watch_cfg cfg;
 	struct xl_sup_opts so;
 	int rc;
 
+	xl_watch_configure(&cfg, l->pats ? &l->pats->compile : NULL, &set);
+	cfg.report_path = at->report;
+	cfg.dump = at->dump.dir ? &at->reader : NULL;
+	cfg.inductor = at->torch ? &at->inductor : NULL;
 	xl_scan_init(&at->so, l->pats);
 	xl_scan_init(&at->se, l->pats);
-	xl_run_watch_init(&at->watch, l->pats, at->it->profile, at->report,
-			  at->dump.dir ? &at->reader : NULL, at->torch ? &at->inductor : NULL,
-			  xl_mono());
+	cfg.start = xl_mono();
+	xl_watch_init(&at->watch, &cfg);
 	at->watching = true;
 	xl_scan_watch(&at->so, &at->watch);
 	xl_scan_watch(&at->se, &at->watch);

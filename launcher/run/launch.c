@@ -6,7 +6,8 @@
  * retry with the next candidate when the outcome asks for one.
  */
 #include "launcher/run/attempt.h"
-#include "launcher/run/record.h"
+#include "launcher/run/jobrank.h"
+#include "launcher/run/rundir.h"
 
 #include <signal.h>
 #include <stdlib.h>

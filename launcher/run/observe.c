@@ -552,27 +552,6 @@ void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const ch
 	}
 }
 
-int64_t xl_xla_report_total(const char *text)
-{
-	static const char *const heads[] = { "Total bytes:", "Total bytes used:" };
-	const char *p = strstr(text, "Memory Space: default");
-
-	/* "Total bytes: N" of the default memory space, or an older XLA's
-	 * report (torch_xla 2.9 has one) of one space: "Total bytes used: N" */
-	for (size_t i = 0; i < 2; i++) {
-		const char *t = strstr(p && i == 0 ? p : text, heads[i]);
-		long long v;
-		char *end;
-
-		if (!t)
-			continue;
-		t += strlen(heads[i]);
-		v = strtoll(t, &end, 10);
-		return end == t || v < 0 ? -1 : (int64_t)v;
-	}
-	return -1;
-}
-
 void xl_xla_dump_release(struct xl_xla_dump *d)
 {
 	free(d->dir);

@@ -1,7 +1,8 @@
-/* observe.h - what a launch used, measured from outside the job (internal to
- * the launcher): the process group's memory, sampled; per-process GPU
- * memory through NVML; the compiler's own figure through XLA's dump; the
- * job's report lines and its out-of-memory message as evidence. */
+/* observe.h - observe.c's functions, private to launcher/run/: what a
+ * launch used, measured from outside the job: the process group's memory,
+ * sampled; per-process GPU memory through NVML; the compiler's own figure
+ * through XLA's dump; the job's report lines and its out-of-memory message
+ * as evidence. */
 #ifndef XLAUNCH_LAUNCHER_RUN_OBSERVE_H
 #define XLAUNCH_LAUNCHER_RUN_OBSERVE_H
 
@@ -60,7 +61,7 @@ struct xl_xla_dump {
 };
 
 /* Asks XLA to dump each compiled module (its files are read as the job
- * runs: dump.h) by adding dump flags to XLA_FLAGS in *envp, into
+ * runs: launcher/watch/) by adding dump flags to XLA_FLAGS in *envp, into
  * RUN_DIR/xla-dump: only for an XLA
  * job (its bundle has jax, jaxlib or torch-xla, or the profile sets XLA,
  * JAX, PJRT or TPU variables), never under policy.timing, never when a
@@ -78,9 +79,6 @@ bool xl_xla_dump_keyless(const char *file, char *why, size_t size);
 /* The tokens xlaunch adds for dir (caller frees). */
 char *xl_xla_dump_tokens(const char *dir);
 void xl_xla_dump_release(struct xl_xla_dump *d);
-/* "Total bytes: N" of a report's default memory space (of an older XLA's
- * report, "Total bytes used: N"); -1 when absent. */
-int64_t xl_xla_report_total(const char *text);
 
 /* ---- the job's own evidence ------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
-/* outcome.c - naming how a launch ended: output patterns, the report file
- * and the exit status. */
+/* outcome.c - naming how a launch ended: output patterns, the job's report
+ * file and the exit status (see outcome.h). */
+#include "launcher/run/outcome.h"
 #include "launcher/run/supervise.h"
 
 #include <errno.h>
@@ -395,56 +396,4 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		out->outcome = XL_OUT_OK;
 		snprintf(out->reason, sizeof(out->reason), "exited 0");
 	}
-}
-
-void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
-		       const struct xl_profile *p, const char *report_path, struct xl_dump *dump,
-		       struct xl_inductor *inductor, double start)
-{
-	struct xl_watch_cfg cfg;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.pats = pats ? &pats->compile : NULL;
-	if (pats)
-		cfg.rule = pats->compile.rule;
-	else
-		xl_storm_rule_default(&cfg.rule);
-	if (p->compile.warmup_steps >= 0)
-		cfg.rule.warmup_steps = p->compile.warmup_steps;
-	if (p->compile.max_after_warmup >= 0)
-		cfg.rule.max_after_warmup = p->compile.max_after_warmup;
-	if (p->compile.max_compile_share > 0)
-		cfg.rule.max_compile_share = p->compile.max_compile_share;
-	cfg.step_pattern = p->compile.step_pattern;
-	cfg.report_path = report_path;
-	cfg.dump = dump;
-	cfg.inductor = inductor;
-	cfg.start = start;
-	xl_watch_init(w, &cfg);
-}
-
-int xl_rank(const char **from)
-{
-	static const char *const vars[] = {
-		"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "TPU_WORKER_ID", NULL,
-	};
-
-	for (size_t i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
-		char *end;
-		long r;
-
-		if (!v || !*v)
-			continue;
-		errno = 0;
-		r = strtol(v, &end, 10);
-		if (*end || errno || r < 0 || r > 1000000)
-			continue;
-		if (from)
-			*from = vars[i];
-		return (int)r;
-	}
-	if (from)
-		*from = NULL;
-	return 0;
 }

@@ -1,6 +1,7 @@
 /* record.c - what a launch is (its signature parts) and what became of it
  * (run directories, manifests, records kept until the store has them). */
 #include "launcher/run/record.h"
+#include "launcher/run/rundir.h"
 #include "launcher/flags/flags.h"
 
 #include <dirent.h>

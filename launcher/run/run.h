@@ -7,21 +7,21 @@
  *   - the plan: the candidates a launch tries, in the order the store
  *     gives (plan.c); `run`, `run --dry-run` and `calib order/predict/
  *     record` plan with it, so they cannot disagree;
- *   - the launch and its attempts (launch.c): the run directory and its
- *     manifest, the child's environment, supervision (supervise.c: process
- *     group, signals, output, limits, a guardian), what the job used seen
- *     from outside (observe.c: the process group, NVML), XLA's dump read
- *     as the job runs (dump.c: each compiled module, its times, entry
- *     shapes and memory report; pruned there only), its compilations
- *     (storm.c) and the storm rule over them (verdict.c), the outcome
- *     (outcome.c), the record kept
- *     until the store has it (record.c), the ranks of a job (jobrank.c),
- *     and attempts whose supervisor was lost (sweep.c);
+ *   - the launch and its attempts (launch.c, attempt.c): the run directory
+ *     and its manifest (rundir.c), the child's environment, supervision
+ *     (supervise.c: process group, signals, output, limits, a guardian),
+ *     what the job used seen from outside (observe.c: the process group,
+ *     NVML, the figures), the compile watch fed as the job runs (its own
+ *     room, launcher/watch/), the outcome (outcome.c), the record kept
+ *     until the store has it (record.c), the other ranks of a job
+ *     (peers.c) and which rank this is (jobrank.c), and attempts whose
+ *     supervisor was lost (sweep.c);
  *   - what the job is: its interpreter, files and limits (job.c).
- * The back rooms' headers (supervise.h, storm.h, dump.h, observe.h, job.h,
- * record.h) are private to launcher/run/.
+ * The back rooms' headers (attempt.h, job.h, jobrank.h, observe.h,
+ * outcome.h, peers.h, record.h, rundir.h, supervise.h, sweep.h) each
+ * declare their own file's functions and are private to launcher/run/.
  *
- * It builds on the profile and flags rooms, calib/ and bundle/.
+ * It builds on the watch, profile and flags rooms, calib/ and bundle/.
  */
 #ifndef XLAUNCH_LAUNCHER_RUN_H
 #define XLAUNCH_LAUNCHER_RUN_H

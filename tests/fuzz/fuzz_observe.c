@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "launcher/run/observe.h"
+#include "launcher/watch/dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		break;
 	case 1:
-		if (xl_xla_report_total(text) < -1)
+		if (xl_dump_memory_report_total(text) < -1)
 			abort();
 		break;
 	case 2:

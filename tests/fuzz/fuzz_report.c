@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "launcher/run/supervise.h"
+#include "launcher/run/outcome.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

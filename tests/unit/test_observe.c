@@ -58,26 +58,6 @@ static void test_oom_request(void **state)
 	assert_int_equal(xl_oom_request_bytes("allocate 99999999999999999999999 bytes"), -1);
 }
 
-/* ---- XLA's memory-usage reports -------------------------------------------------------------- */
-
-static void test_report_total(void **state)
-{
-	(void)state;
-	assert_int_equal(xl_xla_report_total("Memory Space: default (color=0)\nTotal bytes: 2542744"
-					     " (2.42MiB)\n  cumulative_size;\n"), 2542744);
-	/* the device's own space, not the host's */
-	assert_int_equal(xl_xla_report_total("Memory Space: host (color=5)\nTotal bytes: 10\n"
-					     "Memory Space: default (color=0)\nTotal bytes: 51833570980"
-					     " (48.27GiB)\n"), 51833570980LL);
-	assert_int_equal(xl_xla_report_total("Total bytes: 77\n"), 77);
-	assert_int_equal(xl_xla_report_total("nothing here"), -1);
-	assert_int_equal(xl_xla_report_total("Total bytes: -3"), -1);
-	/* an older XLA's report (torch_xla 2.9's) */
-	assert_int_equal(xl_xla_report_total("Total bytes used: 35272 (34.4KiB)\n\nAllocations"
-					     " sorted by size:\n"), 35272);
-	assert_int_equal(xl_xla_report_total("Total bytes used: x"), -1);
-}
-
 /* The compiler's figure of a run from its programs' memory reports (read
  * from the dump by test_dump's reader), reused on a persistent-cache hit. */
 static void test_modules_figure(void **state)
@@ -435,7 +415,6 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oom_request),
-		cmocka_unit_test(test_report_total),
 		cmocka_unit_test(test_modules_figure),
 		cmocka_unit_test(test_dump_setup),
 		cmocka_unit_test(test_report_figures),

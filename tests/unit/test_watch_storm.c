@@ -1,4 +1,4 @@
-/* test_storm.c - compilations from the runtimes' own lines (the captures in
+/* test_watch_storm.c - compilations from the runtimes' own lines (the captures in
  * tests/data/runtime-output/ and lines made here with chosen arrival
  * times), the report file read as it grows, and the storm rule by steps,
  * by the shape of the compile times and by torch.compile's recompile
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/run/supervise.h"
+#include "launcher/run/outcome.h"
 #include "tests/fuzz/targets.h"
 
 static struct xl_patterns pats;

@@ -1,4 +1,4 @@
-/* storm.c - compilations seen from outside the job (see storm.h).
+/* storm.c - compilations seen from outside the job (see watch.h).
  *
  * Lines are matched once, as they stream past: a fixed substring first (a
  * cheap test on every line), then the pattern's regex for what the line
@@ -7,7 +7,7 @@
  * block is committed as one event when the block closes, with what the
  * lines of the block added, so one compilation is counted once.
  */
-#include "launcher/run/storm.h"
+#include "launcher/watch/dump.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -310,6 +310,26 @@ void xl_cpats_release(struct xl_cpats *c)
 }
 
 /* ---- the watch ------------------------------------------------------------------ */
+
+void xl_watch_configure(struct xl_watch_cfg *cfg, const struct xl_cpats *pats,
+			const struct xl_watch_settings *set)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->pats = pats;
+	if (pats)
+		cfg->rule = pats->rule;
+	else
+		xl_storm_rule_default(&cfg->rule);
+	if (!set)
+		return;
+	if (set->warmup_steps >= 0)
+		cfg->rule.warmup_steps = set->warmup_steps;
+	if (set->max_after_warmup >= 0)
+		cfg->rule.max_after_warmup = set->max_after_warmup;
+	if (set->max_compile_share > 0)
+		cfg->rule.max_compile_share = set->max_compile_share;
+	cfg->step_pattern = set->step_pattern;
+}
 
 void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg)
 {

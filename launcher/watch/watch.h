@@ -1,25 +1,204 @@
-/* storm.h - compilations seen from outside the job: XLA's dump (dump.h),
- * the runtimes' own lines about compiling (etc/outcomes.yaml,
- * compile_events) and the report file, turned into one event per
- * compilation and per function (a compilation the dump and a line both saw
- * is one event), the persistent cache's hits, misses and
- * failed loads, torch.compile's recompile limit and graph breaks, steps and
- * the time to the first one, and the storm rule (compile_storm).  Internal
- * to the launcher module (run.h includes it).
+/* watch.h - the compile watch: compilations seen from outside the job, and
+ * the storm rule over them.  Code outside launcher/watch/ includes only this
+ * header; the room builds on common/ alone.
+ *
+ * It owns:
+ *   - XLA's dump read as the job runs (dump.c: each compiled module, its
+ *     times, entry shapes and memory-usage report; pruned there only);
+ *   - Inductor's compiled graphs counted from its cache (inductor.c);
+ *   - the runtimes' own lines about compiling (etc/outcomes.yaml,
+ *     compile_events), the job's report file read as it grows, and the
+ *     dump, turned into one event per compilation and per function (a
+ *     compilation the dump and a line both saw is one event), the
+ *     persistent cache's hits, misses and failed loads, torch.compile's
+ *     recompile limit and graph breaks, steps and the time to the first one
+ *     (storm.c);
+ *   - the storm rule (compile_storm) and what is said of it (verdict.c);
+ *   - the watch's configuration: outcomes.yaml's compile sections and a
+ *     profile's compile settings over them (storm.c).
+ * The back room's header (dump.h) is private to launcher/watch/.
  *
  * Ownership: xl_cpats_load fills patterns that xl_cpats_release frees.  An
- * xl_watch borrows its patterns and profile settings; xl_watch_release frees
- * what it collected.  Strings returned as char * are the caller's to free.
+ * xl_watch borrows its patterns and settings; xl_watch_release frees what
+ * it collected.  xl_dump_init copies what it is given; xl_dump_release
+ * frees everything the reader holds, including its modules.
+ * xl_inductor_setup copies what it needs; xl_inductor_release frees it.
+ * Strings returned as char * are the caller's to free.
  */
-#ifndef XLAUNCH_LAUNCHER_RUN_STORM_H
-#define XLAUNCH_LAUNCHER_RUN_STORM_H
+#ifndef XLAUNCH_LAUNCHER_WATCH_H
+#define XLAUNCH_LAUNCHER_WATCH_H
 
-#include "launcher/run/run.h"
-#include "launcher/run/dump.h"
-#include "launcher/run/inductor.h"
+#include "common/common.h"
 
 #include <regex.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* ---- XLA's dump, read as the job runs (dump.c) --------------------------------------- */
+
+/* ---- the entry computation (dump.c) ---------------------------------------------------------- */
+
+/* A train state has hundreds of inputs, and the batch that changes shape
+ * usually comes last (or first): the names and types of the first and the
+ * last ones are kept, and of every one a hash of its type, so that any
+ * input that changed is named by its place. */
+#define XL_HLO_KEEP_HEAD 128
+#define XL_HLO_KEEP_TAIL 128
+#define XL_HLO_MAX_PARAMS (XL_HLO_KEEP_HEAD + XL_HLO_KEEP_TAIL)
+
+struct xl_hlo_param {
+	char *name;              /* "x.1" (without the %) */
+	char *type;              /* "f32[100,64]", layouts and comments taken out */
+	size_t index;            /* its place among all the entry's parameters */
+};
+
+struct xl_hlo_entry {
+	struct xl_hlo_param *v;  /* the first XL_HLO_KEEP_HEAD and the last
+				  * XL_HLO_KEEP_TAIL, by index */
+	size_t n;                /* parameters kept (at most XL_HLO_MAX_PARAMS) */
+	size_t total;            /* parameters in the line */
+	uint64_t *hash;          /* per parameter (total of them): a hash of its type */
+};
+
+/* ---- the reader --------------------------------------------------------------------- */
+
+/* One compiled module, as far as it has been read. */
+struct xl_dump_mod {
+	long id;
+	char *module;            /* "jit_train_step" */
+	double start, end;       /* seconds from the reader's origin: its first and last file */
+	struct xl_hlo_entry entry;
+	bool entry_read;         /* the before_optimizations text was parsed */
+	uint64_t program;        /* hash of that text, 0 unknown */
+	int64_t bytes;           /* memory-usage report total, -1 none yet */
+	bool load;               /* loaded from a persistent cache, not compiled */
+	int handle;              /* the caller's (an event index), -1 until it sets one */
+	bool taken;              /* the caller's: it took the entry */
+	/* the reader's own */
+	double changed_at;       /* when a file of it last appeared (epoch) */
+	bool changed;            /* not yet handed out by xl_dump_next_changed */
+	bool keep;               /* its text and report stay in the dump */
+	bool report_read;
+	bool started;            /* its directory or before_optimizations file was seen */
+	bool text;               /* its before_optimizations text was seen (a text dump:
+				  * its memory-usage report will follow) */
+	bool optimized;          /* a file of its end was seen (xl_dump_name.optimized) */
+	bool report_seen;        /* its memory-usage report was seen */
+	char *before_path, *report_path;   /* kept files, or NULL */
+	int64_t kept_bytes;
+};
+
+/* What is kept per program, and in all. */
+#define XL_DUMP_KEEP_PER_FUNCTION 2
+#define XL_DUMP_KEEP_MODULES 256
+
+struct xl_dump {
+	char *dir;
+	bool ours;               /* prune (xlaunch added the dump) */
+	double origin;           /* epoch seconds of time 0 */
+	double since;            /* a user's dump: files older than this are earlier runs' */
+	double next_at;          /* monotonic time of the next poll */
+	double interval;         /* between polls (grows when a poll is slow) */
+	bool final;              /* the job has ended: what is there is all there is */
+	/* modules still open (their compilation may still be writing files) */
+	struct xl_dump_mod **open;
+	size_t nopen, capopen;
+	size_t next_changed;     /* iterator over open */
+	/* ids done with (closed): an open-addressing set */
+	long *done;
+	unsigned char *done_keep;   /* its files stay in the dump */
+	size_t ndone, capdone;
+	bool done_full;          /* the set reached its cap: later modules are not read */
+	/* per program: the first and the latest module kept */
+	struct xl_dump_keep {
+		char *module;
+		long first, last;                /* module ids; -1 none */
+		char *last_before, *last_report; /* the latest's kept files */
+		int64_t last_bytes;
+	} *keep;
+	size_t nkeep;
+	size_t kept_modules;
+	/* the memory-usage reports: {module name: largest total} */
+	json_t *reports;
+	/* counts */
+	long modules;            /* modules seen (compiled) */
+	long loads;              /* modules loaded from a persistent cache */
+	long polls;
+	long files_seen, files_deleted, dirs_deleted;
+	int64_t bytes_deleted, bytes_kept;
+	long files_kept;
+	long unreadable;         /* before_optimizations texts that did not parse */
+	double poll_cpu_s;       /* CPU time spent polling (xlaunch's thread) */
+	char err[240];           /* the first failure to read the directory, or "" */
+};
+
+/* Starts reading dir (ours: prune it).  origin: epoch seconds of time 0
+ * for the modules' times; since: ignore files older than this in a user's
+ * dump. */
+void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, double since);
+/* Reads what appeared since the last poll, when due (now: monotonic; force:
+ * now whatever the interval).  Modules whose files stopped appearing are
+ * closed (their kept files decided); a compilation that started and has
+ * not yet written its optimized files (in a text dump, its memory-usage
+ * report too) is waited for up to an hour.  Returns the number of modules that
+ * changed. */
+size_t xl_dump_poll(struct xl_dump *r, double now, bool force);
+/* The last poll at the end of the run: everything read, every module
+ * closed (each changed one handed out before it is freed: call
+ * xl_dump_next_changed until NULL, then xl_dump_close_all). */
+void xl_dump_finish(struct xl_dump *r);
+void xl_dump_close_all(struct xl_dump *r);
+/* The next module that changed since it was last handed out, or NULL. */
+struct xl_dump_mod *xl_dump_next_changed(struct xl_dump *r);
+void xl_dump_release(struct xl_dump *r);
+/* {dir, ours, modules, polls, read: {...}, kept: {...}, dropped: {...}}
+ * for the manifest.  New reference. */
+json_t *xl_dump_json(const struct xl_dump *r);
+/* The memory-usage reports, {module name: bytes}.  New reference. */
+json_t *xl_dump_reports(const struct xl_dump *r);
+
+/* ---- Inductor's cache (inductor.c) ------------------------------------------------- */
+
+/* torch.compile's compilations seen from outside: Inductor's cache
+ * directory gains one AOTAutograd entry per graph it compiles (and an
+ * FX-graph entry per forward and per backward), so the entries written
+ * while the job runs count its compiled graphs without TORCH_LOGS.
+ * Measured with torch 2.9.0 on the CPU: equal to Dynamo's own count of
+ * compiled graphs for a steady job, automatic dynamic shapes, static shapes
+ * up to the recompile limit, and a graph break.  Not counted: graphs loaded
+ * from a warm cache (nothing is written), other backends than Inductor,
+ * caches turned off; and a cache directory shared with another job at the
+ * same time counts that job's graphs too. */
+struct xl_inductor {
+	char *dir;               /* the cache directory, or NULL (not watched: why) */
+	const char *from;        /* "TORCHINDUCTOR_CACHE_DIR" or "the default" */
+	char why[200];
+	double since;            /* epoch: entries older than this are earlier runs' */
+	double origin;           /* epoch of time 0 for first_s, last_s */
+	double next_at, interval;
+	long graphs;             /* AOTAutograd entries written during the run */
+	long fx_graphs;          /* FX-graph entries written during the run */
+	double first_s, last_s;  /* the first and the last written, -1 */
+	struct xl_strv names;    /* entries counted (the first million) */
+	struct xl_strmap seen;   /* over names */
+	long polls;
+};
+
+/* Watches Inductor's cache for a job whose environment is envp: its
+ * TORCHINDUCTOR_CACHE_DIR, else Inductor's default (TMPDIR, TEMP or TMP,
+ * else /tmp; then torchinductor_ and the user's name), when torch_job (the
+ * bundle has torch, or the profile sets torch.compile's variables) and
+ * the caches are not turned off.  since: the launch's start (epoch). */
+void xl_inductor_setup(struct xl_inductor *c, char *const *envp, bool torch_job, double since);
+/* Counts the entries written since the last poll, when due (now:
+ * monotonic; force: now). */
+void xl_inductor_poll(struct xl_inductor *c, double now, bool force);
+/* {dir, from, graphs, fx_graphs, first_s, last_s, counts} or {why}.  New
+ * reference. */
+json_t *xl_inductor_json(const struct xl_inductor *c);
+void xl_inductor_release(struct xl_inductor *c);
+
+/* ---- events, patterns and the storm rule (storm.c) --------------------------------- */
 
 /* What a line about compilation says (the `event` of a pattern). */
 enum xl_cev {
@@ -238,6 +417,20 @@ struct xl_watch {
 	bool durations;              /* some compilation's duration is known */
 };
 
+/* A profile's compile section as the watch takes it: a number not set is
+ * -1 and the rule's value applies. */
+struct xl_watch_settings {
+	const char *step_pattern;   /* a POSIX extended regex for a step line, or NULL */
+	long warmup_steps, max_after_warmup;
+	double max_compile_share;   /* 0 < share <= 1, or -1 */
+};
+
+/* The watch's configuration: pats' rule (the compiled-in one when pats is
+ * NULL) with the settings over it (set may be NULL).  The caller then sets
+ * what the launch gives: the job's report file, the dump, Inductor's
+ * cache and the start. */
+void xl_watch_configure(struct xl_watch_cfg *cfg, const struct xl_cpats *pats,
+			const struct xl_watch_settings *set);
 void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg);
 void xl_watch_release(struct xl_watch *w);
 /* One complete line of output (without its newline) from one stream's

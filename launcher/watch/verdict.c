@@ -1,4 +1,4 @@
-/* verdict.c - the storm rule over what the watch collected (storm.h), and
+/* verdict.c - the storm rule over what the watch collected (watch.h), and
  * what is said of it: the outcome's reason, the manifest's "compile"
  * object, the warnings and the summary.
  *
@@ -18,7 +18,7 @@
  * is ok unless the recompiling was costly: a quiet end looks, from
  * outside, like a steady run; steps tell them apart.
  */
-#include "launcher/run/storm.h"
+#include "launcher/watch/dump.h"
 
 #include <math.h>
 #include <stdlib.h>

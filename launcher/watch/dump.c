@@ -13,8 +13,7 @@
  * passes are over, minutes later for a large program; its end and its
  * memory report come then.
  */
-#include "launcher/run/dump.h"
-#include "launcher/run/observe.h"
+#include "launcher/watch/dump.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -769,7 +768,7 @@ static void read_report(struct xl_dump *r, struct xl_dump_mod *m, const char *pa
 			const struct stat *sb, double now)
 {
 	char *text = xl_read_file(path, NULL, 1 << 20);
-	int64_t total = text ? xl_xla_report_total(text) : -1;
+	int64_t total = text ? xl_dump_memory_report_total(text) : -1;
 
 	free(text);
 	if (total < 0 && !r->final && now - mtime_of(sb) <= DUMP_GIVE_UP_S)
@@ -1158,4 +1157,27 @@ json_t *xl_dump_json(const struct xl_dump *r)
 			" remembers: later ones were not read"));
 	json_object_set_new(o, "error", r->err[0] ? json_string(r->err) : json_null());
 	return o;
+}
+
+/* ---- the memory-usage report ----------------------------------------------------------- */
+
+int64_t xl_dump_memory_report_total(const char *text)
+{
+	static const char *const heads[] = { "Total bytes:", "Total bytes used:" };
+	const char *p = strstr(text, "Memory Space: default");
+
+	/* "Total bytes: N" of the default memory space, or an older XLA's
+	 * report (torch_xla 2.9 has one) of one space: "Total bytes used: N" */
+	for (size_t i = 0; i < 2; i++) {
+		const char *t = strstr(p && i == 0 ? p : text, heads[i]);
+		long long v;
+		char *end;
+
+		if (!t)
+			continue;
+		t += strlen(heads[i]);
+		v = strtoll(t, &end, 10);
+		return end == t || v < 0 ? -1 : (int64_t)v;
+	}
+	return -1;
 }

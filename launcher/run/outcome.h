@@ -63,26 +63,6 @@ void xl_scan_finish(struct xl_scan *s);
 char *xl_scan_tail(const struct xl_scan *s, int lines);
 void xl_scan_release(struct xl_scan *s);
 
-/* ---- the report file ----------------------------------------------------------- */
-
-struct xl_report {
-	long long predicted_bytes;   /* -1 unknown */
-	long long peak_bytes;        /* -1 unknown; the largest reported */
-	long long limit_bytes;
-	char source[64];
-	long compiles;               /* last cumulative count reported, -1 none */
-	long cache_hits;             /* -1 none */
-	long last_step;              /* -1 none */
-	long lines, malformed, unknown;
-};
-
-/* Reads the report file (a missing file is an empty report).  Malformed and
- * unknown lines are counted and warned about once; nothing fails. */
-void xl_report_read(const char *path, struct xl_report *r);
-/* One line into r; returns false when malformed (fuzz entry point). */
-bool xl_report_line(const char *line, size_t len, struct xl_report *r);
-void xl_report_init(struct xl_report *r);
-
 /* ---- classification ---------------------------------------------------------------- */
 
 struct xl_classified {
@@ -92,12 +72,13 @@ struct xl_classified {
 	long compile_count;
 };
 
-/* The outcome from the exit status, the OOM lines of both streams, the
- * report and the storm verdict (NULL: none).  A failed rank whose output
+/* The outcome from the exit status, the OOM lines of both streams, what
+ * the job's report file said (launcher/watch/watch.h) and the storm verdict
+ * (NULL: none).  A failed rank whose output
  * has a peer_exit line keeps the class its status gives (crash, error) and
  * that pattern's reason. */
 void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
-		 const struct xl_scan *se, const struct xl_report *rep,
+		 const struct xl_scan *se, const struct xl_jobreport *rep,
 		 const struct xl_storm *storm, struct xl_classified *out);
 
 #endif

@@ -198,6 +198,97 @@ void xl_inductor_poll(struct xl_inductor *c, double now, bool force);
 json_t *xl_inductor_json(const struct xl_inductor *c);
 void xl_inductor_release(struct xl_inductor *c);
 
+/* ---- the job's report file (jobreport.c) ------------------------------------------- */
+
+/* The job's report file (XLAUNCH_REPORT: JSON lines the job or its helper
+ * writes, etc/report/xlaunch_report.py) has one reader: the watch feeds it
+ * as the file grows, the outcome and the figures read what it kept.  Not
+ * XLA's memory-usage reports (the dump) nor `calib report` (the report
+ * room).
+ *
+ * One rule for every line: a JSON object with a string "kind" (a
+ * duplicated key, or a line over 1 MiB, makes it malformed).  A count
+ * (bytes, a step, a compile count) is a JSON integer >= 0 or a real >= 0
+ * below 2^63, truncated; anything else is no figure. */
+enum xl_jobreport_kind { XL_JR_MALFORMED, XL_JR_MEMORY, XL_JR_COMPILE, XL_JR_STEP, XL_JR_UNKNOWN };
+
+/* One line, parsed.  Counts not given are -1, numbers NAN. */
+struct xl_jobreport_line {
+	int kind;                    /* enum xl_jobreport_kind */
+	double t;                    /* when the job wrote it (epoch seconds) */
+	/* memory */
+	char source[64], memory_kind[64];     /* "" when not given (or not strings) */
+	bool has_source, has_memory_kind;
+	long long predicted_bytes, peak_bytes, limit_bytes, per_device_bytes;
+	/* compile */
+	long long count, cache_hits;
+	/* step */
+	long long step;
+	double step_time_s;
+};
+
+/* The largest peak the report gave of one source and memory kind, and the
+ * line that first reached it (lines count from 1). */
+struct xl_jobreport_peak {
+	char source[64], memory_kind[64];
+	bool has_source, has_memory_kind;
+	long long bytes;
+	long line;                   /* the first line with this peak */
+	long first_line;             /* the first line of this source and kind */
+};
+
+/* At most this many distinct (source, memory kind) peaks are kept; the
+ * lines of later ones count in peak_bytes only. */
+#define XL_JOBREPORT_MAX_PEAKS 64
+
+struct xl_jobreport {
+	/* what the lines read so far say */
+	long long predicted_bytes;   /* the last given, -1 */
+	long long peak_bytes;        /* the largest given, -1 */
+	char peak_source[64];        /* its source ("report" when it said none) */
+	long long limit_bytes;       /* the last given, -1 */
+	long compiles;               /* the last cumulative compile count, -1 */
+	long cache_hits;             /* the last given, -1 */
+	long last_step;              /* -1 */
+	long lines, malformed, unknown;
+	long first_malformed;        /* its line, 0 none */
+	struct xl_jobreport_peak *peaks;
+	size_t npeaks;
+	long long xla_per_device_bytes;   /* the first per_device_bytes of an
+					   * xla_memory_analysis line, -1 */
+	long xla_per_device_line;
+	/* the reader */
+	int fd;
+	char *buf;
+	size_t len;
+	bool skip;                   /* inside a line over the bound */
+	bool done;                   /* read to its end */
+};
+
+/* Called with each line as it is read, and with the reader as it was
+ * before that line. */
+typedef void xl_jobreport_fn(void *arg, const struct xl_jobreport_line *l,
+			     const struct xl_jobreport *before);
+
+void xl_jobreport_init(struct xl_jobreport *r);
+void xl_jobreport_release(struct xl_jobreport *r);
+/* Parses one line (len bytes, no newline) by the rule above; returns its
+ * kind (a fuzz entry point). */
+int xl_jobreport_parse(const char *line, size_t len, struct xl_jobreport_line *out);
+/* One line into r (parsed into *out); returns its kind. */
+int xl_jobreport_line(struct xl_jobreport *r, const char *line, size_t len,
+		      struct xl_jobreport_line *out);
+/* Reads what was appended to path since the last call (a file not there
+ * yet is read later); each complete line goes to fn (may be NULL).  final:
+ * the job has ended: the last line without its newline too, and the file
+ * is closed. */
+void xl_jobreport_poll(struct xl_jobreport *r, const char *path, bool final,
+		       xl_jobreport_fn *fn, void *arg);
+/* The whole file at once (a missing file is an empty report). */
+void xl_jobreport_read(struct xl_jobreport *r, const char *path);
+/* Malformed lines and lines of unknown kind, said once each (warnings). */
+void xl_jobreport_warn(const struct xl_jobreport *r, const char *path);
+
 /* ---- events, patterns and the storm rule (storm.c) --------------------------------- */
 
 /* What a line about compilation says (the `event` of a pattern). */
@@ -359,7 +450,8 @@ struct xl_watch_cfg {
 	const struct xl_cpats *pats;      /* may be NULL: nothing is matched */
 	struct xl_storm_rule rule;        /* in effect (profile over outcomes.yaml) */
 	const char *step_pattern;         /* a profile's, or NULL */
-	const char *report_path;          /* read as the run goes, or NULL */
+	const char *jobreport_path;       /* the job's report file, read as the run
+					   * goes, or NULL */
 	double start;                     /* monotonic start of the run */
 	struct xl_dump *dump;             /* XLA's dump, read as the run goes, or NULL
 					   * (borrowed; its origin is set to the start) */
@@ -399,13 +491,12 @@ struct xl_watch {
 	size_t nstep_t, capstep_t;
 	double first_step_s;         /* seconds from start to the first step, -1 */
 	bool steps_from_report, steps_from_output;
-	/* the report file, read as it grows */
-	int rep_fd;
-	char *rep_buf;
-	size_t rep_len;
-	long rep_count, rep_hits;    /* the latest reported compile count and hits, -1 */
-	long rep_pending;            /* increments not yet followed by a step */
-	double rep_first_step_time;  /* a reported step_time_s of the first step, -1 */
+	/* the job's report file, read as it grows (its latest compile count
+	 * and cache hits: jobreport.compiles, cache_hits) */
+	struct xl_jobreport jobreport;
+	double jobreport_t;          /* when the lines being read arrived */
+	long jobreport_pending;      /* count increments not yet followed by a step */
+	double jobreport_first_step_time;  /* a reported step_time_s of the first step, -1 */
 	double end_s;                /* seconds from start to the end, set by finish */
 	bool finished;
 	/* set by finish, for the verdict */
@@ -440,13 +531,14 @@ void xl_watch_line(struct xl_watch *w, struct xl_cblock *b, const char *line, si
 void xl_cblock_init(struct xl_cblock *b);
 /* Closes an open block (end of stream); then releases it. */
 void xl_cblock_close(struct xl_watch *w, struct xl_cblock *b);
-/* Reads what was appended to the report since the last call. */
-void xl_watch_poll_report(struct xl_watch *w, double t);
-/* The report, and XLA's dump when due. */
+/* Reads what was appended to the job's report file since the last call. */
+void xl_watch_poll_jobreport(struct xl_watch *w, double t);
+/* The job's report file, and XLA's dump when due. */
 void xl_watch_poll(struct xl_watch *w, double t);
 /* The modules the dump reader handed out since it was last asked. */
 void xl_watch_take_dump(struct xl_watch *w);
-/* The end of the run (monotonic time): the last report lines are read. */
+/* The end of the run (monotonic time): the last lines of the job's report
+ * file are read (what it says stays in w->jobreport). */
 void xl_watch_finish(struct xl_watch *w, double t);
 
 /* The verdict of the storm rule. */

@@ -147,29 +147,74 @@ static int rank_items(struct xl_plan *plan, struct calib_store *st, size_t from,
 	return rc;
 }
 
-int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
-		 const char *pinned, unsigned flags, char **argv, int argc, struct xl_plan *out)
+int xl_plan_begin(const struct xl_ctx *ctx, const char *name, const char *pinned,
+		  unsigned flags, char **argv, int argc, struct xl_plan *out)
 {
-	struct xl_profile *base = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->profile = xl_strdup(name);
+	out->pinned = pinned ? xl_strdup(pinned) : NULL;
+	if ((rc = xl_profile_resolve(ctx, name, pinned, 0, &out->base)))
+		return rc;
+	out->base_owned = true;
+	if (!(flags & XL_PLAN_LAUNCH))
+		return 0;
+	/* judged against the release the command will load under the
+	 * environment it will get */
+	out->base_item.profile = out->base;
+	rc = check_item(ctx, argv, argc, &out->base_item);
+	out->base_checked = !rc;
+	if (!rc)
+		rc = xl_profile_bundle_gate(ctx, out->base);
+	return rc;
+}
+
+/* The plan of one item: the base itself (pinned, or a profile without
+ * candidates).  The item takes the base, and its runtime when the
+ * launch's checks already found it. */
+static int plan_base_item(const struct xl_ctx *ctx, struct calib_store *st, const json_t *job,
+			  char **argv, int argc, struct xl_plan *out)
+{
+	struct xl_plan_item *it;
+	int rc = 0;
+
+	out->items = xl_calloc(1, sizeof(*out->items));
+	out->n = 1;
+	it = &out->items[0];
+	it->profile = out->base;
+	if (out->base_checked) {
+		it->runtime = out->base_item.runtime;
+		out->base_item.runtime = NULL;
+	} else {
+		rc = check_item(ctx, argv, argc, it);
+	}
+	out->base_owned = false;
+	if (rc)
+		return rc;
+	if (it->profile->cand >= 0)
+		it->candidate = it->profile->cands[it->profile->cand].name;
+	item_parts(st, job, it);
+	return 0;
+}
+
+int xl_plan_finish(const struct xl_ctx *ctx, struct calib_store *st, unsigned flags,
+		   char **argv, int argc, struct xl_plan *out)
+{
+	const char *name = out->profile, *pinned = out->pinned;
+	struct xl_profile *base = out->base;
 	json_t *job = NULL;
 	char **env;
 	size_t n;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	out->profile = xl_strdup(name);
 	/* the job (argv, code, bundle) as the environment of the profile, or
 	 * of the pinned candidate, finds it */
-	if ((rc = xl_profile_resolve(ctx, name, pinned, 0, &base)))
-		return rc;
 	env = xl_profile_build_env(base, environ);
 	job = job_parts(st, name, argv, argc, env, out);
 	xl_env_free(env);
 	if (pinned) {
-		out->items = xl_calloc(1, sizeof(*out->items));
-		out->n = 1;
-		out->items[0].profile = base;
-		if ((rc = finish_item(ctx, st, job, argv, argc, &out->items[0])))
+		if ((rc = plan_base_item(ctx, st, job, argv, argc, out)))
 			goto done;
 		out->store_rc = rank_items(out, st, 0, false);
 		out->items[0].rank.place = CALIB_PLACE_PINNED;
@@ -187,12 +232,8 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 	}
 	/* the candidates are the base profile's */
 	if (!base->ncands) {
-		out->items = xl_calloc(1, sizeof(*out->items));
-		out->items[0].profile = base;
-		out->n = 1;
-		if ((rc = check_item(ctx, argv, argc, &out->items[0])))
+		if ((rc = plan_base_item(ctx, st, job, argv, argc, out)))
 			goto done;
-		item_parts(st, job, &out->items[0]);
 		out->store_rc = rank_items(out, st, 0, false);
 		out->items[0].rank.place = CALIB_PLACE_ONLY;
 		{
@@ -214,17 +255,22 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 		rc = plan_item(ctx, st, name, base->cands[i].name, job, argv, argc, &out->items[i]);
 		out->items[i].rank.index = i;
 		out->n = i + 1;
-		if (rc) {
-			xl_profile_free(base);
+		if (rc)
 			goto done;
-		}
 	}
-	xl_profile_free(base);
 	out->store_rc = rank_items(out, st, 0, !(flags & XL_PLAN_PROFILE_ORDER));
 	rc = 0;
 done:
 	json_decref(job);
 	return rc;
+}
+
+int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
+		 const char *pinned, unsigned flags, char **argv, int argc, struct xl_plan *out)
+{
+	int rc = xl_plan_begin(ctx, name, pinned, flags & ~(unsigned)XL_PLAN_LAUNCH, argv, argc, out);
+
+	return rc ? rc : xl_plan_finish(ctx, st, flags, argv, argc, out);
 }
 
 int xl_plan_rerank(struct xl_plan *plan, struct calib_store *st, size_t from)
@@ -247,7 +293,13 @@ void xl_plan_release(struct xl_plan *plan)
 		free(plan->items[i].runtime);
 	}
 	free(plan->items);
+	if (plan->base_owned)
+		xl_profile_free(plan->base);
+	if (plan->base_item.runtime)
+		xl_runtime_release(plan->base_item.runtime);
+	free(plan->base_item.runtime);
 	free(plan->profile);
+	free(plan->pinned);
 	free(plan->job_from);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -6,8 +6,11 @@
  *   - XLA's dump read as the job runs (dump.c: each compiled module, its
  *     times, entry shapes and memory-usage report; pruned there only);
  *   - Inductor's compiled graphs counted from its cache (inductor.c);
+ *   - the job's report file (XLAUNCH_REPORT): its one reader, fed as the
+ *     file grows, read by the outcome and the figures after the end
+ *     (jobreport.c);
  *   - the runtimes' own lines about compiling (etc/outcomes.yaml,
- *     compile_events), the job's report file read as it grows, and the
+ *     compile_events), the job's report file's steps and counts, and the
  *     dump, turned into one event per compilation and per function (a
  *     compilation the dump and a line both saw is one event), the
  *     persistent cache's hits, misses and failed loads, torch.compile's

@@ -370,7 +370,7 @@ static void observe_figures(struct attempt *at)
 
 	xl_observe_figures(f, &at->obs, at->sr.peak_rss_bytes, &at->watch.jobreport,
 			   at->cl.outcome == XL_OUT_OOM && oom ? oom->oom_line : NULL);
-	at->xla_mods = at->dump.dir ? xl_dump_reports(&at->reader) : json_object();
+	at->xla_mods = at->dump.dir ? xl_dump_memory_reports(&at->reader) : json_object();
 	if (at->l->st)
 		at->prev_mods = last_xla_modules(at->l->st, at->sig.hash, &at->prev_run);
 	xb = xl_xla_modules_figure(at->xla_mods, at->prev_mods, at->prev_run, src, sizeof(src));

@@ -1,13 +1,95 @@
 /* plan.c - resolve every candidate of a profile, compute its signature
- * parts and limits and ask the store for the order (see plan.h). */
+ * parts and limits and ask the store for the order (see run.h). */
 #include "launcher/run/run.h"
 #include "launcher/run/job.h"
-#include "launcher/run/record.h"
+#include "launcher/flags/flags.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 extern char **environ;
+
+/* Settings that cannot change what a job needs, only where it keeps
+ * things: cache and dump paths.  A variable tagged cache in the catalogs, or
+ * named like one (*_CACHE_DIR, *_CACHE_PATH, *_DUMP_TO, *_DUMP_DIR). */
+static bool path_setting_var(const char *name)
+{
+	const struct xl_flagdef *d = xl_catalog_env(name);
+
+	return (d && (d->tags & XL_FTAG_CACHE)) || xl_endswith(name, "_CACHE_DIR") ||
+	       xl_endswith(name, "_CACHE_PATH") || xl_endswith(name, "_DUMP_TO") ||
+	       xl_endswith(name, "_DUMP_IR_TO") || xl_endswith(name, "_DUMP_DIR");
+}
+
+/* A flag of a composite variable that only says where: xla_dump_* and
+ * flags tagged cache. */
+static bool path_setting_flag(const char *var, const char *name)
+{
+	const struct xl_flagdef *d = xl_catalog_flag(var, name);
+
+	return xl_startswith(name, "xla_dump_") || (d && (d->tags & XL_FTAG_CACHE));
+}
+
+/* The signature parts of a resolved profile: model, train, parallel,
+ * features, hardware (from signature.device), toggles ({env: the managed
+ * variables less cache and dump paths, limits: {address_space}}) and the
+ * job's own parts ({argv, code, bundle} of launcher/run/job.h; NULL: none).
+ * New reference. */
+static json_t *signature_parts(const struct xl_profile *p, const json_t *job)
+{
+	json_t *parts = json_object(), *env = json_object(), *toggles, *limits;
+	static const char *const secs[] = { "model", "train", "parallel", "features" };
+	json_t *dev = json_object_get(p->signature, "device");
+
+	for (size_t i = 0; i < 4; i++) {
+		json_t *s = json_object_get(p->signature, secs[i]);
+
+		if (s)
+			json_object_set_new(parts, secs[i], json_deep_copy(s));
+	}
+	if (dev)
+		json_object_set_new(parts, "hardware", json_deep_copy(dev));
+	for (size_t i = 0; i < p->nvars; i++) {
+		const struct xl_var *v = &p->vars[i];
+
+		if (path_setting_var(v->name))
+			continue;
+		if (v->composite && v->value) {
+			struct xl_flagmap kept = { 0 };
+			char *s;
+
+			for (size_t k = 0; k < v->flags.n; k++)
+				if (!path_setting_flag(v->name, v->flags.v[k].name))
+					xl_flagmap_add(&kept, v->flags.v[k].name, v->flags.v[k].value,
+						       v->flags.v[k].src);
+			s = xl_flagmap_format(&kept);
+			json_object_set_new(env, v->name, json_string(s));
+			free(s);
+			xl_flagmap_release(&kept);
+			continue;
+		}
+		json_object_set_new(env, v->name, v->value ? json_string(v->value) : json_null());
+	}
+	toggles = json_pack("{s:o}", "env", env);
+	/* limits change what fits, not what the job needs: in the signature,
+	 * out of the family */
+	limits = json_object();
+	if (p->limits.address_space >= 0)
+		json_object_set_new(limits, "address_space", json_integer(p->limits.address_space));
+	if (json_object_size(limits))
+		json_object_set_new(toggles, "limits", limits);
+	else
+		json_decref(limits);
+	json_object_set_new(parts, "toggles", toggles);
+	if (job) {
+		const char *k;
+		json_t *x;
+
+		json_object_foreach((json_t *)job, k, x)
+			json_object_set(parts, k, x);
+	}
+	return parts;
+}
 
 /* Signature parts and limits of a resolved item. */
 static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan_item *it)
@@ -15,7 +97,7 @@ static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan
 	struct calib_hardware hw;
 	bool have_hw = false;
 
-	it->parts = xl_signature_parts(it->profile, job);
+	it->parts = signature_parts(it->profile, job);
 	if (!json_object_get(it->parts, "hardware") && st &&
 	    calib_latest_hardware(st, NULL, xl_job_on_host(it->profile) ? CALIB_HW_HOST : 0, &hw) == 0) {
 		have_hw = true;

@@ -115,7 +115,7 @@ int xl_dump_name_parse(const char *name, bool dir, struct xl_dump_name *out)
 					cut = q - 1;
 					break;
 				}
-		out->kind = XL_DF_REPORT;
+		out->kind = XL_DF_MEMORY_REPORT;
 		if (cut && cut > rest)
 			set_module(out, rest, (size_t)(cut - rest));
 		return out->kind;
@@ -678,10 +678,10 @@ static void keep_decide(struct xl_dump *r, struct xl_dump_mod *m)
 		if (prev) {
 			prev->keep = false;
 			unkeep(r, &prev->before_path, &prev->kept_bytes);
-			unkeep(r, &prev->report_path, &prev->kept_bytes);
+			unkeep(r, &prev->memreport_path, &prev->kept_bytes);
 		} else {
 			unkeep(r, &k->last_before, &k->last_bytes);
-			unkeep(r, &k->last_report, &k->last_bytes);
+			unkeep(r, &k->last_memreport, &k->last_bytes);
 		}
 		if (done_has(r, k->last))
 			done_add(r, k->last, false);
@@ -698,7 +698,7 @@ static void keep_decide(struct xl_dump *r, struct xl_dump_mod *m)
 static void keep_or_delete(struct xl_dump *r, struct xl_dump_mod *m, const char *path,
 			   int64_t size, bool report)
 {
-	char **slot = report ? &m->report_path : &m->before_path;
+	char **slot = report ? &m->memreport_path : &m->before_path;
 
 	if (!r->ours)
 		return;
@@ -742,7 +742,7 @@ static void mod_free(struct xl_dump_mod *m)
 	xl_hlo_entry_release(&m->entry);
 	free(m->module);
 	free(m->before_path);
-	free(m->report_path);
+	free(m->memreport_path);
 	free(m);
 }
 
@@ -773,16 +773,16 @@ static void read_report(struct xl_dump *r, struct xl_dump_mod *m, const char *pa
 	free(text);
 	if (total < 0 && !r->final && now - mtime_of(sb) <= DUMP_GIVE_UP_S)
 		return;
-	m->report_read = true;
+	m->memreport_read = true;
 	if (total < 0)
 		return;
 	m->bytes = total;
 	m->changed = true;
 	{
-		json_t *prev = json_object_get(r->reports, m->module);
+		json_t *prev = json_object_get(r->memory_reports, m->module);
 
 		if (!prev || json_integer_value(prev) < total)
-			json_object_set_new(r->reports, m->module, json_integer((json_int_t)total));
+			json_object_set_new(r->memory_reports, m->module, json_integer((json_int_t)total));
 	}
 }
 
@@ -817,7 +817,7 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 		loaded |= g[i].kind == XL_DF_LOADED;
 		text |= g[i].kind == XL_DF_BEFORE;
 		optimized |= g[i].optimized;
-		report |= g[i].kind == XL_DF_REPORT;
+		report |= g[i].kind == XL_DF_MEMORY_REPORT;
 	}
 	if (!m) {
 		/* a user's dump keeps earlier runs' modules: not this run's */
@@ -886,7 +886,7 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 	m->started |= compiled;
 	m->text |= text;
 	m->optimized |= optimized;
-	m->report_seen |= report;
+	m->memreport_seen |= report;
 	for (size_t i = 0; i < n; i++) {
 		char *p;
 
@@ -898,10 +898,10 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 				read_text(r, m, p, &sb[i], now);
 			if (m->entry_read)
 				keep_or_delete(r, m, p, (int64_t)sb[i].st_size, false);
-		} else if (g[i].kind == XL_DF_REPORT && !S_ISDIR(sb[i].st_mode)) {
-			if (!m->report_read)
+		} else if (g[i].kind == XL_DF_MEMORY_REPORT && !S_ISDIR(sb[i].st_mode)) {
+			if (!m->memreport_read)
 				read_report(r, m, p, &sb[i], now);
-			if (m->report_read)
+			if (m->memreport_read)
 				keep_or_delete(r, m, p, (int64_t)sb[i].st_size, true);
 		} else if (r->ours && !S_ISDIR(sb[i].st_mode)) {
 			/* a module's directory goes once the module is done: XLA
@@ -919,7 +919,7 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
  * with them, and it is the xla_buffers figure). */
 static bool mod_compiling(const struct xl_dump_mod *m)
 {
-	if (m->load || !m->started || m->report_seen)
+	if (m->load || !m->started || m->memreport_seen)
 		return false;
 	return !m->optimized || m->text;
 }
@@ -938,14 +938,14 @@ static void close_settled(struct xl_dump *r, double now, bool all)
 			r->open[k++] = m;
 			continue;
 		}
-		done_add(r, m->id, m->keep && (m->before_path || m->report_path));
+		done_add(r, m->id, m->keep && (m->before_path || m->memreport_path));
 		/* the program's latest: its files go when a later one comes */
 		for (size_t j = 0; m->keep && j < r->nkeep; j++)
 			if (r->keep[j].last == m->id && strcmp(r->keep[j].module, m->module) == 0) {
 				r->keep[j].last_before = m->before_path;
-				r->keep[j].last_report = m->report_path;
+				r->keep[j].last_memreport = m->memreport_path;
 				r->keep[j].last_bytes = m->kept_bytes;
-				m->before_path = m->report_path = NULL;
+				m->before_path = m->memreport_path = NULL;
 			}
 		mod_free(m);
 	}
@@ -985,7 +985,7 @@ static size_t read_names(struct xl_dump *r, struct dent **out)
 		xl_dump_name_parse(e->d_name, dir, &dn);
 		if (dn.kind == XL_DF_OTHER || done_has(r, dn.id)) {
 			/* of a module done with, only its kept text and report stay */
-			bool kept = (dn.kind == XL_DF_BEFORE || dn.kind == XL_DF_REPORT) && !dir &&
+			bool kept = (dn.kind == XL_DF_BEFORE || dn.kind == XL_DF_MEMORY_REPORT) && !dir &&
 				    done_kept(r, dn.id);
 
 			if (r->ours && !kept) {
@@ -1044,7 +1044,7 @@ void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, 
 	r->origin = origin;
 	r->since = since;
 	r->interval = DUMP_INTERVAL_S;
-	r->reports = json_object();
+	r->memory_reports = json_object();
 }
 
 /* This thread's CPU time, seconds. */
@@ -1118,19 +1118,19 @@ void xl_dump_release(struct xl_dump *r)
 	for (size_t i = 0; i < r->nkeep; i++) {
 		free(r->keep[i].module);
 		free(r->keep[i].last_before);
-		free(r->keep[i].last_report);
+		free(r->keep[i].last_memreport);
 	}
 	free(r->keep);
 	free(r->done);
 	free(r->done_keep);
 	free(r->dir);
-	json_decref(r->reports);
+	json_decref(r->memory_reports);
 	memset(r, 0, sizeof(*r));
 }
 
-json_t *xl_dump_reports(const struct xl_dump *r)
+json_t *xl_dump_memory_reports(const struct xl_dump *r)
 {
-	return r->reports ? json_deep_copy(r->reports) : json_object();
+	return r->memory_reports ? json_deep_copy(r->memory_reports) : json_object();
 }
 
 json_t *xl_dump_json(const struct xl_dump *r)

@@ -29,7 +29,7 @@ enum xl_dump_file {
 	XL_DF_OTHER,         /* not a module's file */
 	XL_DF_MODULE,        /* some file of a module (or its directory) */
 	XL_DF_BEFORE,        /* NAME.before_optimizations.txt: the HLO text before passes */
-	XL_DF_REPORT,        /* NAME.STAGE-memory-usage-report.txt */
+	XL_DF_MEMORY_REPORT,        /* NAME.STAGE-memory-usage-report.txt */
 	XL_DF_LOADED,        /* NAME.after_optimizations.txt without a stage: a program
 			      * loaded from a persistent cache (nothing compiled) */
 };

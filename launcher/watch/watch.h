@@ -81,13 +81,13 @@ struct xl_dump_mod {
 	double changed_at;       /* when a file of it last appeared (epoch) */
 	bool changed;            /* not yet handed out by xl_dump_next_changed */
 	bool keep;               /* its text and report stay in the dump */
-	bool report_read;
+	bool memreport_read;
 	bool started;            /* its directory or before_optimizations file was seen */
 	bool text;               /* its before_optimizations text was seen (a text dump:
 				  * its memory-usage report will follow) */
 	bool optimized;          /* a file of its end was seen (xl_dump_name.optimized) */
-	bool report_seen;        /* its memory-usage report was seen */
-	char *before_path, *report_path;   /* kept files, or NULL */
+	bool memreport_seen;        /* its memory-usage report was seen */
+	char *before_path, *memreport_path;   /* kept files, or NULL */
 	int64_t kept_bytes;
 };
 
@@ -116,13 +116,13 @@ struct xl_dump {
 	struct xl_dump_keep {
 		char *module;
 		long first, last;                /* module ids; -1 none */
-		char *last_before, *last_report; /* the latest's kept files */
+		char *last_before, *last_memreport; /* the latest's kept files */
 		int64_t last_bytes;
 	} *keep;
 	size_t nkeep;
 	size_t kept_modules;
 	/* the memory-usage reports: {module name: largest total} */
-	json_t *reports;
+	json_t *memory_reports;
 	/* counts */
 	long modules;            /* modules seen (compiled) */
 	long loads;              /* modules loaded from a persistent cache */
@@ -158,7 +158,7 @@ void xl_dump_release(struct xl_dump *r);
  * for the manifest.  New reference. */
 json_t *xl_dump_json(const struct xl_dump *r);
 /* The memory-usage reports, {module name: bytes}.  New reference. */
-json_t *xl_dump_reports(const struct xl_dump *r);
+json_t *xl_dump_memory_reports(const struct xl_dump *r);
 
 /* ---- Inductor's cache (inductor.c) ------------------------------------------------- */
 

@@ -48,13 +48,13 @@ static void test_names(void **state)
 					    false, &n), XL_DF_BEFORE);
 	assert_string_equal(n.module, "SyncTensorsGraph.92");
 	assert_int_equal(xl_dump_name_parse("module_0016.jit_train_step.cpu_after_optimizations-memory-usage-report.txt",
-					    false, &n), XL_DF_REPORT);
+					    false, &n), XL_DF_MEMORY_REPORT);
 	assert_int_equal(n.id, 16);
 	assert_string_equal(n.module, "jit_train_step");
 	assert_true(n.optimized);
 	/* a GPU's stage has a dot of its own */
 	assert_int_equal(xl_dump_name_parse("module_0007.jit_f.sm_8.0_gpu_after_optimizations-memory-usage-report.txt",
-					    false, &n), XL_DF_REPORT);
+					    false, &n), XL_DF_MEMORY_REPORT);
 	assert_string_equal(n.module, "jit_f");
 	assert_int_equal(xl_dump_name_parse("module_0008.jit_train_step.after_optimizations.txt", false, &n),
 			 XL_DF_LOADED);
@@ -345,7 +345,7 @@ static void test_reader_jax(void **state)
 	assert_int_equal(s.recompiles, 2);
 	assert_false(s.storm);
 	/* the memory reports, from the same reader */
-	rep = xl_dump_reports(&r);
+	rep = xl_dump_memory_reports(&r);
 	assert_int_equal(json_integer_value(json_object_get(rep, "jit_train_step")), 33472);
 	assert_int_equal(json_object_size(rep), 3);
 	json_decref(rep);
@@ -553,7 +553,7 @@ static void test_reader_long(void **state)
 	xl_watch_take_dump(&w);
 	assert_int_equal(w.compiles, 1);
 	assert_true(fabs(w.ev[0].dur - 34) < 1e-3);
-	rep = xl_dump_reports(&r);
+	rep = xl_dump_memory_reports(&r);
 	assert_int_equal(json_integer_value(json_object_get(rep, "jit_big")), 4096);
 	json_decref(rep);
 	/* ended 6 s ago: done now */

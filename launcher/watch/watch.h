@@ -15,10 +15,10 @@
  *     compilation the dump and a line both saw is one event), the
  *     persistent cache's hits, misses and failed loads, torch.compile's
  *     recompile limit and graph breaks, steps and the time to the first one
- *     (storm.c);
+ *     (watch.c);
  *   - the storm rule (compile_storm) and what is said of it (verdict.c);
  *   - the watch's configuration: outcomes.yaml's compile sections and a
- *     profile's compile settings over them (storm.c).
+ *     profile's compile settings over them (watch.c).
  * The back room's header (dump.h) is private to launcher/watch/.
  *
  * Ownership: xl_cpats_load fills patterns that xl_cpats_release frees.  An
@@ -292,7 +292,7 @@ void xl_jobreport_read(struct xl_jobreport *r, const char *path);
 /* Malformed lines and lines of unknown kind, said once each (warnings). */
 void xl_jobreport_warn(const struct xl_jobreport *r, const char *path);
 
-/* ---- events, patterns and the storm rule (storm.c) --------------------------------- */
+/* ---- events, patterns and the watch (watch.c; the storm rule: verdict.c) ------------- */
 
 /* What a line about compilation says (the `event` of a pattern). */
 enum xl_cev {

@@ -30,9 +30,9 @@ inject launcher/cmd-profile.c '#include "launcher/profile/layer.h"'
 expect_rc 1 "a room's back room refused to a command"
 expect_out "private to launcher/profile/ (use launcher/profile/profile.h)" "the front door named"
 # the compile watch builds on common/ alone, and is entered by its front door
-inject launcher/watch/storm.c '#include "launcher/run/run.h"'
+inject launcher/watch/watch.c '#include "launcher/run/run.h"'
 expect_rc 1 "watch -> run refused"
-expect_out "check-deps: launcher/watch/storm.c:" "the watch's file named"
+expect_out "check-deps: launcher/watch/watch.c:" "the watch's file named"
 expect_out "launcher/watch may not depend on launcher/run" "the watch's rule named"
 inject launcher/watch/verdict.c '#include "launcher/profile/profile.h"'
 expect_rc 1 "watch -> profile refused"

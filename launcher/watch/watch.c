@@ -1,4 +1,5 @@
-/* storm.c - compilations seen from outside the job (see watch.h).
+/* watch.c - the compile watch: compilations seen from outside the job (see
+ * watch.h).
  *
  * Lines are matched once, as they stream past: a fixed substring first (a
  * cheap test on every line), then the pattern's regex for what the line

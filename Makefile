@@ -53,7 +53,7 @@ else
 BUILD = build/rel
 endif
 
-MODULES = common launcher launcher/profile launcher/flags launcher/run launcher/report calib probe bundle
+MODULES = common launcher launcher/profile launcher/flags launcher/run launcher/watch launcher/report calib probe bundle
 SRCS = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 OBJS = $(patsubst %.c,$(BUILD)/%.o,$(SRCS))
 LIBOBJS = $(filter-out $(BUILD)/launcher/main.o,$(OBJS))

@@ -6,7 +6,9 @@
 # Modules and rooms, and what each may include:
 #   launcher (the commands: launcher/main.c, launcher/cmd-*.c)
 #                     -> every room and module
-#   launcher/run      -> profile, flags, calib, probe, bundle, common
+#   launcher/run      -> watch, profile, flags, calib, probe, bundle, common
+#   launcher/watch    -> common (the compile watch: XLA's dump, Inductor's
+#                     cache, the runtimes' lines and the job's report file)
 #   launcher/profile  -> flags, calib, probe, bundle, common
 #   launcher/flags    -> calib, probe, bundle, common
 #   launcher/report   -> calib, common (it reads the store only)
@@ -16,7 +18,7 @@
 # Across modules and rooms only the front door is included:
 # common/common.h, calib/calib.h, probe/probe.h, bundle/bundle.h,
 # launcher/flags/flags.h, launcher/profile/profile.h, launcher/run/run.h,
-# launcher/report/report.h; every other header is its folder's back room.
+# launcher/watch/watch.h, launcher/report/report.h; every other header is its folder's back room.
 # Nothing includes a command.  Some system headers belong to one place:
 # <sqlite3.h> to the SQLite store backend (calib/sqlite.c), <libpq-fe.h> to
 # the PostgreSQL one (calib/postgres.c); <getopt.h> to nobody (options are
@@ -36,7 +38,7 @@ ROOT=${1:-.}
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT"
 for m in common calib probe bundle launcher launcher/flags launcher/profile launcher/run \
-	launcher/report; do
+	launcher/watch launcher/report; do
 	[ -d "$m" ] || { echo "check-deps: no module '$m' under $ROOT" >&2; exit 2; }
 done
 status=0
@@ -49,9 +51,10 @@ BEGIN {
 	allow["bundle"] = " bundle common "
 	allow["launcher/flags"] = " launcher/flags calib probe bundle common "
 	allow["launcher/profile"] = " launcher/profile launcher/flags calib probe bundle common "
-	allow["launcher/run"] = " launcher/run launcher/profile launcher/flags calib probe bundle common "
+	allow["launcher/run"] = " launcher/run launcher/watch launcher/profile launcher/flags calib probe bundle common "
+	allow["launcher/watch"] = " launcher/watch common "
 	allow["launcher/report"] = " launcher/report calib common "
-	allow["launcher"] = " launcher launcher/run launcher/profile launcher/flags launcher/report calib probe bundle common "
+	allow["launcher"] = " launcher launcher/run launcher/watch launcher/profile launcher/flags launcher/report calib probe bundle common "
 	allow["kernels"] = " kernels "
 	public["common"] = "common/common.h"
 	public["calib"] = "calib/calib.h"
@@ -60,8 +63,9 @@ BEGIN {
 	public["launcher/flags"] = "launcher/flags/flags.h"
 	public["launcher/profile"] = "launcher/profile/profile.h"
 	public["launcher/run"] = "launcher/run/run.h"
+	public["launcher/watch"] = "launcher/watch/watch.h"
 	public["launcher/report"] = "launcher/report/report.h"
-	arrows = "commands -> run -> profile -> flags -> calib, probe, bundle -> common; report -> calib"
+	arrows = "commands -> run -> profile -> flags -> calib, probe, bundle -> common; run -> watch -> common; report -> calib"
 	bad = 0
 }
 function complain(msg) {
@@ -137,5 +141,5 @@ END {
 }' || status=1
 "$HERE/check-funcs.sh" common calib probe bundle launcher tools || status=1
 "$HERE/check-circles.sh" common calib probe bundle launcher launcher/flags launcher/profile \
-	launcher/run launcher/report || status=1
+	launcher/run launcher/watch launcher/report || status=1
 exit $status

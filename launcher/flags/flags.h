@@ -240,7 +240,7 @@ struct xl_lint {
 	size_t n, cap;
 	size_t errors, warnings;
 	/* XLA_FLAGS: what XLA's reader does with the whole value (enum
-	 * xl_xla_verdict, launcher/xlareader.h), and why */
+	 * xl_xla_verdict, launcher/flags/xlareader.h), and why */
 	bool judged;
 	int verdict;
 	char *verdict_detail;

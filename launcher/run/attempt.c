@@ -3,10 +3,11 @@
  * XLA's dump), the supervised child, its outcome, what it used, the
  * manifest's end, and the record kept until the store has it. */
 #include "launcher/run/attempt.h"
-#include "launcher/run/dump.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/peers.h"
 #include "launcher/run/record.h"
+#include "launcher/run/rundir.h"
+#include "launcher/run/sweep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +29,7 @@ struct attempt {
 	int n, total;
 	struct calib_sig sig;
 	bool have_sig;
-	char *runs, *id, *dir, *part, *report, *mpath, *end_path, *guard_path;
+	char *runs, *id, *dir, *part, *jobreport, *mpath, *end_path, *guard_path;
 	json_t *manifest;
 	double t0;
 	struct xl_observe obs;
@@ -40,7 +41,6 @@ struct attempt {
 	struct xl_watch watch;
 	bool watching;
 	struct xl_sup_result sr;
-	struct xl_report rep;
 	struct xl_storm storm;
 	struct xl_classified cl;
 	struct calib_attempt figs;
@@ -135,7 +135,7 @@ static json_t *start_manifest(struct attempt *at)
 	json_object_set_new(m, "job_id", l->job_id ? json_string(l->job_id) : json_null());
 	json_object_set_new(m, "prediction", calib_estimate_json(&at->it->rank.est));
 	json_object_set_new(m, "run_dir", at->dir ? json_string(at->dir) : json_null());
-	json_object_set_new(m, "report", at->report ? json_string(at->report) : json_null());
+	json_object_set_new(m, "report", at->jobreport ? json_string(at->jobreport) : json_null());
 	at->t0 = xl_now();
 	json_object_set_new(m, "start", json_string(xl_iso_time(at->t0, tbuf, sizeof(tbuf))));
 	json_object_set_new(m, "end", json_null());
@@ -161,7 +161,7 @@ static int create_run_dir(struct attempt *at, char **why)
 		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(errno));
 		return -1;
 	}
-	at->report = xl_asprintf("%s/report.jsonl", at->dir);
+	at->jobreport = xl_asprintf("%s/report.jsonl", at->dir);
 	at->mpath = xl_asprintf("%s/manifest.json", at->dir);
 	at->end_path = xl_asprintf("%s/end.json", at->dir);
 	at->manifest = start_manifest(at);
@@ -177,7 +177,7 @@ static int create_run_dir(struct attempt *at, char **why)
 	}
 	free(ppath);
 	if (rc == 0)
-		close(open(at->report, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		close(open(at->jobreport, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 	return rc;
 }
 
@@ -187,11 +187,11 @@ static void forget_run_dir(struct attempt *at)
 	free(at->runs);
 	free(at->dir);
 	free(at->part);
-	free(at->report);
+	free(at->jobreport);
 	free(at->mpath);
 	free(at->end_path);
 	json_decref(at->manifest);
-	at->runs = at->dir = at->part = at->report = at->mpath = at->end_path = NULL;
+	at->runs = at->dir = at->part = at->jobreport = at->mpath = at->end_path = NULL;
 	at->manifest = NULL;
 }
 
@@ -273,7 +273,7 @@ static char **child_env(struct attempt *at)
 
 	add_env(&envp, "XLAUNCH_RUN_ID", at->id);
 	if (at->dir) {
-		add_env(&envp, "XLAUNCH_REPORT", at->report);
+		add_env(&envp, "XLAUNCH_REPORT", at->jobreport);
 		add_env(&envp, "XLAUNCH_RUN_DIR", at->dir);
 	}
 	add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
@@ -295,14 +295,22 @@ static char **child_env(struct attempt *at)
 static int supervise(struct attempt *at, char **envp)
 {
 	const struct xl_launch *l = at->l;
+	const struct xl_compile_cfg *pc = &at->it->profile->compile;
+	const struct xl_watch_settings set = {
+		pc->step_pattern, pc->warmup_steps, pc->max_after_warmup, pc->max_compile_share,
+	};
+	struct xl_watch_cfg cfg;
 	struct xl_sup_opts so;
 	int rc;
 
+	xl_watch_configure(&cfg, l->pats ? &l->pats->compile : NULL, &set);
+	cfg.jobreport_path = at->jobreport;
+	cfg.dump = at->dump.dir ? &at->reader : NULL;
+	cfg.inductor = at->torch ? &at->inductor : NULL;
 	xl_scan_init(&at->so, l->pats);
 	xl_scan_init(&at->se, l->pats);
-	xl_run_watch_init(&at->watch, l->pats, at->it->profile, at->report,
-			  at->dump.dir ? &at->reader : NULL, at->torch ? &at->inductor : NULL,
-			  xl_mono());
+	cfg.start = xl_mono();
+	xl_watch_init(&at->watch, &cfg);
 	at->watching = true;
 	xl_scan_watch(&at->so, &at->watch);
 	xl_scan_watch(&at->se, &at->watch);
@@ -335,14 +343,14 @@ static int supervise(struct attempt *at, char **envp)
 	return rc;
 }
 
-/* The outcome: exit status, out-of-memory lines, report, storm verdict. */
+/* The outcome: exit status, out-of-memory lines, the job's report file (its
+ * reader is the watch's), storm verdict. */
 static void classify(struct attempt *at)
 {
-	xl_report_init(&at->rep);
-	if (at->report)
-		xl_report_read(at->report, &at->rep);
+	if (at->jobreport)
+		xl_jobreport_warn(&at->watch.jobreport, at->jobreport);
 	xl_watch_verdict(&at->watch, &at->storm);
-	xl_classify(&at->sr, &at->so, &at->se, &at->rep, &at->storm, &at->cl);
+	xl_classify(&at->sr, &at->so, &at->se, &at->watch.jobreport, &at->storm, &at->cl);
 	/* the other ranks learn this one's end first of all */
 	xl_peers_classify(at->peers, &at->cl);
 	at->peer = xl_peers_json(at->peers);
@@ -351,7 +359,7 @@ static void classify(struct attempt *at)
 }
 
 /* What was used, each figure of its kind: the process group, NVML, the
- * report, the failed allocation, XLA's own figure (reused from the last
+ * job's report file, the failed allocation, XLA's own figure (reused from the last
  * launch of this signature for programs loaded from the cache). */
 static void observe_figures(struct attempt *at)
 {
@@ -360,9 +368,9 @@ static void observe_figures(struct attempt *at)
 	char src[400];
 	int64_t xb;
 
-	xl_observe_figures(f, &at->obs, at->sr.peak_rss_bytes, at->report,
+	xl_observe_figures(f, &at->obs, at->sr.peak_rss_bytes, &at->watch.jobreport,
 			   at->cl.outcome == XL_OUT_OOM && oom ? oom->oom_line : NULL);
-	at->xla_mods = at->dump.dir ? xl_dump_reports(&at->reader) : json_object();
+	at->xla_mods = at->dump.dir ? xl_dump_memory_reports(&at->reader) : json_object();
 	if (at->l->st)
 		at->prev_mods = last_xla_modules(at->l->st, at->sig.hash, &at->prev_run);
 	xb = xl_xla_modules_figure(at->xla_mods, at->prev_mods, at->prev_run, src, sizeof(src));
@@ -389,6 +397,7 @@ static void end_manifest(struct attempt *at)
 {
 	json_t *m = at->manifest;
 	const struct calib_estimate *est = &at->it->rank.est;
+	const struct xl_jobreport *rep = &at->watch.jobreport;
 	const struct calib_figure *hf = at->figs.observed_bytes != CALIB_UNSET
 		? calib_attempt_figure(&at->figs, false, at->figs.observed_kind) : NULL;
 	long long observed = observed_bytes(at);
@@ -406,7 +415,7 @@ static void end_manifest(struct attempt *at)
 	json_object_set_new(m, "first_step_s", at->watch.first_step_s >= 0 ? json_real(at->watch.first_step_s) : json_null());
 	json_object_set_new(m, "compile", xl_watch_json(&at->watch, &at->storm));
 	json_object_set_new(m, "predicted_bytes", est->known ? json_integer((json_int_t)est->predicted_bytes) : json_null());
-	json_object_set_new(m, "reported_predicted_bytes", at->rep.predicted_bytes >= 0 ? json_integer(at->rep.predicted_bytes) : json_null());
+	json_object_set_new(m, "reported_predicted_bytes", rep->predicted_bytes >= 0 ? json_integer(rep->predicted_bytes) : json_null());
 	json_object_set_new(m, "observed_bytes", observed >= 0 ? json_integer(observed) : json_null());
 	json_object_set_new(m, "observed_kind", json_string(observed_kind(at)));
 	json_object_set_new(m, "observed_source", hf && hf->source ? json_string(hf->source) : json_null());
@@ -419,9 +428,9 @@ static void end_manifest(struct attempt *at)
 		at->dump.ours, "tokens", at->dump.tokens ? json_string(at->dump.tokens) : json_null(),
 		"why_not", at->dump.dir ? json_null() : json_string(at->dump.why), "modules",
 		at->xla_mods, "read", at->dump.dir ? xl_dump_json(&at->reader) : json_null()));
-	json_object_set_new(m, "report_lines", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)at->rep.lines,
-							 "malformed", (json_int_t)at->rep.malformed,
-							 "unknown", (json_int_t)at->rep.unknown));
+	json_object_set_new(m, "report_lines", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)rep->lines,
+							 "malformed", (json_int_t)rep->malformed,
+							 "unknown", (json_int_t)rep->unknown));
 	if (at->sr.term_dropped)
 		json_object_set_new(m, "terminal_dropped_bytes", json_integer((json_int_t)at->sr.term_dropped));
 	if (at->peer)
@@ -558,7 +567,7 @@ static void attempt_release(struct attempt *at)
 	free(at->id);
 	free(at->dir);
 	free(at->part);
-	free(at->report);
+	free(at->jobreport);
 	free(at->mpath);
 	free(at->end_path);
 	free(at->guard_path);

@@ -4,6 +4,7 @@
 #define XLAUNCH_LAUNCHER_RUN_ATTEMPT_H
 
 #include "launcher/run/run.h"
+#include "launcher/run/outcome.h"
 #include "launcher/run/supervise.h"
 
 /* What every attempt of one launch shares.  Borrowed: the launch owns it. */

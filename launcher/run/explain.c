@@ -2,8 +2,8 @@
  * --explain`: a compile storm recorded without compile logging, and the
  * profile that would have named what recompiled. */
 #include "launcher/run/run.h"
-#include "launcher/run/record.h"
-#include "launcher/run/supervise.h"
+#include "launcher/run/rundir.h"
+#include "launcher/run/outcome.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * $VIRTUAL_ENV's, else python3 on PATH).
  */
 #include "launcher/run/job.h"
-#include "launcher/run/record.h"
+
 #include "bundle/bundle.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
-/* job.h - what a command line launches and the limits it runs under
- * (internal to the launcher). */
+/* job.h - job.c's functions, private to launcher/run/: what a command line
+ * launches and the limits it runs under. */
 #ifndef XLAUNCH_LAUNCHER_RUN_JOB_H
 #define XLAUNCH_LAUNCHER_RUN_JOB_H
 

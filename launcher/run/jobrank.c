@@ -1,6 +1,6 @@
 /* jobrank.c - which job launch a rank belongs to, and how many ranks it
  * has: the engine's own variables (srun, torchrun, a JobSet) or xlaunch's. */
-#include "launcher/run/supervise.h"
+#include "launcher/run/jobrank.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +18,32 @@ static long env_count(const char *name, long max)
 	errno = 0;
 	n = strtol(v, &end, 10);
 	return *end || errno || n < 0 || n > max ? -1 : n;
+}
+
+int xl_rank(const char **from)
+{
+	static const char *const vars[] = {
+		"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "TPU_WORKER_ID", NULL,
+	};
+
+	for (size_t i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		r = strtol(v, &end, 10);
+		if (*end || errno || r < 0 || r > 1000000)
+			continue;
+		if (from)
+			*from = vars[i];
+		return (int)r;
+	}
+	if (from)
+		*from = NULL;
+	return 0;
 }
 
 int xl_world_size(const char **from)

@@ -6,7 +6,8 @@
  * retry with the next candidate when the outcome asks for one.
  */
 #include "launcher/run/attempt.h"
-#include "launcher/run/record.h"
+#include "launcher/run/jobrank.h"
+#include "launcher/run/rundir.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -303,9 +304,8 @@ int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
 	struct xl_launch l;
 	struct xl_profile *p0;
 	struct xl_patterns pats;
-	struct xl_plan plan = { 0 };
-	struct xl_runtime rt0;
-	bool have_pats;
+	struct xl_plan plan;
+	bool have_pats = false;
 	int rc;
 	size_t total;
 
@@ -313,34 +313,23 @@ int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
 	signal(SIGXFSZ, SIG_IGN);
 	if (o->dry_run)
 		xl_bundle_cache_readonly();
-	if ((rc = xl_profile_resolve(ctx, name, o->cand, 0, &p0)))
-		return rc;
-	/* judged against the release the command will load under the
-	 * environment it will get (the plan finds the same one again, from the
-	 * same cache) */
-	xl_profile_detect_runtime(p0, argv, argc, &rt0);
-	p0->runtime = &rt0;
-	rc = xl_profile_check(ctx, p0);
-	if (!rc)
-		rc = xl_profile_bundle_gate(ctx, p0);
-	p0->runtime = NULL;
-	xl_runtime_release(&rt0);
-	if (rc) {
-		xl_profile_free(p0);
+	/* the plan resolves the profile and checks it against the release the
+	 * command will load (the candidates later, from the same cache) */
+	if ((rc = xl_plan_begin(ctx, name, o->cand, XL_PLAN_LAUNCH, argc ? argv : NULL, argc,
+				 &plan))) {
+		xl_plan_release(&plan);
 		return rc;
 	}
+	p0 = plan.base;
 	launch_init(&l, ctx, o, argv, argc);
-	if (!o->dry_run && (rc = choose_keep(&l))) {
-		free(l.job_id);
-		xl_profile_free(p0);
-		return rc;
-	}
+	if (!o->dry_run && (rc = choose_keep(&l)))
+		goto done;
 	open_store(&l, p0->ncands);
 	have_pats = xl_patterns_load(NULL, &pats) == 0;
 	if (!have_pats)
 		xl_warn("outcome patterns unavailable: outcomes are named from exit statuses only");
 	l.pats = have_pats ? &pats : NULL;
-	if ((rc = xl_plan_make(ctx, l.st, name, o->cand, 0, l.argv, l.argc, &plan)))
+	if ((rc = xl_plan_finish(ctx, l.st, 0, l.argv, l.argc, &plan)))
 		goto done;
 	if (plan.store_rc)
 		xl_warn("cannot order the candidates from the store; using the profile's order");
@@ -360,10 +349,9 @@ int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
 	rc = make_attempts(&l, &plan, p0->name, p0->ncands, total);
 done:
 	free(l.job_id);
-	xl_plan_release(&plan);
 	if (have_pats)
 		xl_patterns_release(&pats);
 	calib_close(l.st);
-	xl_profile_free(p0);
+	xl_plan_release(&plan);
 	return rc;
 }

@@ -552,27 +552,6 @@ void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const ch
 	}
 }
 
-int64_t xl_xla_report_total(const char *text)
-{
-	static const char *const heads[] = { "Total bytes:", "Total bytes used:" };
-	const char *p = strstr(text, "Memory Space: default");
-
-	/* "Total bytes: N" of the default memory space, or an older XLA's
-	 * report (torch_xla 2.9 has one) of one space: "Total bytes used: N" */
-	for (size_t i = 0; i < 2; i++) {
-		const char *t = strstr(p && i == 0 ? p : text, heads[i]);
-		long long v;
-		char *end;
-
-		if (!t)
-			continue;
-		t += strlen(heads[i]);
-		v = strtoll(t, &end, 10);
-		return end == t || v < 0 ? -1 : (int64_t)v;
-	}
-	return -1;
-}
-
 void xl_xla_dump_release(struct xl_xla_dump *d)
 {
 	free(d->dir);
@@ -648,56 +627,64 @@ static void keep_larger(struct calib_attempt *a, enum calib_kind k, int64_t byte
 	calib_attempt_add_figure(a, false, k, bytes, CALIB_BASIS_NONE, CALIB_UNSET, src);
 }
 
-void xl_report_figure_line(const char *line, size_t len, struct calib_attempt *a)
+/* The kind a peak of the job's report file is of: memory_kind when it
+ * names one, else the helper's source; a kind xlaunch cannot tell is
+ * kept, and related to nothing. */
+static enum calib_kind peak_kind(const struct xl_jobreport_peak *p)
 {
-	json_t *o;
-	const char *src, *mk;
 	enum calib_kind k;
-	char what[96];
 
-	if (len > (1 << 20))
-		return;
-	o = json_loadb(line, len, 0, NULL);
-	if (!json_is_object(o) || !xl_streq(json_string_value(json_object_get(o, "kind")), "memory")) {
-		json_decref(o);
-		return;
-	}
-	src = json_string_value(json_object_get(o, "source"));
-	mk = json_string_value(json_object_get(o, "memory_kind"));
-	snprintf(what, sizeof(what), "the job's report (%.60s)", src ? src : "no source");
-	/* a peak of a kind xlaunch cannot tell is kept, and related to nothing */
-	if (json_is_integer(json_object_get(o, "peak_bytes"))) {
-		if (!((mk && calib_kind_parse(mk, &k)) || (!mk && kind_of_source(src, &k))))
-			k = CALIB_KIND_UNCLASSIFIED;
-		keep_larger(a, k, json_integer_value(json_object_get(o, "peak_bytes")), what);
-	}
-	if (json_is_integer(json_object_get(o, "per_device_bytes")) &&
-	    xl_streq(src, "xla_memory_analysis") &&
-	    !calib_attempt_figure(a, false, CALIB_KIND_XLA_BUFFERS))
-		keep_larger(a, CALIB_KIND_XLA_BUFFERS,
-			    json_integer_value(json_object_get(o, "per_device_bytes")), what);
-	json_decref(o);
+	if (p->has_memory_kind ? calib_kind_parse(p->memory_kind, &k)
+			       : kind_of_source(p->has_source ? p->source : NULL, &k))
+		return k;
+	return CALIB_KIND_UNCLASSIFIED;
 }
 
-void xl_report_figures(const char *path, struct calib_attempt *a)
+static void jobreport_what(const char *source, bool has, char *what, size_t size)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	snprintf(what, size, "the job's report (%.60s)", has ? source : "no source");
+}
 
-	if (!f)
-		return;
-	while ((n = getline(&line, &cap, f)) >= 0)
-		xl_report_figure_line(line, (size_t)n, a);
-	free(line);
-	fclose(f);
+void xl_jobreport_figures(const struct xl_jobreport *r, struct calib_attempt *a)
+{
+	const struct xl_jobreport_peak *next;
+	bool xla_done = r->xla_per_device_bytes < 0;
+	long after = 0;
+	char what[96];
+
+	/* in the order of the lines that gave them, each kind keeping the
+	 * first line of its largest figure */
+	do {
+		next = NULL;
+		for (size_t i = 0; i < r->npeaks; i++)
+			if (r->peaks[i].line > after && (!next || r->peaks[i].line < next->line))
+				next = &r->peaks[i];
+		if (!xla_done && (!next || r->xla_per_device_line < next->line)) {
+			/* XLA's buffers per device, unless a line before it gave
+			 * the kind itself */
+			bool before = false;
+
+			for (size_t i = 0; i < r->npeaks; i++)
+				before |= r->peaks[i].first_line < r->xla_per_device_line &&
+					  peak_kind(&r->peaks[i]) == CALIB_KIND_XLA_BUFFERS;
+			jobreport_what("xla_memory_analysis", true, what, sizeof(what));
+			if (!before)
+				keep_larger(a, CALIB_KIND_XLA_BUFFERS, r->xla_per_device_bytes, what);
+			xla_done = true;
+		}
+		if (next) {
+			jobreport_what(next->source, next->has_source, what, sizeof(what));
+			keep_larger(a, peak_kind(next), next->bytes, what);
+			after = next->line;
+		}
+	} while (next);
 }
 
 /* ---- the attempt's figures -------------------------------------------------------------- */
 
 void xl_observe_figures(struct calib_attempt *a, const struct xl_observe *o,
-			long long wait4_rss, const char *report, const char *oom_line)
+			long long wait4_rss, const struct xl_jobreport *jobreport,
+			const char *oom_line)
 {
 	char src[160];
 	int64_t rss = o->rss_sum_peak;
@@ -728,8 +715,8 @@ void xl_observe_figures(struct calib_attempt *a, const struct xl_observe *o,
 		calib_attempt_add_figure(a, false, CALIB_KIND_DEVICE_PEAK, o->device_peak,
 					 CALIB_BASIS_NONE, CALIB_UNSET,
 					 "NVML: the group's processes on their busiest device, sampled");
-	if (report)
-		xl_report_figures(report, a);
+	if (jobreport)
+		xl_jobreport_figures(jobreport, a);
 	if (oom_line) {
 		int64_t req = xl_oom_request_bytes(oom_line);
 

@@ -1,12 +1,14 @@
-/* observe.h - what a launch used, measured from outside the job (internal to
- * the launcher): the process group's memory, sampled; per-process GPU
- * memory through NVML; the compiler's own figure through XLA's dump; the
- * job's report lines and its out-of-memory message as evidence. */
+/* observe.h - observe.c's functions, private to launcher/run/: what a
+ * launch used, measured from outside the job: the process group's memory,
+ * sampled; per-process GPU memory through NVML; the compiler's own figure
+ * through XLA's dump; the job's report lines and its out-of-memory message
+ * as evidence. */
 #ifndef XLAUNCH_LAUNCHER_RUN_OBSERVE_H
 #define XLAUNCH_LAUNCHER_RUN_OBSERVE_H
 
 #include "launcher/run/run.h"
 #include "calib/calib.h"
+#include "launcher/watch/watch.h"
 
 #include <sys/types.h>
 
@@ -60,7 +62,7 @@ struct xl_xla_dump {
 };
 
 /* Asks XLA to dump each compiled module (its files are read as the job
- * runs: dump.h) by adding dump flags to XLA_FLAGS in *envp, into
+ * runs: launcher/watch/) by adding dump flags to XLA_FLAGS in *envp, into
  * RUN_DIR/xla-dump: only for an XLA
  * job (its bundle has jax, jaxlib or torch-xla, or the profile sets XLA,
  * JAX, PJRT or TPU variables), never under policy.timing, never when a
@@ -78,9 +80,6 @@ bool xl_xla_dump_keyless(const char *file, char *why, size_t size);
 /* The tokens xlaunch adds for dir (caller frees). */
 char *xl_xla_dump_tokens(const char *dir);
 void xl_xla_dump_release(struct xl_xla_dump *d);
-/* "Total bytes: N" of a report's default memory space (of an older XLA's
- * report, "Total bytes used: N"); -1 when absent. */
-int64_t xl_xla_report_total(const char *text);
 
 /* ---- the job's own evidence ------------------------------------------------------- */
 
@@ -89,24 +88,25 @@ int64_t xl_xla_report_total(const char *text);
  * "Attempting to allocate 1.20G"); -1 when it says none. */
 int64_t xl_oom_request_bytes(const char *line);
 
-/* Adds to a the figures the report file gives: peaks of the kind they say
- * (memory_kind, else the helper's source: device_memory_stats,
- * torch_xla_memory_info, torch_cuda_max_allocated: device_peak; host_rss:
- * host_peak_rss; any other: unclassified) and XLA's buffers per device
- * (per_device_bytes of an xla_memory_analysis prediction: xla_buffers).  A
- * figure already in a is kept when larger. */
-void xl_report_figures(const char *path, struct calib_attempt *a);
-/* One line of it (a fuzz entry point). */
-void xl_report_figure_line(const char *line, size_t len, struct calib_attempt *a);
+/* Adds to a the figures the job's report file gave (r: its reader,
+ * launcher/watch/watch.h): peaks of the kind they say (memory_kind, else
+ * the helper's source: device_memory_stats, torch_xla_memory_info,
+ * torch_cuda_max_allocated: device_peak; host_rss: host_peak_rss; any
+ * other: unclassified) and XLA's buffers per device (per_device_bytes of an
+ * xla_memory_analysis prediction: xla_buffers), in the order of the lines
+ * that gave them.  A figure already in a is kept when larger or equal. */
+void xl_jobreport_figures(const struct xl_jobreport *r, struct calib_attempt *a);
 
 /* ---- an attempt's figures ------------------------------------------------------------ */
 
 /* Adds the observed figures: host_peak_rss (the group's sampled peak, never
  * less than wait4's largest process), host_peak_vm (the largest process's
- * VmPeak), device_peak (NVML), the report file's, and oom_request from the
- * out-of-memory line (NULL: none). */
+ * VmPeak), device_peak (NVML), the job's report file's (jobreport: what
+ * its reader kept, or NULL), and oom_request from the out-of-memory line
+ * (NULL: none). */
 void xl_observe_figures(struct calib_attempt *a, const struct xl_observe *o,
-			long long wait4_rss, const char *report, const char *oom_line);
+			long long wait4_rss, const struct xl_jobreport *jobreport,
+			const char *oom_line);
 /* Sets the headline figures: observed of the kind the launch was judged in
  * (e's), else device_peak, host_peak_vm, host_peak_rss, the first seen;
  * predicted from e (also added as a predicted figure).  e may be NULL. */

@@ -1,5 +1,6 @@
-/* outcome.c - naming how a launch ended: output patterns, the report file
- * and the exit status. */
+/* outcome.c - naming how a launch ended: output patterns, what the job's
+ * report file said and the exit status (see outcome.h). */
+#include "launcher/run/outcome.h"
 #include "launcher/run/supervise.h"
 
 #include <errno.h>
@@ -230,112 +231,10 @@ void xl_scan_release(struct xl_scan *s)
 		xl_cblock_close(s->watch, &s->block);
 }
 
-/* ---- the report file ---------------------------------------------------------------- */
-
-void xl_report_init(struct xl_report *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->predicted_bytes = r->peak_bytes = r->limit_bytes = -1;
-	r->compiles = r->cache_hits = r->last_step = -1;
-}
-
-static bool get_count(json_t *o, const char *key, long long *out)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		*out = json_integer_value(v);
-		return true;
-	}
-	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18) {
-		*out = (long long)json_real_value(v);
-		return true;
-	}
-	return false;
-}
-
-bool xl_report_line(const char *line, size_t len, struct xl_report *r)
-{
-	json_error_t jerr;
-	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-	const char *kind;
-	long long v;
-
-	r->lines++;
-	if (!json_is_object(o) || !json_is_string(json_object_get(o, "kind"))) {
-		json_decref(o);
-		r->malformed++;
-		return false;
-	}
-	kind = json_string_value(json_object_get(o, "kind"));
-	if (strcmp(kind, "memory") == 0) {
-		json_t *src = json_object_get(o, "source");
-
-		if (get_count(o, "predicted_bytes", &v))
-			r->predicted_bytes = v;
-		if (get_count(o, "peak_bytes", &v) && v > r->peak_bytes) {
-			r->peak_bytes = v;
-			if (json_is_string(src))
-				snprintf(r->source, sizeof(r->source), "%s", json_string_value(src));
-			else
-				snprintf(r->source, sizeof(r->source), "report");
-		}
-		if (get_count(o, "limit_bytes", &v))
-			r->limit_bytes = v;
-	} else if (strcmp(kind, "compile") == 0) {
-		if (get_count(o, "count", &v))
-			r->compiles = (long)v;
-		if (get_count(o, "cache_hits", &v))
-			r->cache_hits = (long)v;
-	} else if (strcmp(kind, "step") == 0) {
-		if (get_count(o, "step", &v))
-			r->last_step = (long)v;
-	} else {
-		r->unknown++;
-	}
-	json_decref(o);
-	return true;
-}
-
-void xl_report_read(const char *path, struct xl_report *r)
-{
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	long first_bad = 0;
-
-	if (!f)
-		return;
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		if (!n)
-			continue;
-		if (n > (1 << 20)) {
-			/* a line this long is not a report; do not parse it */
-			r->lines++;
-			r->malformed++;
-		} else if (!xl_report_line(line, (size_t)n, r)) {
-			/* counted inside */
-		}
-		if (r->malformed && !first_bad)
-			first_bad = r->lines;
-	}
-	free(line);
-	fclose(f);
-	if (r->malformed)
-		xl_warn("report '%s': %ld malformed line%s ignored (first: line %ld)", path,
-			r->malformed, r->malformed == 1 ? "" : "s", first_bad);
-	if (r->unknown)
-		xl_warn("report '%s': %ld line%s of unknown kind ignored", path, r->unknown,
-			r->unknown == 1 ? "" : "s");
-}
-
 /* ---- classification --------------------------------------------------------------------- */
 
 void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
-		 const struct xl_scan *se, const struct xl_report *rep,
+		 const struct xl_scan *se, const struct xl_jobreport *rep,
 		 const struct xl_storm *storm, struct xl_classified *out)
 {
 	const struct xl_scan *hit = se && se->oom_id ? se : so && so->oom_id ? so : NULL;
@@ -395,56 +294,4 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		out->outcome = XL_OUT_OK;
 		snprintf(out->reason, sizeof(out->reason), "exited 0");
 	}
-}
-
-void xl_run_watch_init(struct xl_watch *w, const struct xl_patterns *pats,
-		       const struct xl_profile *p, const char *report_path, struct xl_dump *dump,
-		       struct xl_inductor *inductor, double start)
-{
-	struct xl_watch_cfg cfg;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.pats = pats ? &pats->compile : NULL;
-	if (pats)
-		cfg.rule = pats->compile.rule;
-	else
-		xl_storm_rule_default(&cfg.rule);
-	if (p->compile.warmup_steps >= 0)
-		cfg.rule.warmup_steps = p->compile.warmup_steps;
-	if (p->compile.max_after_warmup >= 0)
-		cfg.rule.max_after_warmup = p->compile.max_after_warmup;
-	if (p->compile.max_compile_share > 0)
-		cfg.rule.max_compile_share = p->compile.max_compile_share;
-	cfg.step_pattern = p->compile.step_pattern;
-	cfg.report_path = report_path;
-	cfg.dump = dump;
-	cfg.inductor = inductor;
-	cfg.start = start;
-	xl_watch_init(w, &cfg);
-}
-
-int xl_rank(const char **from)
-{
-	static const char *const vars[] = {
-		"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "TPU_WORKER_ID", NULL,
-	};
-
-	for (size_t i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
-		char *end;
-		long r;
-
-		if (!v || !*v)
-			continue;
-		errno = 0;
-		r = strtol(v, &end, 10);
-		if (*end || errno || r < 0 || r > 1000000)
-			continue;
-		if (from)
-			*from = vars[i];
-		return (int)r;
-	}
-	if (from)
-		*from = NULL;
-	return 0;
 }

@@ -16,7 +16,7 @@
  * record takes next.
  */
 #include "launcher/run/peers.h"
-#include "launcher/run/supervise.h"
+#include "launcher/run/outcome.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,13 +1,95 @@
 /* plan.c - resolve every candidate of a profile, compute its signature
- * parts and limits and ask the store for the order (see plan.h). */
+ * parts and limits and ask the store for the order (see run.h). */
 #include "launcher/run/run.h"
 #include "launcher/run/job.h"
-#include "launcher/run/record.h"
+#include "launcher/flags/flags.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 extern char **environ;
+
+/* Settings that cannot change what a job needs, only where it keeps
+ * things: cache and dump paths.  A variable tagged cache in the catalogs, or
+ * named like one (*_CACHE_DIR, *_CACHE_PATH, *_DUMP_TO, *_DUMP_DIR). */
+static bool path_setting_var(const char *name)
+{
+	const struct xl_flagdef *d = xl_catalog_env(name);
+
+	return (d && (d->tags & XL_FTAG_CACHE)) || xl_endswith(name, "_CACHE_DIR") ||
+	       xl_endswith(name, "_CACHE_PATH") || xl_endswith(name, "_DUMP_TO") ||
+	       xl_endswith(name, "_DUMP_IR_TO") || xl_endswith(name, "_DUMP_DIR");
+}
+
+/* A flag of a composite variable that only says where: xla_dump_* and
+ * flags tagged cache. */
+static bool path_setting_flag(const char *var, const char *name)
+{
+	const struct xl_flagdef *d = xl_catalog_flag(var, name);
+
+	return xl_startswith(name, "xla_dump_") || (d && (d->tags & XL_FTAG_CACHE));
+}
+
+/* The signature parts of a resolved profile: model, train, parallel,
+ * features, hardware (from signature.device), toggles ({env: the managed
+ * variables less cache and dump paths, limits: {address_space}}) and the
+ * job's own parts ({argv, code, bundle} of launcher/run/job.h; NULL: none).
+ * New reference. */
+static json_t *signature_parts(const struct xl_profile *p, const json_t *job)
+{
+	json_t *parts = json_object(), *env = json_object(), *toggles, *limits;
+	static const char *const secs[] = { "model", "train", "parallel", "features" };
+	json_t *dev = json_object_get(p->signature, "device");
+
+	for (size_t i = 0; i < 4; i++) {
+		json_t *s = json_object_get(p->signature, secs[i]);
+
+		if (s)
+			json_object_set_new(parts, secs[i], json_deep_copy(s));
+	}
+	if (dev)
+		json_object_set_new(parts, "hardware", json_deep_copy(dev));
+	for (size_t i = 0; i < p->nvars; i++) {
+		const struct xl_var *v = &p->vars[i];
+
+		if (path_setting_var(v->name))
+			continue;
+		if (v->composite && v->value) {
+			struct xl_flagmap kept = { 0 };
+			char *s;
+
+			for (size_t k = 0; k < v->flags.n; k++)
+				if (!path_setting_flag(v->name, v->flags.v[k].name))
+					xl_flagmap_add(&kept, v->flags.v[k].name, v->flags.v[k].value,
+						       v->flags.v[k].src);
+			s = xl_flagmap_format(&kept);
+			json_object_set_new(env, v->name, json_string(s));
+			free(s);
+			xl_flagmap_release(&kept);
+			continue;
+		}
+		json_object_set_new(env, v->name, v->value ? json_string(v->value) : json_null());
+	}
+	toggles = json_pack("{s:o}", "env", env);
+	/* limits change what fits, not what the job needs: in the signature,
+	 * out of the family */
+	limits = json_object();
+	if (p->limits.address_space >= 0)
+		json_object_set_new(limits, "address_space", json_integer(p->limits.address_space));
+	if (json_object_size(limits))
+		json_object_set_new(toggles, "limits", limits);
+	else
+		json_decref(limits);
+	json_object_set_new(parts, "toggles", toggles);
+	if (job) {
+		const char *k;
+		json_t *x;
+
+		json_object_foreach((json_t *)job, k, x)
+			json_object_set(parts, k, x);
+	}
+	return parts;
+}
 
 /* Signature parts and limits of a resolved item. */
 static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan_item *it)
@@ -15,7 +97,7 @@ static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan
 	struct calib_hardware hw;
 	bool have_hw = false;
 
-	it->parts = xl_signature_parts(it->profile, job);
+	it->parts = signature_parts(it->profile, job);
 	if (!json_object_get(it->parts, "hardware") && st &&
 	    calib_latest_hardware(st, NULL, xl_job_on_host(it->profile) ? CALIB_HW_HOST : 0, &hw) == 0) {
 		have_hw = true;
@@ -147,29 +229,74 @@ static int rank_items(struct xl_plan *plan, struct calib_store *st, size_t from,
 	return rc;
 }
 
-int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
-		 const char *pinned, unsigned flags, char **argv, int argc, struct xl_plan *out)
+int xl_plan_begin(const struct xl_ctx *ctx, const char *name, const char *pinned,
+		  unsigned flags, char **argv, int argc, struct xl_plan *out)
 {
-	struct xl_profile *base = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->profile = xl_strdup(name);
+	out->pinned = pinned ? xl_strdup(pinned) : NULL;
+	if ((rc = xl_profile_resolve(ctx, name, pinned, 0, &out->base)))
+		return rc;
+	out->base_owned = true;
+	if (!(flags & XL_PLAN_LAUNCH))
+		return 0;
+	/* judged against the release the command will load under the
+	 * environment it will get */
+	out->base_item.profile = out->base;
+	rc = check_item(ctx, argv, argc, &out->base_item);
+	out->base_checked = !rc;
+	if (!rc)
+		rc = xl_profile_bundle_gate(ctx, out->base);
+	return rc;
+}
+
+/* The plan of one item: the base itself (pinned, or a profile without
+ * candidates).  The item takes the base, and its runtime when the
+ * launch's checks already found it. */
+static int plan_base_item(const struct xl_ctx *ctx, struct calib_store *st, const json_t *job,
+			  char **argv, int argc, struct xl_plan *out)
+{
+	struct xl_plan_item *it;
+	int rc = 0;
+
+	out->items = xl_calloc(1, sizeof(*out->items));
+	out->n = 1;
+	it = &out->items[0];
+	it->profile = out->base;
+	if (out->base_checked) {
+		it->runtime = out->base_item.runtime;
+		out->base_item.runtime = NULL;
+	} else {
+		rc = check_item(ctx, argv, argc, it);
+	}
+	out->base_owned = false;
+	if (rc)
+		return rc;
+	if (it->profile->cand >= 0)
+		it->candidate = it->profile->cands[it->profile->cand].name;
+	item_parts(st, job, it);
+	return 0;
+}
+
+int xl_plan_finish(const struct xl_ctx *ctx, struct calib_store *st, unsigned flags,
+		   char **argv, int argc, struct xl_plan *out)
+{
+	const char *name = out->profile, *pinned = out->pinned;
+	struct xl_profile *base = out->base;
 	json_t *job = NULL;
 	char **env;
 	size_t n;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	out->profile = xl_strdup(name);
 	/* the job (argv, code, bundle) as the environment of the profile, or
 	 * of the pinned candidate, finds it */
-	if ((rc = xl_profile_resolve(ctx, name, pinned, 0, &base)))
-		return rc;
 	env = xl_profile_build_env(base, environ);
 	job = job_parts(st, name, argv, argc, env, out);
 	xl_env_free(env);
 	if (pinned) {
-		out->items = xl_calloc(1, sizeof(*out->items));
-		out->n = 1;
-		out->items[0].profile = base;
-		if ((rc = finish_item(ctx, st, job, argv, argc, &out->items[0])))
+		if ((rc = plan_base_item(ctx, st, job, argv, argc, out)))
 			goto done;
 		out->store_rc = rank_items(out, st, 0, false);
 		out->items[0].rank.place = CALIB_PLACE_PINNED;
@@ -187,12 +314,8 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 	}
 	/* the candidates are the base profile's */
 	if (!base->ncands) {
-		out->items = xl_calloc(1, sizeof(*out->items));
-		out->items[0].profile = base;
-		out->n = 1;
-		if ((rc = check_item(ctx, argv, argc, &out->items[0])))
+		if ((rc = plan_base_item(ctx, st, job, argv, argc, out)))
 			goto done;
-		item_parts(st, job, &out->items[0]);
 		out->store_rc = rank_items(out, st, 0, false);
 		out->items[0].rank.place = CALIB_PLACE_ONLY;
 		{
@@ -214,17 +337,22 @@ int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *n
 		rc = plan_item(ctx, st, name, base->cands[i].name, job, argv, argc, &out->items[i]);
 		out->items[i].rank.index = i;
 		out->n = i + 1;
-		if (rc) {
-			xl_profile_free(base);
+		if (rc)
 			goto done;
-		}
 	}
-	xl_profile_free(base);
 	out->store_rc = rank_items(out, st, 0, !(flags & XL_PLAN_PROFILE_ORDER));
 	rc = 0;
 done:
 	json_decref(job);
 	return rc;
+}
+
+int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
+		 const char *pinned, unsigned flags, char **argv, int argc, struct xl_plan *out)
+{
+	int rc = xl_plan_begin(ctx, name, pinned, flags & ~(unsigned)XL_PLAN_LAUNCH, argv, argc, out);
+
+	return rc ? rc : xl_plan_finish(ctx, st, flags, argv, argc, out);
 }
 
 int xl_plan_rerank(struct xl_plan *plan, struct calib_store *st, size_t from)
@@ -247,7 +375,13 @@ void xl_plan_release(struct xl_plan *plan)
 		free(plan->items[i].runtime);
 	}
 	free(plan->items);
+	if (plan->base_owned)
+		xl_profile_free(plan->base);
+	if (plan->base_item.runtime)
+		xl_runtime_release(plan->base_item.runtime);
+	free(plan->base_item.runtime);
 	free(plan->profile);
+	free(plan->pinned);
 	free(plan->job_from);
 	memset(plan, 0, sizeof(*plan));
 }

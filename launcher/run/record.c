@@ -1,7 +1,7 @@
-/* record.c - what a launch is (its signature parts) and what became of it
- * (run directories, manifests, records kept until the store has them). */
+/* record.c - what became of a launch: records kept until the store has
+ * them, and put into it (see record.h). */
 #include "launcher/run/record.h"
-#include "launcher/flags/flags.h"
+#include "launcher/run/rundir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,85 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Settings that cannot change what a job needs, only where it keeps
- * things: cache and dump paths.  A variable tagged cache in the catalogs, or
- * named like one (*_CACHE_DIR, *_CACHE_PATH, *_DUMP_TO, *_DUMP_DIR). */
-static bool path_setting_var(const char *name)
-{
-	const struct xl_flagdef *d = xl_catalog_env(name);
-
-	return (d && (d->tags & XL_FTAG_CACHE)) || xl_endswith(name, "_CACHE_DIR") ||
-	       xl_endswith(name, "_CACHE_PATH") || xl_endswith(name, "_DUMP_TO") ||
-	       xl_endswith(name, "_DUMP_IR_TO") || xl_endswith(name, "_DUMP_DIR");
-}
-
-/* A flag of a composite variable that only says where: xla_dump_* and
- * flags tagged cache. */
-static bool path_setting_flag(const char *var, const char *name)
-{
-	const struct xl_flagdef *d = xl_catalog_flag(var, name);
-
-	return xl_startswith(name, "xla_dump_") || (d && (d->tags & XL_FTAG_CACHE));
-}
-
-json_t *xl_signature_parts(const struct xl_profile *p, const json_t *job)
-{
-	json_t *parts = json_object(), *env = json_object(), *toggles, *limits;
-	static const char *const secs[] = { "model", "train", "parallel", "features" };
-	json_t *dev = json_object_get(p->signature, "device");
-
-	for (size_t i = 0; i < 4; i++) {
-		json_t *s = json_object_get(p->signature, secs[i]);
-
-		if (s)
-			json_object_set_new(parts, secs[i], json_deep_copy(s));
-	}
-	if (dev)
-		json_object_set_new(parts, "hardware", json_deep_copy(dev));
-	for (size_t i = 0; i < p->nvars; i++) {
-		const struct xl_var *v = &p->vars[i];
-
-		if (path_setting_var(v->name))
-			continue;
-		if (v->composite && v->value) {
-			struct xl_flagmap kept = { 0 };
-			char *s;
-
-			for (size_t k = 0; k < v->flags.n; k++)
-				if (!path_setting_flag(v->name, v->flags.v[k].name))
-					xl_flagmap_add(&kept, v->flags.v[k].name, v->flags.v[k].value,
-						       v->flags.v[k].src);
-			s = xl_flagmap_format(&kept);
-			json_object_set_new(env, v->name, json_string(s));
-			free(s);
-			xl_flagmap_release(&kept);
-			continue;
-		}
-		json_object_set_new(env, v->name, v->value ? json_string(v->value) : json_null());
-	}
-	toggles = json_pack("{s:o}", "env", env);
-	/* limits change what fits, not what the job needs: in the signature,
-	 * out of the family */
-	limits = json_object();
-	if (p->limits.address_space >= 0)
-		json_object_set_new(limits, "address_space", json_integer(p->limits.address_space));
-	if (json_object_size(limits))
-		json_object_set_new(toggles, "limits", limits);
-	else
-		json_decref(limits);
-	json_object_set_new(parts, "toggles", toggles);
-	if (job) {
-		const char *k;
-		json_t *x;
-
-		json_object_foreach((json_t *)job, k, x)
-			json_object_set(parts, k, x);
-	}
-	return parts;
-}
-
-/* ---- records waiting for the store -------------------------------------------------- */
 
 /* Writes record into pending/ of root; *where gets the path. */
 static int keep_in(const char *root, const json_t *record, char **where)

@@ -7,21 +7,21 @@
  *   - the plan: the candidates a launch tries, in the order the store
  *     gives (plan.c); `run`, `run --dry-run` and `calib order/predict/
  *     record` plan with it, so they cannot disagree;
- *   - the launch and its attempts (launch.c): the run directory and its
- *     manifest, the child's environment, supervision (supervise.c: process
- *     group, signals, output, limits, a guardian), what the job used seen
- *     from outside (observe.c: the process group, NVML), XLA's dump read
- *     as the job runs (dump.c: each compiled module, its times, entry
- *     shapes and memory report; pruned there only), its compilations
- *     (storm.c) and the storm rule over them (verdict.c), the outcome
- *     (outcome.c), the record kept
- *     until the store has it (record.c), the ranks of a job (jobrank.c),
- *     and attempts whose supervisor was lost (sweep.c);
+ *   - the launch and its attempts (launch.c, attempt.c): the run directory
+ *     and its manifest (rundir.c), the child's environment, supervision
+ *     (supervise.c: process group, signals, output, limits, a guardian),
+ *     what the job used seen from outside (observe.c: the process group,
+ *     NVML, the figures), the compile watch fed as the job runs (its own
+ *     room, launcher/watch/), the outcome (outcome.c), the record kept
+ *     until the store has it (record.c), the other ranks of a job
+ *     (peers.c) and which rank this is (jobrank.c), and attempts whose
+ *     supervisor was lost (sweep.c);
  *   - what the job is: its interpreter, files and limits (job.c).
- * The back rooms' headers (supervise.h, storm.h, dump.h, observe.h, job.h,
- * record.h) are private to launcher/run/.
+ * The back rooms' headers (attempt.h, job.h, jobrank.h, observe.h,
+ * outcome.h, peers.h, record.h, rundir.h, supervise.h, sweep.h) each
+ * declare their own file's functions and are private to launcher/run/.
  *
- * It builds on the profile and flags rooms, calib/ and bundle/.
+ * It builds on the watch, profile and flags rooms, calib/ and bundle/.
  */
 #ifndef XLAUNCH_LAUNCHER_RUN_H
 #define XLAUNCH_LAUNCHER_RUN_H
@@ -51,6 +51,16 @@ struct xl_plan_item {
 
 struct xl_plan {
 	char *profile;               /* the profile's name */
+	char *pinned;                /* the candidate pinned with -c, or NULL */
+	struct xl_profile *base;     /* the profile as launched (with the pinned
+				      * candidate), resolved once: the items are
+				      * its candidates, or itself (then it is
+				      * items[0].profile) */
+	bool base_owned;             /* base is not an item's */
+	bool base_checked;           /* checked and gated for a launch
+				      * (XL_PLAN_LAUNCH); base_item.runtime is
+				      * the release it was checked against */
+	struct xl_plan_item base_item;   /* its runtime only */
 	struct xl_plan_item *items;  /* in the order to try */
 	size_t n;
 	int store_rc;                /* non-zero: the store could not order them
@@ -62,6 +72,9 @@ struct xl_plan {
 
 enum {
 	XL_PLAN_PROFILE_ORDER = 1 << 0,  /* keep profile order (predict, record) */
+	XL_PLAN_LAUNCH = 1 << 1,         /* xl_plan_begin: the profile as launched is
+					  * checked against the release argv will
+					  * load and passes the bundle gate */
 };
 
 /* Plans the launch of profile `name` running argv[0..argc) (argc 0: the
@@ -85,6 +98,18 @@ enum {
  * xl_plan_release() either way. */
 int xl_plan_make(const struct xl_ctx *ctx, struct calib_store *st, const char *name,
 		 const char *pinned, unsigned flags, char **argv, int argc, struct xl_plan *out);
+/* xl_plan_make in two steps, for a launch that checks its profile before
+ * it opens the store: xl_plan_begin resolves the profile (with `pinned`)
+ * once, and with XL_PLAN_LAUNCH checks it (xl_profile_check against the
+ * release argv will load, xl_profile_bundle_gate), printing what fails;
+ * xl_plan_finish makes the rest of the plan from it (flags as for
+ * xl_plan_make).  Each returns 0 or an exit status; release the plan
+ * either way.  The profile itself is never resolved again: a plan resolves
+ * it once and each candidate once. */
+int xl_plan_begin(const struct xl_ctx *ctx, const char *name, const char *pinned,
+		  unsigned flags, char **argv, int argc, struct xl_plan *out);
+int xl_plan_finish(const struct xl_ctx *ctx, struct calib_store *st, unsigned flags,
+		   char **argv, int argc, struct xl_plan *out);
 /* Orders items[from..n) again with what the store knows now (after an
  * attempt).  Returns 0 or the store's error (the order is then kept). */
 int xl_plan_rerank(struct xl_plan *plan, struct calib_store *st, size_t from);

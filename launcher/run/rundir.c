@@ -4,7 +4,7 @@
  * their ids, and the mark that says a run directory's record is settled.
  * Below both the records (record.c) and the sweep of lost attempts
  * (sweep.c), which use it. */
-#include "launcher/run/record.h"
+#include "launcher/run/rundir.h"
 
 #include <errno.h>
 #include <fcntl.h>

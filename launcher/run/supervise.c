@@ -11,6 +11,7 @@
  * and the log files still have everything).
  */
 #include "launcher/run/supervise.h"
+#include "launcher/run/outcome.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/peers.h"
 

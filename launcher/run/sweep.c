@@ -9,7 +9,8 @@
  * Either way the next xlaunch that opens the store finds the directory
  * unsettled with its owner dead, and records the attempt.
  */
-#include "launcher/run/record.h"
+#include "launcher/run/rundir.h"
+#include "launcher/run/sweep.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,11 +8,14 @@
 #include <string.h>
 
 #include "launcher/run/observe.h"
+#include "launcher/watch/dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text;
 	struct calib_attempt a;
+	struct xl_jobreport r;
+	struct xl_jobreport_line l;
 
 	xl_verbosity = -2;
 	if (!size)
@@ -24,12 +27,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		break;
 	case 1:
-		if (xl_xla_report_total(text) < -1)
+		if (xl_dump_memory_report_total(text) < -1)
 			abort();
 		break;
 	case 2:
 		calib_attempt_init(&a);
-		xl_report_figure_line((const char *)data + 1, size - 1, &a);
+		xl_jobreport_init(&r);
+		xl_jobreport_line(&r, (const char *)data + 1, size - 1, &l);
+		xl_jobreport_figures(&r, &a);
+		xl_jobreport_release(&r);
 		for (size_t i = 0; i < a.nfigures; i++)
 			if ((unsigned)a.figures[i].kind >= CALIB_KIND_COUNT || a.figures[i].predicted)
 				abort();

@@ -4,8 +4,9 @@
 #include "launcher/flags/flags.h"
 #include "calib/calib.h"
 #include "launcher/profile/layer.h"
+#include "launcher/run/outcome.h"
 #include "launcher/run/supervise.h"
-#include "launcher/run/dump.h"
+#include "launcher/watch/dump.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -29,6 +29,22 @@ expect_rc 1 "profile -> run refused"
 inject launcher/cmd-profile.c '#include "launcher/profile/layer.h"'
 expect_rc 1 "a room's back room refused to a command"
 expect_out "private to launcher/profile/ (use launcher/profile/profile.h)" "the front door named"
+# the compile watch builds on common/ alone, and is entered by its front door
+inject launcher/watch/watch.c '#include "launcher/run/run.h"'
+expect_rc 1 "watch -> run refused"
+expect_out "check-deps: launcher/watch/watch.c:" "the watch's file named"
+expect_out "launcher/watch may not depend on launcher/run" "the watch's rule named"
+inject launcher/watch/verdict.c '#include "launcher/profile/profile.h"'
+expect_rc 1 "watch -> profile refused"
+inject launcher/watch/dump.c '#include "calib/calib.h"'
+expect_rc 1 "watch -> calib refused"
+inject launcher/run/attempt.c '#include "launcher/watch/dump.h"'
+expect_rc 1 "the watch's back room refused to run"
+expect_out "private to launcher/watch/ (use launcher/watch/watch.h)" "the watch's front door named"
+inject launcher/report/report.c '#include "launcher/watch/watch.h"'
+expect_rc 1 "report -> watch refused"
+inject launcher/profile/resolve.c '#include "launcher/watch/watch.h"'
+expect_rc 1 "profile -> watch refused"
 inject launcher/run/plan.c '#include "launcher/flags/xlareader.h"'
 expect_rc 1 "another room's back room refused"
 inject launcher/run/plan.c '#include "launcher/cmd-run.c"'
@@ -64,6 +80,12 @@ inject launcher/run/plan.c '#include "launcher/profile/profile.h"'
 expect_rc 0 "run -> profile allowed"
 inject launcher/profile/resolve.c '#include "launcher/flags/flags.h"'
 expect_rc 0 "profile -> flags allowed"
+inject launcher/run/plan.c '#include "launcher/watch/watch.h"'
+expect_rc 0 "run -> watch allowed"
+inject launcher/watch/inductor.c '#include "common/common.h"'
+expect_rc 0 "watch -> common allowed"
+inject launcher/cmd-run.c '#include "launcher/watch/watch.h"'
+expect_rc 0 "a command -> watch allowed"
 
 # a function longer than 150 lines
 {

@@ -13,6 +13,8 @@
 
 #include "launcher/run/job.h"
 #include "launcher/run/observe.h"
+#include "launcher/run/outcome.h"
+#include "launcher/run/supervise.h"
 
 static int setup_dir(void **state)
 {
@@ -56,26 +58,6 @@ static void test_oom_request(void **state)
 	assert_int_equal(xl_oom_request_bytes("cannot allocate -5 bytes"), -1);
 	assert_int_equal(xl_oom_request_bytes(NULL), -1);
 	assert_int_equal(xl_oom_request_bytes("allocate 99999999999999999999999 bytes"), -1);
-}
-
-/* ---- XLA's memory-usage reports -------------------------------------------------------------- */
-
-static void test_report_total(void **state)
-{
-	(void)state;
-	assert_int_equal(xl_xla_report_total("Memory Space: default (color=0)\nTotal bytes: 2542744"
-					     " (2.42MiB)\n  cumulative_size;\n"), 2542744);
-	/* the device's own space, not the host's */
-	assert_int_equal(xl_xla_report_total("Memory Space: host (color=5)\nTotal bytes: 10\n"
-					     "Memory Space: default (color=0)\nTotal bytes: 51833570980"
-					     " (48.27GiB)\n"), 51833570980LL);
-	assert_int_equal(xl_xla_report_total("Total bytes: 77\n"), 77);
-	assert_int_equal(xl_xla_report_total("nothing here"), -1);
-	assert_int_equal(xl_xla_report_total("Total bytes: -3"), -1);
-	/* an older XLA's report (torch_xla 2.9's) */
-	assert_int_equal(xl_xla_report_total("Total bytes used: 35272 (34.4KiB)\n\nAllocations"
-					     " sorted by size:\n"), 35272);
-	assert_int_equal(xl_xla_report_total("Total bytes used: x"), -1);
 }
 
 /* The compiler's figure of a run from its programs' memory reports (read
@@ -241,11 +223,12 @@ static void test_dump_setup(void **state)
 	xl_profile_free(plain);
 }
 
-/* ---- the report file's figures ------------------------------------------------------------------ */
+/* ---- the job's report file's figures ----------------------------------------------------------- */
 
 static void test_report_figures(void **state)
 {
 	struct calib_attempt a;
+	struct xl_jobreport r;
 	char *path = xl_test_write("report.jsonl",
 		"{\"kind\":\"memory\",\"predicted_bytes\":400,\"per_device_bytes\":100,\"source\":\"xla_memory_analysis\"}\n"
 		"{\"kind\":\"memory\",\"peak_bytes\":5000,\"source\":\"device_memory_stats\"}\n"
@@ -257,7 +240,11 @@ static void test_report_figures(void **state)
 
 	(void)state;
 	calib_attempt_init(&a);
-	xl_report_figures(path, &a);
+	xl_jobreport_init(&r);
+	xl_jobreport_read(&r, path);
+	assert_int_equal(r.lines, 8);
+	assert_int_equal(r.malformed, 1);
+	xl_jobreport_figures(&r, &a);
 	assert_int_equal(a.nfigures, 5);
 	assert_int_equal(calib_attempt_figure(&a, false, CALIB_KIND_XLA_BUFFERS)->bytes, 100);
 	assert_int_equal(calib_attempt_figure(&a, false, CALIB_KIND_DEVICE_PEAK)->bytes, 5000);
@@ -271,7 +258,92 @@ static void test_report_figures(void **state)
 	assert_int_equal(a.observed_kind, CALIB_KIND_DEVICE_PEAK);
 	assert_int_equal(a.observed_bytes, 5000);
 	calib_attempt_release(&a);
+	xl_jobreport_release(&r);
 	free(path);
+}
+
+/* Of two sources of one kind, the larger peak; on a tie, the line that
+ * reached it first; a figure already there stays when it is as large. */
+static void test_report_figures_order(void **state)
+{
+	struct calib_attempt a;
+	struct xl_jobreport r;
+	char *path = xl_test_write("order.jsonl",
+		"{\"kind\":\"memory\",\"peak_bytes\":5,\"source\":\"device_memory_stats\"}\n"
+		"{\"kind\":\"memory\",\"peak_bytes\":10,\"source\":\"torch_xla_memory_info\"}\n"
+		"{\"kind\":\"memory\",\"peak_bytes\":10,\"source\":\"device_memory_stats\"}\n"
+		"{\"kind\":\"memory\",\"peak_bytes\":64,\"source\":\"host_rss\"}\n"
+		"{\"kind\":\"memory\",\"peak_bytes\":7,\"memory_kind\":\"xla_buffers\"}\n"
+		"{\"kind\":\"memory\",\"per_device_bytes\":100,\"source\":\"xla_memory_analysis\"}\n");
+
+	(void)state;
+	calib_attempt_init(&a);
+	calib_attempt_add_figure(&a, false, CALIB_KIND_HOST_PEAK_RSS, 64, CALIB_BASIS_NONE,
+				 CALIB_UNSET, "sampled");
+	xl_jobreport_init(&r);
+	xl_jobreport_read(&r, path);
+	xl_jobreport_figures(&r, &a);
+	assert_int_equal(calib_attempt_figure(&a, false, CALIB_KIND_DEVICE_PEAK)->bytes, 10);
+	assert_non_null(strstr(calib_attempt_figure(&a, false, CALIB_KIND_DEVICE_PEAK)->source,
+			       "torch_xla_memory_info"));
+	assert_string_equal(calib_attempt_figure(&a, false, CALIB_KIND_HOST_PEAK_RSS)->source,
+			    "sampled");
+	/* a line of the kind itself came first: the per-device prediction is not taken */
+	assert_int_equal(calib_attempt_figure(&a, false, CALIB_KIND_XLA_BUFFERS)->bytes, 7);
+	calib_attempt_release(&a);
+	xl_jobreport_release(&r);
+	free(path);
+}
+
+/* One rule for the report's counts: a peak written as a real is a figure
+ * and reaches the limit, both or neither; a peak that is not a count is
+ * neither. */
+static void test_report_one_rule(void **state)
+{
+	static const struct {
+		const char *text;
+		bool counts;
+	} cases[] = {
+		{ "{\"kind\":\"memory\",\"peak_bytes\":2000000000.0,\"limit_bytes\":1000000000,"
+		  "\"source\":\"device_memory_stats\"}\n", true },
+		{ "{\"kind\":\"memory\",\"peak_bytes\":2000000000,\"limit_bytes\":1e9,"
+		  "\"source\":\"device_memory_stats\"}\n", true },
+		{ "{\"kind\":\"memory\",\"peak_bytes\":\"2000000000\",\"limit_bytes\":1000000000,"
+		  "\"source\":\"device_memory_stats\"}\n", false },
+		{ "{\"kind\":\"memory\",\"peak_bytes\":-2e9,\"limit_bytes\":1000000000,"
+		  "\"source\":\"device_memory_stats\"}\n", false },
+		/* a duplicated key is malformed for every reader */
+		{ "{\"kind\":\"memory\",\"peak_bytes\":2000000000,\"peak_bytes\":1,"
+		  "\"limit_bytes\":1000000000,\"source\":\"device_memory_stats\"}\n", false },
+	};
+	struct xl_sup_result sr = { .exit_code = 1 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *path = xl_test_write("rule.jsonl", cases[i].text);
+		struct calib_attempt a;
+		struct xl_jobreport r;
+		struct xl_classified cl;
+		const struct calib_figure *f;
+
+		calib_attempt_init(&a);
+		xl_jobreport_init(&r);
+		xl_jobreport_read(&r, path);
+		xl_jobreport_figures(&r, &a);
+		xl_classify(&sr, NULL, NULL, &r, NULL, &cl);
+		f = calib_attempt_figure(&a, false, CALIB_KIND_DEVICE_PEAK);
+		if (cases[i].counts) {
+			assert_int_equal(cl.outcome, XL_OUT_OOM);
+			assert_non_null(f);
+			assert_int_equal(f->bytes, 2000000000LL);
+		} else {
+			assert_int_equal(cl.outcome, XL_OUT_ERROR);
+			assert_null(f);
+		}
+		calib_attempt_release(&a);
+		xl_jobreport_release(&r);
+		free(path);
+	}
 }
 
 /* ---- the job and its limits -------------------------------------------------------------------- */
@@ -435,10 +507,11 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oom_request),
-		cmocka_unit_test(test_report_total),
 		cmocka_unit_test(test_modules_figure),
 		cmocka_unit_test(test_dump_setup),
 		cmocka_unit_test(test_report_figures),
+		cmocka_unit_test(test_report_figures_order),
+		cmocka_unit_test(test_report_one_rule),
 		cmocka_unit_test(test_job_identity),
 		cmocka_unit_test(test_limits),
 	};

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/run/outcome.h"
 #include "launcher/run/supervise.h"
 
 static struct xl_patterns pats;

@@ -1,11 +1,11 @@
 /* inductor.c - torch.compile's compiled graphs counted from Inductor's cache
- * directory as the job runs (see inductor.h).
+ * directory as the job runs (see watch.h).
  *
  * Torch 2.9.0 writes, per compiled graph, aotautograd/KEY/ENTRY (one file)
  * and fxgraph/XX/KEY/ENTRY (one per forward and backward).  A poll lists
  * those two levels and counts the entries whose time is this launch's.
  */
-#include "launcher/run/inductor.h"
+#include "launcher/watch/watch.h"
 
 #include <dirent.h>
 #include <pwd.h>

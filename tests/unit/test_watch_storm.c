@@ -1,4 +1,4 @@
-/* test_storm.c - compilations from the runtimes' own lines (the captures in
+/* test_watch_storm.c - compilations from the runtimes' own lines (the captures in
  * tests/data/runtime-output/ and lines made here with chosen arrival
  * times), the report file read as it grows, and the storm rule by steps,
  * by the shape of the compile times and by torch.compile's recompile
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/run/supervise.h"
+#include "launcher/run/outcome.h"
 #include "tests/fuzz/targets.h"
 
 static struct xl_patterns pats;
@@ -37,7 +37,7 @@ static void watch_init(struct xl_watch *w, const char *step_pattern, const char 
 	cfg.pats = &pats.compile;
 	cfg.rule = pats.compile.rule;
 	cfg.step_pattern = step_pattern;
-	cfg.report_path = report;
+	cfg.jobreport_path = report;
 	cfg.start = 1000.0;
 	xl_watch_init(w, &cfg);
 }
@@ -479,7 +479,7 @@ static void test_report_live(void **state)
 			i + 1, i);
 	fclose(f);
 	watch_init(&w, NULL, path);
-	xl_watch_poll_report(&w, 1001);
+	xl_watch_poll_jobreport(&w, 1001);
 	xl_watch_finish(&w, 1002);
 	xl_watch_verdict(&w, &s);
 	assert_int_equal(s.compiles, 20);
@@ -487,7 +487,7 @@ static void test_report_live(void **state)
 	assert_true(s.storm);
 	assert_int_equal(s.after_warmup, 14);
 	assert_true(w.first_step_s >= 0);
-	assert_true(w.rep_first_step_time > 0.49 && w.rep_first_step_time < 0.51);
+	assert_true(w.jobreport_first_step_time > 0.49 && w.jobreport_first_step_time < 0.51);
 	xl_watch_release(&w);
 
 	/* a count reported only after the last step is a total: no storm */
@@ -497,7 +497,7 @@ static void test_report_live(void **state)
 	fprintf(f, "{\"kind\":\"compile\",\"count\":50,\"cache_hits\":3}\n");
 	fclose(f);
 	watch_init(&w, NULL, path);
-	xl_watch_poll_report(&w, 1001);
+	xl_watch_poll_jobreport(&w, 1001);
 	xl_watch_finish(&w, 1002);
 	xl_watch_verdict(&w, &s);
 	assert_int_equal(s.compiles, 50);
@@ -510,11 +510,11 @@ static void test_report_live(void **state)
 	fputs("{\"kind\":\"st", f);
 	fclose(f);
 	watch_init(&w, NULL, path);
-	xl_watch_poll_report(&w, 1001);
+	xl_watch_poll_jobreport(&w, 1001);
 	f = fopen(path, "a");
 	fputs("ep\",\"step\":3}\n", f);
 	fclose(f);
-	xl_watch_poll_report(&w, 1001.1);
+	xl_watch_poll_jobreport(&w, 1001.1);
 	xl_watch_finish(&w, 1002);
 	assert_int_equal(w.steps, 1);
 	assert_int_equal(w.step, 3);
@@ -539,7 +539,7 @@ static void test_report_times(void **state)
 	fprintf(f, "{\"kind\":\"step\",\"step\":2,\"t\":%.6f}\n", w.wall_origin - 9.0);
 	fprintf(f, "{\"kind\":\"step\",\"step\":3}\n");
 	fclose(f);
-	xl_watch_poll_report(&w, 1002);
+	xl_watch_poll_jobreport(&w, 1002);
 	xl_watch_finish(&w, 1003);
 	assert_int_equal(w.nstep_t, 4);
 	assert_true(fabs(w.step_t[0] - 0.25) < 1e-3);   /* when it was written */

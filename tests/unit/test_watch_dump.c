@@ -1,7 +1,7 @@
-/* test_dump.c - XLA's dump read from outside: file names, ENTRY lines, and
- * the reader on recorded dumps (tests/data/xla-dump/: JAX and torch_xla
- * jobs on the CPU, their files laid out again here with their recorded
- * times), pruned to what is kept; its modules through the compile watch,
+/* test_watch_dump.c - XLA's dump read from outside: file names, ENTRY lines,
+ * the total of a memory-usage report, and the reader on recorded dumps
+ * (tests/data/xla-dump/: JAX and torch_xla jobs on the CPU, their files
+ * laid out again here with their recorded times), pruned to what is kept; its modules through the compile watch,
  * paired with the runtime's own lines so that nothing counts twice. */
 #include "tests/unit/unit.h"
 
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/run/supervise.h"
-#include "launcher/run/dump.h"
+#include "launcher/run/outcome.h"
+#include "launcher/watch/dump.h"
 #include "tests/fuzz/targets.h"
 
 static struct xl_patterns pats;
@@ -48,13 +48,13 @@ static void test_names(void **state)
 					    false, &n), XL_DF_BEFORE);
 	assert_string_equal(n.module, "SyncTensorsGraph.92");
 	assert_int_equal(xl_dump_name_parse("module_0016.jit_train_step.cpu_after_optimizations-memory-usage-report.txt",
-					    false, &n), XL_DF_REPORT);
+					    false, &n), XL_DF_MEMORY_REPORT);
 	assert_int_equal(n.id, 16);
 	assert_string_equal(n.module, "jit_train_step");
 	assert_true(n.optimized);
 	/* a GPU's stage has a dot of its own */
 	assert_int_equal(xl_dump_name_parse("module_0007.jit_f.sm_8.0_gpu_after_optimizations-memory-usage-report.txt",
-					    false, &n), XL_DF_REPORT);
+					    false, &n), XL_DF_MEMORY_REPORT);
 	assert_string_equal(n.module, "jit_f");
 	assert_int_equal(xl_dump_name_parse("module_0008.jit_train_step.after_optimizations.txt", false, &n),
 			 XL_DF_LOADED);
@@ -345,7 +345,7 @@ static void test_reader_jax(void **state)
 	assert_int_equal(s.recompiles, 2);
 	assert_false(s.storm);
 	/* the memory reports, from the same reader */
-	rep = xl_dump_reports(&r);
+	rep = xl_dump_memory_reports(&r);
 	assert_int_equal(json_integer_value(json_object_get(rep, "jit_train_step")), 33472);
 	assert_int_equal(json_object_size(rep), 3);
 	json_decref(rep);
@@ -553,7 +553,7 @@ static void test_reader_long(void **state)
 	xl_watch_take_dump(&w);
 	assert_int_equal(w.compiles, 1);
 	assert_true(fabs(w.ev[0].dur - 34) < 1e-3);
-	rep = xl_dump_reports(&r);
+	rep = xl_dump_memory_reports(&r);
 	assert_int_equal(json_integer_value(json_object_get(rep, "jit_big")), 4096);
 	json_decref(rep);
 	/* ended 6 s ago: done now */
@@ -718,11 +718,32 @@ static void test_fuzz_entries(void **state)
 	assert_int_equal(xl_fuzz_dumpname(names[1].p, names[1].n), XL_DF_BEFORE);
 }
 
+/* ---- XLA's memory-usage reports -------------------------------------------------------------- */
+
+static void test_memory_report_total(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_dump_memory_report_total("Memory Space: default (color=0)\nTotal bytes: 2542744"
+						     " (2.42MiB)\n  cumulative_size;\n"), 2542744);
+	/* the device's own space, not the host's */
+	assert_int_equal(xl_dump_memory_report_total("Memory Space: host (color=5)\nTotal bytes: 10\n"
+						     "Memory Space: default (color=0)\nTotal bytes: 51833570980"
+						     " (48.27GiB)\n"), 51833570980LL);
+	assert_int_equal(xl_dump_memory_report_total("Total bytes: 77\n"), 77);
+	assert_int_equal(xl_dump_memory_report_total("nothing here"), -1);
+	assert_int_equal(xl_dump_memory_report_total("Total bytes: -3"), -1);
+	/* an older XLA's report (torch_xla 2.9's) */
+	assert_int_equal(xl_dump_memory_report_total("Total bytes used: 35272 (34.4KiB)\n\nAllocations"
+						     " sorted by size:\n"), 35272);
+	assert_int_equal(xl_dump_memory_report_total("Total bytes used: x"), -1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_entry),
+		cmocka_unit_test(test_memory_report_total),
 		cmocka_unit_test(test_reader_jax),
 		cmocka_unit_test(test_reader_torch_xla),
 		cmocka_unit_test(test_reader_loads),

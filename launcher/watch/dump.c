@@ -13,8 +13,7 @@
  * passes are over, minutes later for a large program; its end and its
  * memory report come then.
  */
-#include "launcher/run/dump.h"
-#include "launcher/run/observe.h"
+#include "launcher/watch/dump.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -116,7 +115,7 @@ int xl_dump_name_parse(const char *name, bool dir, struct xl_dump_name *out)
 					cut = q - 1;
 					break;
 				}
-		out->kind = XL_DF_REPORT;
+		out->kind = XL_DF_MEMORY_REPORT;
 		if (cut && cut > rest)
 			set_module(out, rest, (size_t)(cut - rest));
 		return out->kind;
@@ -679,10 +678,10 @@ static void keep_decide(struct xl_dump *r, struct xl_dump_mod *m)
 		if (prev) {
 			prev->keep = false;
 			unkeep(r, &prev->before_path, &prev->kept_bytes);
-			unkeep(r, &prev->report_path, &prev->kept_bytes);
+			unkeep(r, &prev->memreport_path, &prev->kept_bytes);
 		} else {
 			unkeep(r, &k->last_before, &k->last_bytes);
-			unkeep(r, &k->last_report, &k->last_bytes);
+			unkeep(r, &k->last_memreport, &k->last_bytes);
 		}
 		if (done_has(r, k->last))
 			done_add(r, k->last, false);
@@ -699,7 +698,7 @@ static void keep_decide(struct xl_dump *r, struct xl_dump_mod *m)
 static void keep_or_delete(struct xl_dump *r, struct xl_dump_mod *m, const char *path,
 			   int64_t size, bool report)
 {
-	char **slot = report ? &m->report_path : &m->before_path;
+	char **slot = report ? &m->memreport_path : &m->before_path;
 
 	if (!r->ours)
 		return;
@@ -743,7 +742,7 @@ static void mod_free(struct xl_dump_mod *m)
 	xl_hlo_entry_release(&m->entry);
 	free(m->module);
 	free(m->before_path);
-	free(m->report_path);
+	free(m->memreport_path);
 	free(m);
 }
 
@@ -769,21 +768,21 @@ static void read_report(struct xl_dump *r, struct xl_dump_mod *m, const char *pa
 			const struct stat *sb, double now)
 {
 	char *text = xl_read_file(path, NULL, 1 << 20);
-	int64_t total = text ? xl_xla_report_total(text) : -1;
+	int64_t total = text ? xl_dump_memory_report_total(text) : -1;
 
 	free(text);
 	if (total < 0 && !r->final && now - mtime_of(sb) <= DUMP_GIVE_UP_S)
 		return;
-	m->report_read = true;
+	m->memreport_read = true;
 	if (total < 0)
 		return;
 	m->bytes = total;
 	m->changed = true;
 	{
-		json_t *prev = json_object_get(r->reports, m->module);
+		json_t *prev = json_object_get(r->memory_reports, m->module);
 
 		if (!prev || json_integer_value(prev) < total)
-			json_object_set_new(r->reports, m->module, json_integer((json_int_t)total));
+			json_object_set_new(r->memory_reports, m->module, json_integer((json_int_t)total));
 	}
 }
 
@@ -818,7 +817,7 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 		loaded |= g[i].kind == XL_DF_LOADED;
 		text |= g[i].kind == XL_DF_BEFORE;
 		optimized |= g[i].optimized;
-		report |= g[i].kind == XL_DF_REPORT;
+		report |= g[i].kind == XL_DF_MEMORY_REPORT;
 	}
 	if (!m) {
 		/* a user's dump keeps earlier runs' modules: not this run's */
@@ -887,7 +886,7 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 	m->started |= compiled;
 	m->text |= text;
 	m->optimized |= optimized;
-	m->report_seen |= report;
+	m->memreport_seen |= report;
 	for (size_t i = 0; i < n; i++) {
 		char *p;
 
@@ -899,10 +898,10 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
 				read_text(r, m, p, &sb[i], now);
 			if (m->entry_read)
 				keep_or_delete(r, m, p, (int64_t)sb[i].st_size, false);
-		} else if (g[i].kind == XL_DF_REPORT && !S_ISDIR(sb[i].st_mode)) {
-			if (!m->report_read)
+		} else if (g[i].kind == XL_DF_MEMORY_REPORT && !S_ISDIR(sb[i].st_mode)) {
+			if (!m->memreport_read)
 				read_report(r, m, p, &sb[i], now);
-			if (m->report_read)
+			if (m->memreport_read)
 				keep_or_delete(r, m, p, (int64_t)sb[i].st_size, true);
 		} else if (r->ours && !S_ISDIR(sb[i].st_mode)) {
 			/* a module's directory goes once the module is done: XLA
@@ -920,7 +919,7 @@ static void take_group(struct xl_dump *r, struct dent *g, size_t n, double now)
  * with them, and it is the xla_buffers figure). */
 static bool mod_compiling(const struct xl_dump_mod *m)
 {
-	if (m->load || !m->started || m->report_seen)
+	if (m->load || !m->started || m->memreport_seen)
 		return false;
 	return !m->optimized || m->text;
 }
@@ -939,14 +938,14 @@ static void close_settled(struct xl_dump *r, double now, bool all)
 			r->open[k++] = m;
 			continue;
 		}
-		done_add(r, m->id, m->keep && (m->before_path || m->report_path));
+		done_add(r, m->id, m->keep && (m->before_path || m->memreport_path));
 		/* the program's latest: its files go when a later one comes */
 		for (size_t j = 0; m->keep && j < r->nkeep; j++)
 			if (r->keep[j].last == m->id && strcmp(r->keep[j].module, m->module) == 0) {
 				r->keep[j].last_before = m->before_path;
-				r->keep[j].last_report = m->report_path;
+				r->keep[j].last_memreport = m->memreport_path;
 				r->keep[j].last_bytes = m->kept_bytes;
-				m->before_path = m->report_path = NULL;
+				m->before_path = m->memreport_path = NULL;
 			}
 		mod_free(m);
 	}
@@ -986,7 +985,7 @@ static size_t read_names(struct xl_dump *r, struct dent **out)
 		xl_dump_name_parse(e->d_name, dir, &dn);
 		if (dn.kind == XL_DF_OTHER || done_has(r, dn.id)) {
 			/* of a module done with, only its kept text and report stay */
-			bool kept = (dn.kind == XL_DF_BEFORE || dn.kind == XL_DF_REPORT) && !dir &&
+			bool kept = (dn.kind == XL_DF_BEFORE || dn.kind == XL_DF_MEMORY_REPORT) && !dir &&
 				    done_kept(r, dn.id);
 
 			if (r->ours && !kept) {
@@ -1045,7 +1044,7 @@ void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, 
 	r->origin = origin;
 	r->since = since;
 	r->interval = DUMP_INTERVAL_S;
-	r->reports = json_object();
+	r->memory_reports = json_object();
 }
 
 /* This thread's CPU time, seconds. */
@@ -1119,19 +1118,19 @@ void xl_dump_release(struct xl_dump *r)
 	for (size_t i = 0; i < r->nkeep; i++) {
 		free(r->keep[i].module);
 		free(r->keep[i].last_before);
-		free(r->keep[i].last_report);
+		free(r->keep[i].last_memreport);
 	}
 	free(r->keep);
 	free(r->done);
 	free(r->done_keep);
 	free(r->dir);
-	json_decref(r->reports);
+	json_decref(r->memory_reports);
 	memset(r, 0, sizeof(*r));
 }
 
-json_t *xl_dump_reports(const struct xl_dump *r)
+json_t *xl_dump_memory_reports(const struct xl_dump *r)
 {
-	return r->reports ? json_deep_copy(r->reports) : json_object();
+	return r->memory_reports ? json_deep_copy(r->memory_reports) : json_object();
 }
 
 json_t *xl_dump_json(const struct xl_dump *r)
@@ -1158,4 +1157,27 @@ json_t *xl_dump_json(const struct xl_dump *r)
 			" remembers: later ones were not read"));
 	json_object_set_new(o, "error", r->err[0] ? json_string(r->err) : json_null());
 	return o;
+}
+
+/* ---- the memory-usage report ----------------------------------------------------------- */
+
+int64_t xl_dump_memory_report_total(const char *text)
+{
+	static const char *const heads[] = { "Total bytes:", "Total bytes used:" };
+	const char *p = strstr(text, "Memory Space: default");
+
+	/* "Total bytes: N" of the default memory space, or an older XLA's
+	 * report (torch_xla 2.9 has one) of one space: "Total bytes used: N" */
+	for (size_t i = 0; i < 2; i++) {
+		const char *t = strstr(p && i == 0 ? p : text, heads[i]);
+		long long v;
+		char *end;
+
+		if (!t)
+			continue;
+		t += strlen(heads[i]);
+		v = strtoll(t, &end, 10);
+		return end == t || v < 0 ? -1 : (int64_t)v;
+	}
+	return -1;
 }

@@ -1,4 +1,4 @@
-/* verdict.c - the storm rule over what the watch collected (storm.h), and
+/* verdict.c - the storm rule over what the watch collected (watch.h), and
  * what is said of it: the outcome's reason, the manifest's "compile"
  * object, the warnings and the summary.
  *
@@ -18,7 +18,7 @@
  * is ok unless the recompiling was costly: a quiet end looks, from
  * outside, like a steady run; steps tell them apart.
  */
-#include "launcher/run/storm.h"
+#include "launcher/watch/dump.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -345,15 +345,15 @@ void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
 	s->by = "none";
 	s->top = -1;
 	s->share = -1;
-	s->compiles = w->compiles > w->rep_count ? w->compiles : w->rep_count;
+	s->compiles = w->compiles > w->jobreport.compiles ? w->compiles : w->jobreport.compiles;
 	/* Inductor's graphs, when nothing else counted more (no function
 	 * names: no storm is judged from them) */
 	if (w->cfg.inductor && w->cfg.inductor->graphs > s->compiles)
 		s->compiles = w->cfg.inductor->graphs;
-	s->cache_hits = w->loads > w->rep_hits ? w->loads : w->rep_hits;
+	s->cache_hits = w->loads > w->jobreport.cache_hits ? w->loads : w->jobreport.cache_hits;
 	if (w->dump_loads > s->cache_hits)
 		s->cache_hits = w->dump_loads;
-	if (s->cache_hits <= 0 && w->rep_hits < 0 && !w->loads && !w->dump_loads && !w->cache_misses &&
+	if (s->cache_hits <= 0 && w->jobreport.cache_hits < 0 && !w->loads && !w->dump_loads && !w->cache_misses &&
 	    !w->cache_written && !w->cache_unreadable)
 		s->cache_hits = -1;
 	/* a reported count says how many, not whether a function compiled again */
@@ -482,7 +482,7 @@ json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
 	json_object_set_new(o, "count", json_integer(s->compiles));
 	json_object_set_new(o, "from_output", json_integer(w->from_log));
 	json_object_set_new(o, "from_dump", w->cfg.dump ? json_integer(w->from_dump) : json_null());
-	json_object_set_new(o, "reported", w->rep_count >= 0 ? json_integer(w->rep_count) : json_null());
+	json_object_set_new(o, "reported", w->jobreport.compiles >= 0 ? json_integer(w->jobreport.compiles) : json_null());
 	json_object_set_new(o, "inductor", w->cfg.inductor ? xl_inductor_json(w->cfg.inductor) : json_null());
 	json_object_set_new(o, "recompilations", json_integer(s->recompiles));
 	json_object_set_new(o, "compile_s", w->durations ? jsecs(w->compile_s) : json_null());
@@ -499,7 +499,7 @@ json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
 						   : w->steps_from_output ? json_string("output")
 						   : w->steps_from_report ? json_string("report") : json_null(),
 						   "first_step_s", jsecs(w->first_step_s),
-						   "first_step_time_s", jsecs(w->rep_first_step_time)));
+						   "first_step_time_s", jsecs(w->jobreport_first_step_time)));
 	for (size_t i = 0; i < w->nfns; i++) {
 		const struct xl_cfn *f = &w->fns[i];
 

@@ -1,4 +1,5 @@
-/* storm.c - compilations seen from outside the job (see storm.h).
+/* watch.c - the compile watch: compilations seen from outside the job (see
+ * watch.h).
  *
  * Lines are matched once, as they stream past: a fixed substring first (a
  * cheap test on every line), then the pattern's regex for what the line
@@ -7,7 +8,7 @@
  * block is committed as one event when the block closes, with what the
  * lines of the block added, so one compilation is counted once.
  */
-#include "launcher/run/storm.h"
+#include "launcher/watch/dump.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -311,15 +312,34 @@ void xl_cpats_release(struct xl_cpats *c)
 
 /* ---- the watch ------------------------------------------------------------------ */
 
+void xl_watch_configure(struct xl_watch_cfg *cfg, const struct xl_cpats *pats,
+			const struct xl_watch_settings *set)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->pats = pats;
+	if (pats)
+		cfg->rule = pats->rule;
+	else
+		xl_storm_rule_default(&cfg->rule);
+	if (!set)
+		return;
+	if (set->warmup_steps >= 0)
+		cfg->rule.warmup_steps = set->warmup_steps;
+	if (set->max_after_warmup >= 0)
+		cfg->rule.max_after_warmup = set->max_after_warmup;
+	if (set->max_compile_share > 0)
+		cfg->rule.max_compile_share = set->max_compile_share;
+	cfg->step_pattern = set->step_pattern;
+}
+
 void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg)
 {
 	memset(w, 0, sizeof(*w));
 	w->cfg = *cfg;
 	w->step = -1;
 	w->first_step_s = -1;
-	w->rep_fd = -1;
-	w->rep_count = w->rep_hits = -1;
-	w->rep_first_step_time = -1;
+	xl_jobreport_init(&w->jobreport);
+	w->jobreport_first_step_time = -1;
 	w->end_s = -1;
 	w->first_s = w->warmup_s = w->middle_s = w->cost_from_s = -1;
 	w->xla_mk.cursor = w->xla_mk.tail = -1;
@@ -375,11 +395,9 @@ void xl_watch_release(struct xl_watch *w)
 	free(w->gbs);
 	if (w->has_step_re)
 		regfree(&w->step_re);
-	if (w->rep_fd >= 0)
-		close(w->rep_fd);
-	free(w->rep_buf);
+	xl_jobreport_release(&w->jobreport);
 	memset(w, 0, sizeof(*w));
-	w->rep_fd = -1;
+	w->jobreport.fd = -1;
 }
 
 static void set_str(char **dst, const char *s)
@@ -1007,100 +1025,57 @@ void xl_watch_line(struct xl_watch *w, struct xl_cblock *b, const char *line, si
 		block_commit(w, b, NULL);
 }
 
-/* ---- the report, as it grows ------------------------------------------------------------ */
+/* ---- the job's report file, as it grows -------------------------------------------------- */
 
-static void report_value(struct xl_watch *w, const char *line, size_t len, double t)
+/* A line of the job's report file (jobreport.c reads it); before: the
+ * reader before this line (its last compile count). */
+static void jobreport_value(void *arg, const struct xl_jobreport_line *l,
+			    const struct xl_jobreport *before)
 {
-	json_error_t jerr;
-	json_t *o, *v;
-	const char *kind;
+	struct xl_watch *w = arg;
+	double t = w->jobreport_t;
 
-	if (len > (1u << 20))
-		return;
-	o = json_loadb(line, len, 0, &jerr);
-	if (!json_is_object(o) || !json_is_string(json_object_get(o, "kind"))) {
-		json_decref(o);
-		return;
-	}
-	kind = json_string_value(json_object_get(o, "kind"));
 	/* when the job wrote it, if it says (the helper does): the report is
 	 * read every 100 ms, later on a busy host, and a step placed at the
 	 * time it was read would come after compilations that followed it */
-	v = json_object_get(o, "t");
-	if (json_is_number(v)) {
-		double at = json_number_value(v) - w->wall_origin + w->cfg.start;
+	if (!isnan(l->t)) {
+		double at = l->t - w->wall_origin + w->cfg.start;
 
 		if (at < t && at > w->cfg.start)
 			t = at;
 	}
-	if (strcmp(kind, "step") == 0) {
-		v = json_object_get(o, "step");
-		if (json_is_integer(v) && json_integer_value(v) >= 0) {
-			long before = w->step;
+	if (l->kind == XL_JR_STEP && l->step >= 0) {
+		long prev = w->step;
 
-			/* increments reported before this step happened in the step before it */
-			if (w->rep_pending > 0 && w->cfg.pats) {
-				int fi;
+		/* increments reported before this step happened in the step before it */
+		if (w->jobreport_pending > 0 && w->cfg.pats) {
+			int fi;
 
-				find_fn(w, "report", "(reported)", NULL, &fi);
-				for (long k = 0; k < w->rep_pending && k < 100000; k++)
-					add_compile(w, fi, rel(w, t), -1, before, XL_SRC_REPORT);
-			}
-			w->rep_pending = 0;
-			if (w->steps == 0) {
-				json_t *st = json_object_get(o, "step_time_s");
-
-				if (json_is_number(st))
-					w->rep_first_step_time = json_number_value(st);
-			}
-			on_step(w, (long)json_integer_value(v), t, true);
+			find_fn(w, "report", "(reported)", NULL, &fi);
+			for (long k = 0; k < w->jobreport_pending && k < 100000; k++)
+				add_compile(w, fi, rel(w, t), -1, prev, XL_SRC_REPORT);
 		}
-	} else if (strcmp(kind, "compile") == 0) {
-		v = json_object_get(o, "count");
-		if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < (1LL << 40)) {
-			long c = (long)json_integer_value(v);
+		w->jobreport_pending = 0;
+		if (w->steps == 0 && !isnan(l->step_time_s))
+			w->jobreport_first_step_time = l->step_time_s;
+		on_step(w, (long)l->step, t, true);
+	} else if (l->kind == XL_JR_COMPILE && l->count >= 0) {
+		long c = (long)l->count;
 
-			if (c > w->rep_count)
-				w->rep_pending += c - (w->rep_count < 0 ? 0 : w->rep_count);
-			w->rep_count = c;
-		}
-		v = json_object_get(o, "cache_hits");
-		if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < (1LL << 40))
-			w->rep_hits = (long)json_integer_value(v);
+		if (c > before->compiles)
+			w->jobreport_pending += c - (before->compiles < 0 ? 0 : before->compiles);
 	}
-	json_decref(o);
 }
 
-void xl_watch_poll_report(struct xl_watch *w, double t)
+static void poll_jobreport(struct xl_watch *w, double t, bool final)
 {
-	char buf[65536];
-	ssize_t n;
+	w->jobreport_t = t;
+	xl_jobreport_poll(&w->jobreport, w->cfg.jobreport_path, final, jobreport_value, w);
+}
 
-	if (!w->cfg.report_path)
-		return;
-	if (w->rep_fd < 0) {
-		w->rep_fd = open(w->cfg.report_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (w->rep_fd < 0)
-			return;
-	}
-	while ((n = read(w->rep_fd, buf, sizeof(buf))) > 0) {
-		size_t start = 0;
-
-		w->rep_buf = xl_realloc(w->rep_buf, w->rep_len + (size_t)n + 1);
-		memcpy(w->rep_buf + w->rep_len, buf, (size_t)n);
-		w->rep_len += (size_t)n;
-		for (size_t i = 0; i < w->rep_len; i++) {
-			if (w->rep_buf[i] != '\n')
-				continue;
-			if (i > start)
-				report_value(w, w->rep_buf + start, i - start, t);
-			start = i + 1;
-		}
-		memmove(w->rep_buf, w->rep_buf + start, w->rep_len - start);
-		w->rep_len -= start;
-		if (w->rep_len > (2u << 20))
-			w->rep_len = 0;   /* not a report line; the end-of-run read warns */
-	}
+void xl_watch_poll_jobreport(struct xl_watch *w, double t)
+{
+	poll_jobreport(w, t, false);
 }
 
 /* ---- XLA's dump -------------------------------------------------------------------- */
@@ -1229,7 +1204,7 @@ void xl_watch_take_dump(struct xl_watch *w)
 
 void xl_watch_poll(struct xl_watch *w, double t)
 {
-	xl_watch_poll_report(w, t);
+	xl_watch_poll_jobreport(w, t);
 	if (w->cfg.dump && xl_dump_poll(w->cfg.dump, t, false))
 		xl_watch_take_dump(w);
 	if (w->cfg.inductor)
@@ -1389,11 +1364,7 @@ static void settle(struct xl_watch *w)
 
 void xl_watch_finish(struct xl_watch *w, double t)
 {
-	xl_watch_poll_report(w, t);
-	if (w->rep_len) {
-		report_value(w, w->rep_buf, w->rep_len, t);
-		w->rep_len = 0;
-	}
+	poll_jobreport(w, t, true);
 	w->end_s = rel(w, t);
 	if (w->cfg.dump) {
 		xl_dump_finish(w->cfg.dump);

@@ -1,0 +1,572 @@
+/* watch.h - the compile watch: compilations seen from outside the job, and
+ * the storm rule over them.  Code outside launcher/watch/ includes only this
+ * header; the room builds on common/ alone.
+ *
+ * It owns:
+ *   - XLA's dump read as the job runs (dump.c: each compiled module, its
+ *     times, entry shapes and memory-usage report; pruned there only);
+ *   - Inductor's compiled graphs counted from its cache (inductor.c);
+ *   - the job's report file (XLAUNCH_REPORT): its one reader, fed as the
+ *     file grows, read by the outcome and the figures after the end
+ *     (jobreport.c);
+ *   - the runtimes' own lines about compiling (etc/outcomes.yaml,
+ *     compile_events), the job's report file's steps and counts, and the
+ *     dump, turned into one event per compilation and per function (a
+ *     compilation the dump and a line both saw is one event), the
+ *     persistent cache's hits, misses and failed loads, torch.compile's
+ *     recompile limit and graph breaks, steps and the time to the first one
+ *     (watch.c);
+ *   - the storm rule (compile_storm) and what is said of it (verdict.c);
+ *   - the watch's configuration: outcomes.yaml's compile sections and a
+ *     profile's compile settings over them (watch.c).
+ * The back room's header (dump.h) is private to launcher/watch/.
+ *
+ * Ownership: xl_cpats_load fills patterns that xl_cpats_release frees.  An
+ * xl_watch borrows its patterns and settings; xl_watch_release frees what
+ * it collected.  xl_dump_init copies what it is given; xl_dump_release
+ * frees everything the reader holds, including its modules.
+ * xl_inductor_setup copies what it needs; xl_inductor_release frees it.
+ * Strings returned as char * are the caller's to free.
+ */
+#ifndef XLAUNCH_LAUNCHER_WATCH_H
+#define XLAUNCH_LAUNCHER_WATCH_H
+
+#include "common/common.h"
+
+#include <regex.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- XLA's dump, read as the job runs (dump.c) --------------------------------------- */
+
+/* ---- the entry computation (dump.c) ---------------------------------------------------------- */
+
+/* A train state has hundreds of inputs, and the batch that changes shape
+ * usually comes last (or first): the names and types of the first and the
+ * last ones are kept, and of every one a hash of its type, so that any
+ * input that changed is named by its place. */
+#define XL_HLO_KEEP_HEAD 128
+#define XL_HLO_KEEP_TAIL 128
+#define XL_HLO_MAX_PARAMS (XL_HLO_KEEP_HEAD + XL_HLO_KEEP_TAIL)
+
+struct xl_hlo_param {
+	char *name;              /* "x.1" (without the %) */
+	char *type;              /* "f32[100,64]", layouts and comments taken out */
+	size_t index;            /* its place among all the entry's parameters */
+};
+
+struct xl_hlo_entry {
+	struct xl_hlo_param *v;  /* the first XL_HLO_KEEP_HEAD and the last
+				  * XL_HLO_KEEP_TAIL, by index */
+	size_t n;                /* parameters kept (at most XL_HLO_MAX_PARAMS) */
+	size_t total;            /* parameters in the line */
+	uint64_t *hash;          /* per parameter (total of them): a hash of its type */
+};
+
+/* ---- the reader --------------------------------------------------------------------- */
+
+/* One compiled module, as far as it has been read. */
+struct xl_dump_mod {
+	long id;
+	char *module;            /* "jit_train_step" */
+	double start, end;       /* seconds from the reader's origin: its first and last file */
+	struct xl_hlo_entry entry;
+	bool entry_read;         /* the before_optimizations text was parsed */
+	uint64_t program;        /* hash of that text, 0 unknown */
+	int64_t bytes;           /* memory-usage report total, -1 none yet */
+	bool load;               /* loaded from a persistent cache, not compiled */
+	int handle;              /* the caller's (an event index), -1 until it sets one */
+	bool taken;              /* the caller's: it took the entry */
+	/* the reader's own */
+	double changed_at;       /* when a file of it last appeared (epoch) */
+	bool changed;            /* not yet handed out by xl_dump_next_changed */
+	bool keep;               /* its text and report stay in the dump */
+	bool memreport_read;
+	bool started;            /* its directory or before_optimizations file was seen */
+	bool text;               /* its before_optimizations text was seen (a text dump:
+				  * its memory-usage report will follow) */
+	bool optimized;          /* a file of its end was seen (xl_dump_name.optimized) */
+	bool memreport_seen;        /* its memory-usage report was seen */
+	char *before_path, *memreport_path;   /* kept files, or NULL */
+	int64_t kept_bytes;
+};
+
+/* What is kept per program, and in all. */
+#define XL_DUMP_KEEP_PER_FUNCTION 2
+#define XL_DUMP_KEEP_MODULES 256
+
+struct xl_dump {
+	char *dir;
+	bool ours;               /* prune (xlaunch added the dump) */
+	double origin;           /* epoch seconds of time 0 */
+	double since;            /* a user's dump: files older than this are earlier runs' */
+	double next_at;          /* monotonic time of the next poll */
+	double interval;         /* between polls (grows when a poll is slow) */
+	bool final;              /* the job has ended: what is there is all there is */
+	/* modules still open (their compilation may still be writing files) */
+	struct xl_dump_mod **open;
+	size_t nopen, capopen;
+	size_t next_changed;     /* iterator over open */
+	/* ids done with (closed): an open-addressing set */
+	long *done;
+	unsigned char *done_keep;   /* its files stay in the dump */
+	size_t ndone, capdone;
+	bool done_full;          /* the set reached its cap: later modules are not read */
+	/* per program: the first and the latest module kept */
+	struct xl_dump_keep {
+		char *module;
+		long first, last;                /* module ids; -1 none */
+		char *last_before, *last_memreport; /* the latest's kept files */
+		int64_t last_bytes;
+	} *keep;
+	size_t nkeep;
+	size_t kept_modules;
+	/* the memory-usage reports: {module name: largest total} */
+	json_t *memory_reports;
+	/* counts */
+	long modules;            /* modules seen (compiled) */
+	long loads;              /* modules loaded from a persistent cache */
+	long polls;
+	long files_seen, files_deleted, dirs_deleted;
+	int64_t bytes_deleted, bytes_kept;
+	long files_kept;
+	long unreadable;         /* before_optimizations texts that did not parse */
+	double poll_cpu_s;       /* CPU time spent polling (xlaunch's thread) */
+	char err[240];           /* the first failure to read the directory, or "" */
+};
+
+/* Starts reading dir (ours: prune it).  origin: epoch seconds of time 0
+ * for the modules' times; since: ignore files older than this in a user's
+ * dump. */
+void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, double since);
+/* Reads what appeared since the last poll, when due (now: monotonic; force:
+ * now whatever the interval).  Modules whose files stopped appearing are
+ * closed (their kept files decided); a compilation that started and has
+ * not yet written its optimized files (in a text dump, its memory-usage
+ * report too) is waited for up to an hour.  Returns the number of modules that
+ * changed. */
+size_t xl_dump_poll(struct xl_dump *r, double now, bool force);
+/* The last poll at the end of the run: everything read, every module
+ * closed (each changed one handed out before it is freed: call
+ * xl_dump_next_changed until NULL, then xl_dump_close_all). */
+void xl_dump_finish(struct xl_dump *r);
+void xl_dump_close_all(struct xl_dump *r);
+/* The next module that changed since it was last handed out, or NULL. */
+struct xl_dump_mod *xl_dump_next_changed(struct xl_dump *r);
+void xl_dump_release(struct xl_dump *r);
+/* {dir, ours, modules, polls, read: {...}, kept: {...}, dropped: {...}}
+ * for the manifest.  New reference. */
+json_t *xl_dump_json(const struct xl_dump *r);
+/* The memory-usage reports, {module name: bytes}.  New reference. */
+json_t *xl_dump_memory_reports(const struct xl_dump *r);
+
+/* ---- Inductor's cache (inductor.c) ------------------------------------------------- */
+
+/* torch.compile's compilations seen from outside: Inductor's cache
+ * directory gains one AOTAutograd entry per graph it compiles (and an
+ * FX-graph entry per forward and per backward), so the entries written
+ * while the job runs count its compiled graphs without TORCH_LOGS.
+ * Measured with torch 2.9.0 on the CPU: equal to Dynamo's own count of
+ * compiled graphs for a steady job, automatic dynamic shapes, static shapes
+ * up to the recompile limit, and a graph break.  Not counted: graphs loaded
+ * from a warm cache (nothing is written), other backends than Inductor,
+ * caches turned off; and a cache directory shared with another job at the
+ * same time counts that job's graphs too. */
+struct xl_inductor {
+	char *dir;               /* the cache directory, or NULL (not watched: why) */
+	const char *from;        /* "TORCHINDUCTOR_CACHE_DIR" or "the default" */
+	char why[200];
+	double since;            /* epoch: entries older than this are earlier runs' */
+	double origin;           /* epoch of time 0 for first_s, last_s */
+	double next_at, interval;
+	long graphs;             /* AOTAutograd entries written during the run */
+	long fx_graphs;          /* FX-graph entries written during the run */
+	double first_s, last_s;  /* the first and the last written, -1 */
+	struct xl_strv names;    /* entries counted (the first million) */
+	struct xl_strmap seen;   /* over names */
+	long polls;
+};
+
+/* Watches Inductor's cache for a job whose environment is envp: its
+ * TORCHINDUCTOR_CACHE_DIR, else Inductor's default (TMPDIR, TEMP or TMP,
+ * else /tmp; then torchinductor_ and the user's name), when torch_job (the
+ * bundle has torch, or the profile sets torch.compile's variables) and
+ * the caches are not turned off.  since: the launch's start (epoch). */
+void xl_inductor_setup(struct xl_inductor *c, char *const *envp, bool torch_job, double since);
+/* Counts the entries written since the last poll, when due (now:
+ * monotonic; force: now). */
+void xl_inductor_poll(struct xl_inductor *c, double now, bool force);
+/* {dir, from, graphs, fx_graphs, first_s, last_s, counts} or {why}.  New
+ * reference. */
+json_t *xl_inductor_json(const struct xl_inductor *c);
+void xl_inductor_release(struct xl_inductor *c);
+
+/* ---- the job's report file (jobreport.c) ------------------------------------------- */
+
+/* The job's report file (XLAUNCH_REPORT: JSON lines the job or its helper
+ * writes, etc/report/xlaunch_report.py) has one reader: the watch feeds it
+ * as the file grows, the outcome and the figures read what it kept.  Not
+ * XLA's memory-usage reports (the dump) nor `calib report` (the report
+ * room).
+ *
+ * One rule for every line: a JSON object with a string "kind" (a
+ * duplicated key, or a line over 1 MiB, makes it malformed).  A count
+ * (bytes, a step, a compile count) is a JSON integer >= 0 or a real >= 0
+ * below 2^63, truncated; anything else is no figure. */
+enum xl_jobreport_kind { XL_JR_MALFORMED, XL_JR_MEMORY, XL_JR_COMPILE, XL_JR_STEP, XL_JR_UNKNOWN };
+
+/* One line, parsed.  Counts not given are -1, numbers NAN. */
+struct xl_jobreport_line {
+	int kind;                    /* enum xl_jobreport_kind */
+	double t;                    /* when the job wrote it (epoch seconds) */
+	/* memory */
+	char source[64], memory_kind[64];     /* "" when not given (or not strings) */
+	bool has_source, has_memory_kind;
+	long long predicted_bytes, peak_bytes, limit_bytes, per_device_bytes;
+	/* compile */
+	long long count, cache_hits;
+	/* step */
+	long long step;
+	double step_time_s;
+};
+
+/* The largest peak the report gave of one source and memory kind, and the
+ * line that first reached it (lines count from 1). */
+struct xl_jobreport_peak {
+	char source[64], memory_kind[64];
+	bool has_source, has_memory_kind;
+	long long bytes;
+	long line;                   /* the first line with this peak */
+	long first_line;             /* the first line of this source and kind */
+};
+
+/* At most this many distinct (source, memory kind) peaks are kept; the
+ * lines of later ones count in peak_bytes only. */
+#define XL_JOBREPORT_MAX_PEAKS 64
+
+struct xl_jobreport {
+	/* what the lines read so far say */
+	long long predicted_bytes;   /* the last given, -1 */
+	long long peak_bytes;        /* the largest given, -1 */
+	char peak_source[64];        /* its source ("report" when it said none) */
+	long long limit_bytes;       /* the last given, -1 */
+	long compiles;               /* the last cumulative compile count, -1 */
+	long cache_hits;             /* the last given, -1 */
+	long last_step;              /* -1 */
+	long lines, malformed, unknown;
+	long first_malformed;        /* its line, 0 none */
+	struct xl_jobreport_peak *peaks;
+	size_t npeaks;
+	long long xla_per_device_bytes;   /* the first per_device_bytes of an
+					   * xla_memory_analysis line, -1 */
+	long xla_per_device_line;
+	/* the reader */
+	int fd;
+	char *buf;
+	size_t len;
+	bool skip;                   /* inside a line over the bound */
+	bool done;                   /* read to its end */
+};
+
+/* Called with each line as it is read, and with the reader as it was
+ * before that line. */
+typedef void xl_jobreport_fn(void *arg, const struct xl_jobreport_line *l,
+			     const struct xl_jobreport *before);
+
+void xl_jobreport_init(struct xl_jobreport *r);
+void xl_jobreport_release(struct xl_jobreport *r);
+/* Parses one line (len bytes, no newline) by the rule above; returns its
+ * kind (a fuzz entry point). */
+int xl_jobreport_parse(const char *line, size_t len, struct xl_jobreport_line *out);
+/* One line into r (parsed into *out); returns its kind. */
+int xl_jobreport_line(struct xl_jobreport *r, const char *line, size_t len,
+		      struct xl_jobreport_line *out);
+/* Reads what was appended to path since the last call (a file not there
+ * yet is read later); each complete line goes to fn (may be NULL).  final:
+ * the job has ended: the last line without its newline too, and the file
+ * is closed. */
+void xl_jobreport_poll(struct xl_jobreport *r, const char *path, bool final,
+		       xl_jobreport_fn *fn, void *arg);
+/* The whole file at once (a missing file is an empty report). */
+void xl_jobreport_read(struct xl_jobreport *r, const char *path);
+/* Malformed lines and lines of unknown kind, said once each (warnings). */
+void xl_jobreport_warn(const struct xl_jobreport *r, const char *path);
+
+/* ---- events, patterns and the watch (watch.c; the storm rule: verdict.c) ------------- */
+
+/* What a line about compilation says (the `event` of a pattern). */
+enum xl_cev {
+	XL_CEV_COMPILED,
+	XL_CEV_CACHE_HIT,
+	XL_CEV_CACHE_MISS,
+	XL_CEV_CACHE_WRITTEN,
+	XL_CEV_CACHE_NOT_WRITTEN,
+	XL_CEV_CACHE_UNREADABLE,
+	XL_CEV_SHAPES,
+	XL_CEV_TRACE_MISS,
+	XL_CEV_TRACE_FUNCTION,
+	XL_CEV_TRACE_KIND,
+	XL_CEV_TRACE_CHANGE,
+	XL_CEV_COMPILE_CAUSE,
+	XL_CEV_GRAPH,
+	XL_CEV_FRAME,
+	XL_CEV_RECOMPILING,
+	XL_CEV_GUARD,
+	XL_CEV_LIMIT,
+	XL_CEV_LIMIT_FUNCTION,
+	XL_CEV_LIMIT_REASON,
+	XL_CEV_GRAPH_BREAK,
+	XL_CEV_GRAPH_BREAK_PLACE,
+	XL_CEV_GRAPH_BREAK_REASON,
+	XL_CEV_N
+};
+
+/* "compiled", "cache-hit", ...; NULL when out of range. */
+const char *xl_cev_name(int ev);
+/* Whether a line of this event opens a block. */
+bool xl_cev_opens(int ev);
+
+/* One pattern of compile_events. */
+struct xl_cpat {
+	char *id, *runtime;
+	int event;               /* enum xl_cev */
+	int in;                  /* the block's event, or -1 */
+	bool first;              /* only the line right after the opening line */
+	char *text;              /* substring every such line has */
+	regex_t re;
+	bool has_re;
+	int g_function, g_file, g_line, g_detail, g_frame, g_seconds;  /* group numbers, 0: none */
+	regex_t skip;            /* frames of the runtime itself */
+	bool has_skip;
+};
+
+/* The storm thresholds (etc/outcomes.yaml compile_storm, or a profile's
+ * compile section). */
+struct xl_storm_rule {
+	long warmup_steps;       /* by steps: warm-up ends at this step */
+	long max_after_warmup;   /* more recompilations than this after warm-up, still
+				  * arriving past the middle of the run, is a storm */
+	double max_compile_share;   /* recompiling more than this share of the time
+				     * after warm-up is a storm */
+};
+
+struct xl_cpats {
+	struct xl_cpat *v;
+	size_t n;
+	long block_lines;
+	struct xl_storm_rule rule;
+	char *debug_profile;         /* compile_logging.debug_profile, or NULL */
+	struct xl_strv logging_vars; /* compile_logging.variables */
+};
+
+/* Reads compile_events, block_lines, compile_storm and compile_logging from
+ * the parsed etc/outcomes.yaml root (path for messages).  Returns 0, or 65
+ * after printing "outcomes 'PATH':LINE:COL: what failed". */
+int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats *out);
+void xl_cpats_release(struct xl_cpats *c);
+/* The compiled-in defaults of the storm rule. */
+void xl_storm_rule_default(struct xl_storm_rule *r);
+
+/* ---- the watch ------------------------------------------------------------------ */
+
+/* Pairs the compilations two sources saw of one program, in order: the
+ * first unpaired event of the side that is ahead, and the last event. */
+struct xl_mkey {
+	int cursor, tail;        /* event indices, -1 */
+};
+
+/* One function (program, graph-triggering frame) that compiled. */
+struct xl_cfn {
+	char *name;              /* "jit(step)", "forward", "main" */
+	char *runtime;           /* "jax", "torch_xla", "torch.compile", "report" */
+	char *place;             /* "file:line", or NULL */
+	long compiles;           /* real compilations */
+	long loads;              /* programs loaded from the persistent cache (its lines) */
+	long dump_loads;         /* the same, seen in XLA's dump */
+	long after_warmup;       /* compilations after warm-up (by steps) */
+	long first_step, last_step;   /* the step seen before its first and last compilation, -1 */
+	double first_s, last_s;       /* seconds from the start of the run */
+	char *cause;             /* why it compiled the last time, in the runtime's words */
+	char *first_reason;      /* torch.compile: the first guard failure seen */
+	char *shapes, *prev_shapes;   /* JAX: argument types now and before */
+	struct xl_strv graphs;   /* torch_xla: distinct graph hashes */
+	bool limit_hit;          /* torch.compile gave up on it (recompile limit) */
+	long limit;
+	char *limit_reason;
+	/* from the dump and the lines' times */
+	long from_log, from_dump;      /* compilations each source saw */
+	double compile_s;              /* the known compile time, summed */
+	double recompile_after_s;      /* of recompilations after warm-up (by cost) */
+	long after_cost;               /* recompilations after the cost rule's warm-up */
+	struct xl_mkey mk;
+	long entries;                  /* entry parameter lists read */
+	struct xl_hlo_entry e_first, e_second, e_prev, e_last;
+	long entry_changed, entry_same;   /* recompilations whose inputs changed, or not */
+	long *pchg;                    /* per input (its index among all): recompilations
+					* that changed it */
+	size_t npchg;
+	long count_changed;            /* recompilations whose number of inputs changed */
+	size_t count_from, count_to;   /* the last such change */
+	uint64_t progs[32];            /* program texts seen */
+	size_t nprogs;
+	long same_program;             /* compilations of a text seen before */
+};
+
+/* A graph break, by place. */
+struct xl_gbreak {
+	char *place;             /* file:line, or NULL when the runtime did not say */
+	char *reason;
+	long count;              /* distinct occurrences (frames) */
+	struct xl_strv frames;
+	bool reason_strong;      /* the reason is the logged one, not the warning's summary */
+};
+
+/* The state of one open block (per output stream). */
+struct xl_cblock {
+	int event;               /* the opening event, -1 when none is open */
+	long lines;              /* lines since it opened */
+	double t;                /* when it opened */
+	long step;
+	char *runtime;
+	char *function, *place, *detail, *frame;
+	char *extra;             /* trace-kind, graph hash, ... */
+	double secs;             /* the compile time the opening line says, -1 */
+	struct xl_buf changes;   /* trace-change lines */
+	bool frame_done;
+};
+
+/* Who saw a compilation. */
+enum { XL_SRC_LOG = 1, XL_SRC_DUMP = 2, XL_SRC_REPORT = 4 };
+
+/* A compilation in time. */
+struct xl_cev_at {
+	double t;                /* its start (the dump), or when its line came */
+	double dur;              /* seconds it took, -1 unknown */
+	long step;               /* the step seen before it started */
+	int fn;                  /* index into fns, -1 */
+	int knext;               /* the next event of its pairing key, -1 */
+	unsigned char src;       /* XL_SRC_* */
+	bool recompile;          /* its function had compiled before */
+};
+
+struct xl_watch_cfg {
+	const struct xl_cpats *pats;      /* may be NULL: nothing is matched */
+	struct xl_storm_rule rule;        /* in effect (profile over outcomes.yaml) */
+	const char *step_pattern;         /* a profile's, or NULL */
+	const char *jobreport_path;       /* the job's report file, read as the run
+					   * goes, or NULL */
+	double start;                     /* monotonic start of the run */
+	struct xl_dump *dump;             /* XLA's dump, read as the run goes, or NULL
+					   * (borrowed; its origin is set to the start) */
+	struct xl_inductor *inductor;     /* Inductor's cache, counted as the run goes,
+					   * or NULL (borrowed, the same) */
+};
+
+struct xl_watch {
+	struct xl_watch_cfg cfg;
+	double wall_origin;          /* the wall clock's time at cfg.start */
+	regex_t step_re;
+	bool has_step_re;
+	struct xl_cfn *fns;
+	size_t nfns;
+	struct xl_cev_at *ev;
+	size_t nev, capev;
+	long compiles;               /* real compilations named (output and dump, paired) */
+	long from_log, from_dump;    /* what each source saw */
+	struct xl_mkey xla_mk;       /* torch_xla: its lines and its modules, paired in order */
+	long loads;                  /* cache hits seen in the output */
+	long dump_loads;             /* programs the dump shows loaded, not compiled */
+	long cache_misses, cache_written, cache_unreadable;
+	char *unreadable_reason, *unreadable_runtime;
+	struct xl_strv not_written;  /* "NAME: why", the first few */
+	struct xl_strv pending_hits; /* programs announced as loaded, not yet built */
+	struct xl_strv pending_shapes;  /* "NAME\tshapes" */
+	char *pending_cause_fn, *pending_cause;   /* JAX: why the next compile */
+	struct xl_gbreak *gbs;
+	size_t ngbs;
+	long gb_count;
+	long limits_hit;
+	/* steps */
+	long steps;                  /* step events seen */
+	long step;                   /* the last step number, -1 none */
+	double *step_t;              /* when each step was seen (the first million) */
+	long *step_n;
+	size_t nstep_t, capstep_t;
+	double first_step_s;         /* seconds from start to the first step, -1 */
+	bool steps_from_report, steps_from_output;
+	/* the job's report file, read as it grows (its latest compile count
+	 * and cache hits: jobreport.compiles, cache_hits) */
+	struct xl_jobreport jobreport;
+	double jobreport_t;          /* when the lines being read arrived */
+	long jobreport_pending;      /* count increments not yet followed by a step */
+	double jobreport_first_step_time;  /* a reported step_time_s of the first step, -1 */
+	double end_s;                /* seconds from start to the end, set by finish */
+	bool finished;
+	/* set by finish, for the verdict */
+	double first_s;              /* the first compilation, -1 none */
+	double warmup_s;             /* the arrival rule's warm-up ends (time) */
+	double middle_s;             /* past this, recompilations are still arriving */
+	double cost_from_s;          /* the cost rule's warm-up ends */
+	double compile_s;            /* all known compile time */
+	bool durations;              /* some compilation's duration is known */
+};
+
+/* A profile's compile section as the watch takes it: a number not set is
+ * -1 and the rule's value applies. */
+struct xl_watch_settings {
+	const char *step_pattern;   /* a POSIX extended regex for a step line, or NULL */
+	long warmup_steps, max_after_warmup;
+	double max_compile_share;   /* 0 < share <= 1, or -1 */
+};
+
+/* The watch's configuration: pats' rule (the compiled-in one when pats is
+ * NULL) with the settings over it (set may be NULL).  The caller then sets
+ * what the launch gives: the job's report file, the dump, Inductor's
+ * cache and the start. */
+void xl_watch_configure(struct xl_watch_cfg *cfg, const struct xl_cpats *pats,
+			const struct xl_watch_settings *set);
+void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg);
+void xl_watch_release(struct xl_watch *w);
+/* One complete line of output (without its newline) from one stream's
+ * block state.  t: monotonic time of arrival. */
+void xl_watch_line(struct xl_watch *w, struct xl_cblock *b, const char *line, size_t len,
+		   double t);
+void xl_cblock_init(struct xl_cblock *b);
+/* Closes an open block (end of stream); then releases it. */
+void xl_cblock_close(struct xl_watch *w, struct xl_cblock *b);
+/* Reads what was appended to the job's report file since the last call. */
+void xl_watch_poll_jobreport(struct xl_watch *w, double t);
+/* The job's report file, and XLA's dump when due. */
+void xl_watch_poll(struct xl_watch *w, double t);
+/* The modules the dump reader handed out since it was last asked. */
+void xl_watch_take_dump(struct xl_watch *w);
+/* The end of the run (monotonic time): the last lines of the job's report
+ * file are read (what it says stays in w->jobreport). */
+void xl_watch_finish(struct xl_watch *w, double t);
+
+/* The verdict of the storm rule. */
+struct xl_storm {
+	bool storm;
+	const char *by;          /* "steps", "time", "recompile-limit", or "none" */
+	const char *rule;        /* "arrival", "cost", "recompile-limit", or NULL */
+	double share;            /* of the time after the cost rule's warm-up, recompiling; -1 */
+	double recompile_s;      /* the recompilations after it, seconds */
+	long after_cost;         /* how many */
+	long compiles;           /* real compilations (output and report, the larger) */
+	long cache_hits;         /* -1 when nothing says */
+	long recompiles;         /* compilations of a function compiled before */
+	long after_warmup;       /* by steps: after warmup_steps; by time: recompilations */
+	int top;                 /* the function that compiled most after warm-up, -1 */
+	char reason[512];        /* for the outcome line */
+};
+
+void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *out);
+/* The manifest's "compile" object.  New reference. */
+json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s);
+/* Warnings after a run: the storm with its function and cause, a cache that
+ * cannot be read back, graph breaks; run_dir names where the logs are. */
+void xl_watch_warn(const struct xl_watch *w, const struct xl_storm *s, const char *run_dir);
+/* ", 40 compiles, 0 persistent-cache hits, first step at 1.2 s" into buf. */
+void xl_watch_summary(const struct xl_watch *w, const struct xl_storm *s, char *buf, size_t n);
+
+#endif

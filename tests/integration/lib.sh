@@ -85,6 +85,20 @@ libtpu_lock() {
 	flock -w "$HANG_S" 8 || fail "another test held libtpu for $HANG_S s"
 }
 
+# slurm_setup: a private single-node Slurm cluster (tools/slurm.sh) for
+# this test, SLURM_CONF set to it, removed on exit whatever the test did;
+# skips, saying why, when it cannot be had.  SD is its directory.
+slurm_setup() {
+	"$SRC/tools/slurm.sh" available 2>"$T/slurm.err" ||
+		skip "$(sed -n 's/^slurm.sh: //p' "$T/slurm.err" | tail -1)"
+	SD=$("$SRC/tools/slurm.sh" new 2>"$T/slurm.err") ||
+		{ cat "$T/slurm.err"; skip "no Slurm cluster: $(sed -n 's/^slurm.sh: //p' "$T/slurm.err" | head -1)"; }
+	trap 'rm -rf "$T"; "$SRC/tools/slurm.sh" destroy "$SD"' EXIT
+	trap 'exit 143' INT TERM HUP
+	# shellcheck disable=SC2046
+	export $("$SRC/tools/slurm.sh" env "$SD")
+}
+
 # PostgreSQL stores.  pg_setup: the test runner's server (XLAUNCH_TEST_PG),
 # else a private one started here (tools/pg.sh) and removed on exit; skips
 # when the server programs are not installed.  pg_store NAME: the location

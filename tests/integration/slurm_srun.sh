@@ -14,14 +14,7 @@
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 MARGIN=${MARGIN:-2}
 python3 -c 'import sqlite3' 2>/dev/null || skip "python3 with sqlite3 is not installed"
-"$SRC/tools/slurm.sh" available 2>"$T/slurm.err" ||
-	skip "$(sed -n 's/^slurm.sh: //p' "$T/slurm.err" | tail -1)"
-SD=$("$SRC/tools/slurm.sh" new 2>"$T/slurm.err") ||
-	{ cat "$T/slurm.err"; skip "no Slurm cluster: $(sed -n 's/^slurm.sh: //p' "$T/slurm.err" | head -1)"; }
-trap 'rm -rf "$T"; "$SRC/tools/slurm.sh" destroy "$SD"' EXIT
-trap 'exit 143' INT TERM HUP
-# shellcheck disable=SC2046
-export $("$SRC/tools/slurm.sh" env "$SD")
+slurm_setup
 P="$T/profiles"; mkdir -p "$P"
 export XLAUNCH_PROFILE_PATH="$P" XLAUNCH_STORE="$T/store/calib.db" XLAUNCH_STORE_WAIT=60
 # the profile leaves the ranks section at its defaults (poll 2 s, lease 30 s)

@@ -440,11 +440,22 @@ enum calib_shape {
 	CALIB_SHAPE_QUADRATIC,     /* "quadratic": a + b u v + c u v^2 */
 	CALIB_SHAPE_XLA_POWER,     /* "xla-power": a + b u v^p, p the exponent XLA's own
 				    * buffers show on the family */
+	CALIB_SHAPE_SQUARE,        /* "square": a + b u v^2, where v is a sequence
+				    * length (attention's score matrix) */
 	CALIB_SHAPE_COUNT
 };
 const char *calib_shape_name(enum calib_shape s);
 /* How many numbers a shape fits (a, b and c or p; xla-power's p is given). */
 unsigned calib_shape_params(enum calib_shape s);
+
+/* What the coordinate v of a family is, as far as the scale's name says:
+ * memory grows with a batch as a line; with a sequence length it may grow
+ * as its square (the square shape is tried only then). */
+enum calib_coord {
+	CALIB_COORD_OTHER,
+	CALIB_COORD_BATCH,
+	CALIB_COORD_SEQ,
+};
 
 /* One observed figure at (u, v); count launches gave it (their mean). */
 struct calib_obs {
@@ -486,8 +497,12 @@ struct calib_choice {
 	enum calib_shape chosen;   /* CALIB_SHAPE_COUNT: nothing could be fitted */
 	struct calib_trial trial[CALIB_SHAPE_COUNT];
 	unsigned contenders;       /* a mask of the shapes the choice was between */
-	bool safe_side;            /* they could not be told apart: the largest at the
-				    * launch was taken */
+	bool safe_side;            /* always false: being the largest is no reason to
+				    * be chosen (kept for the JSON's "safe_side") */
+	enum calib_coord coord;    /* what v is */
+	bool by_prior;             /* no shape could be judged: the chosen one is the
+				    * one the compiler's growth or the coordinate
+				    * expects */
 	double xla_exponent;       /* the exponent xla-power took (NAN: none) */
 	bool xla_lower;            /* from two sizes of XLA's figures (see below) */
 	double xla_shown;          /* the exponent they show (a lower bound with xla_lower) */
@@ -503,24 +518,29 @@ struct calib_choice {
 
 /* Fits every shape in mask (bits 1 << enum calib_shape; 0: every shape) to
  * the n observations, judges each by leaving one size out at a time, and
- * chooses for the launch at (u, v): the shape whose left-out sizes were
- * predicted best; shapes within 1.25 times its error (or 1% more) cannot be
- * told apart from it, and of those the one that predicts the most at (u, v)
- * is taken (the safe side).  xla (nxla of them; NULL: none) are XLA's
- * buffer figures of the family: xla-power takes its exponent from them (see
+ * chooses for the launch at (u, v).  Only shapes with out-of-sample
+ * evidence are chosen between where any has it: a shape with as many
+ * numbers as there are sizes fits them exactly and says nothing about the
+ * next one, and being the largest is no evidence either.  Of the judged
+ * shapes, those within 1.25 times the best one's error (or 1% more) cannot
+ * be told apart by the launches; among them the one the family's other
+ * evidence expects is taken: the growth XLA's buffers show (below x^1.2 a
+ * line, from it the curve xla-power takes), else the coordinate (a
+ * sequence length: the square; a batch or anything else: a line), else the
+ * one with fewer numbers, else the least error.  Where no shape could be
+ * judged (two sizes), the same expectation picks among the exact fits
+ * (by_prior).  xla (nxla of them; NULL: none) are XLA's buffer figures of
+ * the family: xla-power takes its exponent from them (see
  * calib_growth_exponent; from two sizes only a lower bound, so from 1.2 up
- * the square, or the bound when higher; below 1.2 the bound, at least 1), and,
- * when judged, from them without the size left out.  Shapes with too few
- * sizes to be judged join the choice when XLA's exponent is 1.2 or more
- * (XLA's figure grows faster than a line), replace the judged ones when
- * none of those predicted its left-out sizes within 2%, and are the choice
- * when no shape could be judged.  The band: 1% (the spread of a figure
- * between launches of one size) plus the out-of-sample error (for a shape
- * the launches cannot judge, the best judged one's where that was within
- * 2%, else a prior of 5%) times 1 + the distance beyond the sizes seen in
- * mean steps between them (the logarithm of x = u v); at least the spread
- * of the shapes the choice was between, and 8 MiB.  Returns the number of
- * shapes fitted (0: out->chosen is CALIB_SHAPE_COUNT). */
+ * the square, or the bound when higher; below 1.2 the bound, at least 1),
+ * and, when judged, from them without the size left out.  The band: 1%
+ * (the spread of a figure between launches of one size) plus the chosen
+ * shape's out-of-sample error (a prior of 5% when it has none) times the
+ * square of 1 + the distance beyond the sizes seen in mean steps between
+ * them (the logarithm of x = u v); at least the spread of the shapes the
+ * launches could not tell apart from it, and 8 MiB.  The coordinate is
+ * unknown here (CALIB_COORD_OTHER).  Returns the number of shapes fitted
+ * (0: out->chosen is CALIB_SHAPE_COUNT). */
 unsigned calib_choose_curve(const struct calib_obs *obs, size_t n, double u, double v,
 			    const struct calib_obs *xla, size_t nxla, unsigned mask,
 			    struct calib_choice *out);
@@ -530,6 +550,10 @@ unsigned calib_choose_curve(const struct calib_obs *obs, size_t n, double u, dou
  * when nothing was fitted).  The candidates of one family share the first. */
 unsigned calib_fit_curves(const struct calib_obs *obs, size_t n, const struct calib_obs *xla,
 			  size_t nxla, unsigned mask, struct calib_choice *out);
+/* calib_fit_curves for a family whose coordinate v is coord. */
+unsigned calib_fit_curves_for(const struct calib_obs *obs, size_t n, const struct calib_obs *xla,
+			      size_t nxla, unsigned mask, enum calib_coord coord,
+			      struct calib_choice *out);
 bool calib_choice_for(struct calib_choice *ch, double u, double v);
 /* How far (u, v) lies beyond the sizes seen, in mean steps between them (0
  * within them). */

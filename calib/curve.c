@@ -37,6 +37,7 @@ static const char *const shape_names[CALIB_SHAPE_COUNT] = {
 	[CALIB_SHAPE_POWER] = "power",
 	[CALIB_SHAPE_QUADRATIC] = "quadratic",
 	[CALIB_SHAPE_XLA_POWER] = "xla-power",
+	[CALIB_SHAPE_SQUARE] = "square",
 };
 
 const char *calib_shape_name(enum calib_shape s)
@@ -61,6 +62,9 @@ double calib_curve_at(const struct calib_curve *c, double u, double v)
 		break;
 	case CALIB_SHAPE_QUADRATIC:
 		y = c->a + c->b * x + c->c * x * v;
+		break;
+	case CALIB_SHAPE_SQUARE:
+		y = c->a + c->b * x * v;
 		break;
 	case CALIB_SHAPE_POWER:
 	case CALIB_SHAPE_XLA_POWER:
@@ -115,6 +119,10 @@ const char *calib_curve_str(const struct calib_curve *c, const char *scale_name,
 		snprintf(t, sizeof(t), "%s^2", x);
 		add_term(buf, n, c->c, t);
 		break;
+	case CALIB_SHAPE_SQUARE:
+		snprintf(t, sizeof(t), "%s^2", tokens ? "micro_batch x seq" : x);
+		add_term(buf, n, c->b, t);
+		break;
 	case CALIB_SHAPE_POWER:
 	case CALIB_SHAPE_XLA_POWER:
 		if (tokens)
@@ -140,6 +148,9 @@ static size_t columns(enum calib_shape s, double u, double v, double p, double t
 		t[1] = u * v;
 		t[2] = u * v * v;
 		return 3;
+	case CALIB_SHAPE_SQUARE:
+		t[1] = u * v * v;
+		return 2;
 	case CALIB_SHAPE_POWER:
 	case CALIB_SHAPE_XLA_POWER:
 		t[1] = u * pow(v, p);
@@ -248,7 +259,7 @@ static bool lsq(const struct calib_obs *o, const bool *in, size_t n, enum calib_
 	}
 	*sse = fmax(0, yy - fit);
 	cv->shape = s;
-	cv->p = s == CALIB_SHAPE_POWER || s == CALIB_SHAPE_XLA_POWER ? p : 1;
+	cv->p = s == CALIB_SHAPE_POWER || s == CALIB_SHAPE_XLA_POWER ? p : s == CALIB_SHAPE_SQUARE ? 2 : 1;
 	cv->a = beta[0] / scale[0];
 	cv->b = beta[1] / scale[1];
 	cv->c = k > 2 ? beta[2] / scale[2] : 0;
@@ -494,56 +505,93 @@ static void try_shape(const struct calib_obs *o, size_t m, enum calib_shape s,
 	free(in);
 }
 
-/* Why the choice was between more than one shape. */
-enum tie_rule {
-	TIE_NONE,                  /* one shape */
-	TIE_NONE_JUDGED,           /* no shape could be judged */
-	TIE_ALIKE,                 /* judged shapes predicted their left-out sizes alike */
-	TIE_VOUCHED,               /* XLA's buffers grow as a curve: unjudged curves join */
-	TIE_FAILED,                /* no judged shape predicted within TRUSTED: the
-				    * unjudged ones in their place */
-};
+/* How a family's other evidence ranks shape s, the least first: the
+ * growth XLA's buffers show (below CURVED a line, from it a curve), else
+ * the coordinate (a sequence length: the square), else the fewer numbers. */
+static int expected_rank(const struct calib_choice *ch, int s)
+{
+	static const int line[CALIB_SHAPE_COUNT] = {
+		[CALIB_SHAPE_AFFINE] = 0, [CALIB_SHAPE_XLA_POWER] = 0, [CALIB_SHAPE_POWER] = 1,
+		[CALIB_SHAPE_QUADRATIC] = 1, [CALIB_SHAPE_SQUARE] = 3,
+	};
+	static const int curved[CALIB_SHAPE_COUNT] = {
+		[CALIB_SHAPE_XLA_POWER] = 0, [CALIB_SHAPE_SQUARE] = 1, [CALIB_SHAPE_QUADRATIC] = 2,
+		[CALIB_SHAPE_POWER] = 2, [CALIB_SHAPE_AFFINE] = 4,
+	};
+	static const int seq[CALIB_SHAPE_COUNT] = {
+		[CALIB_SHAPE_SQUARE] = 0, [CALIB_SHAPE_AFFINE] = 1, [CALIB_SHAPE_QUADRATIC] = 2,
+		[CALIB_SHAPE_POWER] = 2, [CALIB_SHAPE_XLA_POWER] = 3,
+	};
+
+	if (!isnan(ch->xla_exponent))
+		return ch->xla_exponent >= CURVED ? curved[s] : line[s];
+	if (ch->coord == CALIB_COORD_SEQ)
+		return seq[s];
+	return line[s];
+}
+
+/* What the expectation of expected_rank rests on, for the why. */
+static void expectation_str(const struct calib_choice *ch, char *buf, size_t n)
+{
+	if (!isnan(ch->xla_exponent))
+		snprintf(buf, n, "XLA's buffers growing as x^%.2f (%s)", ch->xla_exponent,
+			 ch->xla_exponent >= CURVED ? "a curve" : "a line");
+	else if (ch->coord == CALIB_COORD_SEQ)
+		snprintf(buf, n, "the coordinate (a sequence length: the square)");
+	else
+		snprintf(buf, n, "nothing else known of the family (the fewest numbers)");
+}
+
+static unsigned n_shapes(unsigned mask)
+{
+	unsigned k = 0;
+
+	for (; mask; mask &= mask - 1)
+		k++;
+	return k;
+}
 
 /* The shapes the choice is between (a mask): the judged ones within a tie
- * of the best; with them the unjudged ones where XLA's figure vouches for
- * a curve; in their place the unjudged ones where none of them predicted
- * the left-out sizes within TRUSTED.  *best_loo: the best one's error. */
-static unsigned contenders(const struct calib_choice *ch, double *best_loo, enum tie_rule *rule)
+ * of the best; where none is judged, every fitted one.  *best_loo: the best
+ * one's error (NAN: none judged). */
+static unsigned contenders(const struct calib_choice *ch, double *best_loo)
 {
-	unsigned judged = 0, unjudged = 0, mask;
+	unsigned judged = 0, fitted = 0;
 	double best = INFINITY;
-	int bs = -1;
 
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
-		if (ch->trial[s].judged && ch->trial[s].loo < best) {
+		if (ch->trial[s].judged && ch->trial[s].loo < best)
 			best = ch->trial[s].loo;
-			bs = s;
-		}
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++) {
 		const struct calib_trial *t = &ch->trial[s];
 
 		if (t->judged && t->loo <= fmax(TIE_FACTOR * best, best + TIE_ABS))
 			judged |= 1u << s;
-		else if (t->fitted && !t->judged)
-			unjudged |= 1u << s;
+		if (t->fitted)
+			fitted |= 1u << s;
 	}
-	*best_loo = bs >= 0 ? best : NAN;
-	if (bs < 0) {
-		*rule = TIE_NONE_JUDGED;
-		mask = unjudged;
-	} else if (best > TRUSTED && unjudged) {
-		*rule = TIE_FAILED;
-		mask = unjudged;
-	} else if (unjudged && !isnan(ch->xla_exponent) && ch->xla_exponent >= CURVED) {
-		*rule = TIE_VOUCHED;
-		mask = judged | unjudged;
-	} else {
-		*rule = TIE_ALIKE;
-		mask = judged;
+	*best_loo = judged ? best : NAN;
+	return judged ? judged : fitted;
+}
+
+/* Of the shapes in mask, the one the evidence expects (see expected_rank),
+ * the least out-of-sample error between equals. */
+static int pick(const struct calib_choice *ch, unsigned mask)
+{
+	int bs = -1, br = 99;
+
+	for (int s = 0; s < CALIB_SHAPE_COUNT; s++) {
+		int r = expected_rank(ch, s);
+
+		if (!(mask & (1u << s)))
+			continue;
+		if (bs < 0 || r < br || (r == br && ch->trial[s].judged && ch->trial[bs].judged &&
+					 ch->trial[s].loo < ch->trial[bs].loo)) {
+			bs = s;
+			br = r;
+		}
 	}
-	if (!(mask & (mask - 1)))
-		*rule = TIE_NONE;
-	return mask;
+	return bs;
 }
 
 /* "affine" or "power and quadratic" or "affine, power and quadratic": the
@@ -563,8 +611,8 @@ static void shapes_str(unsigned mask, char *buf, size_t n)
 	}
 }
 
-/* "affine 19.8%, power not judged (3 sizes fit it exactly)": every shape
- * tried outside the choice, appended to buf. */
+/* "affine 19.8%, power: 3 sizes fit it exactly": every shape tried other
+ * than the chosen one, appended to buf. */
 static void others_str(const struct calib_choice *ch, char *buf, size_t n)
 {
 	bool first = true;
@@ -573,61 +621,47 @@ static void others_str(const struct calib_choice *ch, char *buf, size_t n)
 		const struct calib_trial *t = &ch->trial[s];
 		size_t l = strlen(buf);
 
-		if ((ch->contenders & (1u << s)) ||
-		    (!t->fitted && s == CALIB_SHAPE_XLA_POWER && isnan(ch->xla_exponent)))
+		if ((ch->contenders & (1u << s)) || (!t->fitted && s == CALIB_SHAPE_XLA_POWER) ||
+		    (!t->fitted && s == CALIB_SHAPE_SQUARE))
 			continue;
 		if (t->judged)
 			snprintf(buf + l, n - l, "%s%s %.1f%%", first ? "" : ", ", shape_names[s],
 				 100 * t->loo);
 		else if (t->fitted)
-			snprintf(buf + l, n - l, "%s%s not judged", first ? "" : ", ", shape_names[s]);
+			snprintf(buf + l, n - l, "%s%s: %u sizes fit it exactly", first ? "" : ", ",
+				 shape_names[s], ch->sizes);
 		else
 			snprintf(buf + l, n - l, "%s%s needs %u sizes", first ? "" : ", ", shape_names[s],
-				 calib_shape_params(s));
+				 calib_shape_params(s) + 1);
 		first = false;
 	}
 }
 
 /* ch->why: which shape, and why it. */
-static void say_why(struct calib_choice *ch, enum tie_rule rule, double best_loo)
+static void say_why(struct calib_choice *ch, unsigned tied, double best_loo)
 {
 	const struct calib_trial *t = &ch->trial[ch->chosen];
-	char among[96] = "", others[200] = "";
+	char among[96] = "", others[200] = "", expect[96];
 	size_t l;
 
 	shapes_str(ch->contenders, among, sizeof(among));
 	others_str(ch, others, sizeof(others));
+	expectation_str(ch, expect, sizeof(expect));
 	l = (size_t)snprintf(ch->why, sizeof(ch->why), "%s", shape_names[ch->chosen]);
-	switch (rule) {
-	case TIE_NONE:
-		if (t->judged)
-			snprintf(ch->why + l, sizeof(ch->why) - l, ": out-of-sample error %.1f%%",
-				 100 * t->loo);
-		else
-			snprintf(ch->why + l, sizeof(ch->why) - l, ": the only shape %u sizes fit",
-				 ch->sizes);
-		break;
-	case TIE_NONE_JUDGED:
-		snprintf(ch->why + l, sizeof(ch->why) - l, ", the largest here of %s: %u sizes fit"
-			 " them exactly and judge none (safe side)", among, ch->sizes);
-		break;
-	case TIE_ALIKE:
-		snprintf(ch->why + l, sizeof(ch->why) - l, ", the largest here of %s, whose"
-			 " out-of-sample errors are alike (best %.1f%%; safe side)", among,
-			 100 * best_loo);
-		break;
-	case TIE_VOUCHED:
-		snprintf(ch->why + l, sizeof(ch->why) - l, ", the largest here of %s: XLA's buffers"
-			 " grow as x^%.2f, so curves %u sizes cannot judge yet join (best"
-			 " out-of-sample error %.1f%%; safe side)", among, ch->xla_exponent,
-			 ch->sizes, 100 * best_loo);
-		break;
-	case TIE_FAILED:
-		snprintf(ch->why + l, sizeof(ch->why) - l, ", the largest here of %s, which %u sizes"
-			 " fit exactly: the shapes they judge missed by %.1f%% or more (safe side)",
-			 among, ch->sizes, 100 * best_loo);
-		break;
-	}
+	if (ch->by_prior && n_shapes(ch->contenders) > 1)
+		snprintf(ch->why + l, sizeof(ch->why) - l, ": %u sizes judge no shape; the mean of %s,"
+			 " which they fit exactly and %s does not tell apart", ch->sizes, among, expect);
+	else if (ch->by_prior)
+		snprintf(ch->why + l, sizeof(ch->why) - l, ": %u sizes judge no shape; the one"
+			 " expected from %s", ch->sizes, expect);
+	else if (n_shapes(ch->contenders) == 1)
+		snprintf(ch->why + l, sizeof(ch->why) - l, ": out-of-sample error %.1f%%%s%s%s",
+			 100 * t->loo, n_shapes(tied) > 1 ? ", alike for others, below it by " : "",
+			 n_shapes(tied) > 1 ? expect : "", "");
+	else
+		snprintf(ch->why + l, sizeof(ch->why) - l, ": the mean of %s, whose out-of-sample errors"
+			 " are alike (best %.1f%%) and which %s does not tell apart", among,
+			 100 * best_loo, expect);
 	l = strlen(ch->why);
 	if (others[0])
 		snprintf(ch->why + l, sizeof(ch->why) - l, "; %s", others);
@@ -635,21 +669,21 @@ static void say_why(struct calib_choice *ch, enum tie_rule rule, double best_loo
 	if (!isnan(ch->xla_exponent) && ch->xla_lower)
 		snprintf(ch->why + l, sizeof(ch->why) - l, "; XLA's buffers grow as x^%.2f or faster"
 			 " (two sizes), so xla-power takes x^%.2f", ch->xla_shown, ch->xla_exponent);
-	else if (!isnan(ch->xla_exponent) && rule != TIE_VOUCHED)
+	else if (!isnan(ch->xla_exponent) && !strstr(ch->why, "XLA's buffers grow"))
 		snprintf(ch->why + l, sizeof(ch->why) - l, "; XLA's buffers grow as x^%.2f",
 			 ch->xla_exponent);
 }
 
 /* How much an error measured among the sizes seen grows at reach d (in
- * mean steps beyond them): as the square of 1 + d.  A curve of three
- * numbers fitted to a few noisy sizes errs beyond them about as its square
- * term does; with a factor of 1 + d, the bands of such fits held the truth
- * 82-89% of the time on families with launch-to-launch noise of 0.5-1%
- * (tests/unit/test_calib_curve.c: test_band_coverage), with its square
- * 92-99%. */
+ * mean steps beyond them): in proportion to 1 + d, the spread of the
+ * figures as much as the curve's own error (the slope a line takes from
+ * noisy figures errs more the further out it is read).  A multiplier that
+ * grew faster (the square of 1 + d, as before) skipped feasible sizes in
+ * frontier runs without saving an OOM launch on the families of
+ * tests/bench/predict_shapes.c. */
 static double widening(double d)
 {
-	return (1 + d) * (1 + d);
+	return 1 + d;
 }
 
 double calib_choice_reach(const struct calib_choice *ch, double u, double v)
@@ -679,38 +713,47 @@ const char *calib_band_str(const struct calib_choice *ch, char *buf, size_t n)
 	} else {
 		snprintf(where, sizeof(where), "within the sizes seen");
 	}
-	base = fabs(ch->predicted) * (NOISE + e * widening(d));
+	base = fabs(ch->predicted) * (NOISE + e) * widening(d);
 	xl_fmt_bytes(ch->band > 0 && ch->band < 9.2e18 ? (uint64_t)ch->band : 0, b, sizeof(b));
-	l = (size_t)snprintf(buf, n, "+/- %s = %.0f%% + %s%.1f%% (%s; %s)", b, 100 * NOISE, times,
-			     100 * e, isnan(ch->loo) ? "a prior: no out-of-sample error"
+	l = (size_t)snprintf(buf, n, "+/- %s = %s(%.0f%% + %.1f%%) (%s; %s)", b, times,
+			     100 * NOISE, 100 * e, isnan(ch->loo) ? "a prior: no out-of-sample error"
 						     : "the out-of-sample error", where);
 	if (l < n && ch->band > base * 1.0001 && ch->band > BAND_MIN)
-		snprintf(buf + l, n - l, ", widened to the spread of the shapes chosen between");
+		snprintf(buf + l, n - l, ", widened to the spread of the shapes it is the mean of");
 	return buf;
 }
 
 double calib_choice_band_at(const struct calib_choice *ch, double u, double v, double *pred)
 {
-	double d = calib_choice_reach(ch, u, v), y, lo, hi, band;
+	double d = calib_choice_reach(ch, u, v), y, w, lo, hi, band;
 
 	if (ch->chosen >= CALIB_SHAPE_COUNT) {
 		if (pred)
 			*pred = NAN;
 		return NAN;
 	}
-	y = calib_curve_at(&ch->trial[ch->chosen].curve, u, v);
-	if (pred)
-		*pred = y;
-	band = fabs(y) * (NOISE + (isnan(ch->loo) ? PRIOR : ch->loo) * widening(d));
-	lo = hi = y;
+	/* the mean of the shapes the prediction is made of (the chosen one
+	 * alone, or those the launches cannot tell apart from it), each
+	 * weighted by the inverse square of the error it is expected to make
+	 * (the spread of a figure and its out-of-sample error) */
+	y = w = 0;
+	lo = INFINITY;
+	hi = -INFINITY;
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
 		if (ch->contenders & (1u << s)) {
 			double ys = calib_curve_at(&ch->trial[s].curve, u, v);
+			double e = NOISE + (ch->trial[s].judged ? ch->trial[s].loo : PRIOR);
 
+			y += ys / (e * e);
+			w += 1 / (e * e);
 			lo = fmin(lo, ys);
 			hi = fmax(hi, ys);
 		}
-	return fmax(fmax(band, hi - lo), BAND_MIN);
+	y /= w;
+	if (pred)
+		*pred = y;
+	band = fabs(y) * (NOISE + (isnan(ch->loo) ? PRIOR : ch->loo)) * widening(d);
+	return fmax(fmax(band, fmax(hi - y, y - lo)), BAND_MIN);
 }
 
 /* The sizes seen, on the scale x = u v: least, largest, mean log step. */
@@ -728,6 +771,13 @@ static void sizes_seen(const struct calib_obs *o, size_t m, struct calib_choice 
 
 unsigned calib_fit_curves(const struct calib_obs *obs, size_t n, const struct calib_obs *xla,
 			  size_t nxla, unsigned mask, struct calib_choice *out)
+{
+	return calib_fit_curves_for(obs, n, xla, nxla, mask, CALIB_COORD_OTHER, out);
+}
+
+unsigned calib_fit_curves_for(const struct calib_obs *obs, size_t n, const struct calib_obs *xla,
+			      size_t nxla, unsigned mask, enum calib_coord coord,
+			      struct calib_choice *out)
 {
 	struct xla_figs xf = { NULL, 0 };
 	struct calib_obs *o, *xo = NULL;
@@ -748,8 +798,11 @@ unsigned calib_fit_curves(const struct calib_obs *obs, size_t n, const struct ca
 	sizes_seen(o, m, out);
 	if (!mask)
 		mask = (1u << CALIB_SHAPE_COUNT) - 1;
+	out->coord = coord;
 	if (isnan(out->xla_exponent))
 		mask &= ~(1u << CALIB_SHAPE_XLA_POWER);
+	if (coord != CALIB_COORD_SEQ)
+		mask &= ~(1u << CALIB_SHAPE_SQUARE);
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++) {
 		out->trial[s].loo = out->trial[s].predicted = NAN;
 		if (mask & (1u << s))
@@ -763,37 +816,42 @@ unsigned calib_fit_curves(const struct calib_obs *obs, size_t n, const struct ca
 
 bool calib_choice_for(struct calib_choice *ch, double u, double v)
 {
-	double best_loo, hi = -INFINITY;
-	enum tie_rule rule;
+	double best_loo;
+	unsigned tied;
+	int chosen;
 
 	ch->u = u;
 	ch->v = v;
 	ch->chosen = CALIB_SHAPE_COUNT;
 	ch->contenders = 0;
 	ch->safe_side = false;
+	ch->by_prior = false;
 	ch->loo = ch->predicted = ch->band = NAN;
 	ch->why[0] = '\0';
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
 		ch->trial[s].predicted = ch->trial[s].fitted ? calib_curve_at(&ch->trial[s].curve, u, v)
 							     : NAN;
-	ch->contenders = contenders(ch, &best_loo, &rule);
-	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
-		if ((ch->contenders & (1u << s)) && ch->trial[s].predicted > hi) {
-			hi = ch->trial[s].predicted;
-			ch->chosen = (enum calib_shape)s;
-		}
-	if (ch->chosen >= CALIB_SHAPE_COUNT)
+	tied = contenders(ch, &best_loo);
+	chosen = pick(ch, tied);
+	if (chosen < 0)
 		return false;
-	ch->safe_side = rule != TIE_NONE;
-	/* the band rests on the chosen shape's own error; a shape the launches
-	 * cannot judge yet, on what the best judged one did where that was
-	 * good, else on the prior */
-	if (ch->trial[ch->chosen].judged)
-		ch->loo = ch->trial[ch->chosen].loo;
-	else
-		ch->loo = best_loo <= TRUSTED ? best_loo : NAN;
+	ch->chosen = (enum calib_shape)chosen;
+	ch->by_prior = !ch->trial[chosen].judged;
+	/* the prediction: the mean of the chosen shape and those the launches
+	 * cannot tell apart from it that the evidence does not rank below it
+	 * by more than one place (a line and the square of a sequence length;
+	 * not a line and the square of a batch) */
+	ch->contenders = 0;
+	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
+		if ((tied & (1u << s)) && expected_rank(ch, s) <= expected_rank(ch, chosen) + 1)
+			ch->contenders |= 1u << s;
+	/* the band rests on their largest out-of-sample error, or on the prior */
+	ch->loo = NAN;
+	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
+		if ((ch->contenders & (1u << s)) && ch->trial[s].judged)
+			ch->loo = isnan(ch->loo) ? ch->trial[s].loo : fmax(ch->loo, ch->trial[s].loo);
 	ch->band = calib_choice_band_at(ch, u, v, &ch->predicted);
-	say_why(ch, rule, best_loo);
+	say_why(ch, tied, best_loo);
 	return true;
 }
 

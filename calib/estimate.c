@@ -80,6 +80,7 @@ struct fit_memo {
 	struct calib_obs *obs, *xla;   /* owned copies */
 	size_t n, nx;
 	unsigned mask;
+	enum calib_coord coord;
 	struct calib_choice fits;
 };
 #define MAX_MEMO 8
@@ -128,14 +129,14 @@ static struct calib_obs *obs_dup(const struct calib_obs *o, size_t n)
  * NULL: no store, nothing kept). */
 static unsigned fit_memoized(struct calib_family_cache *fc, const struct calib_obs *obs, size_t n,
 			     const struct calib_obs *xla, size_t nx, unsigned mask,
-			     struct calib_choice *out)
+			     enum calib_coord coord, struct calib_choice *out)
 {
 	unsigned fitted = 0;
 	struct fit_memo *m;
 
 	for (size_t i = 0; fc && i < fc->nmemo; i++) {
 		m = &fc->memo[i];
-		if (m->n == n && m->nx == nx && m->mask == mask && same_obs(m->obs, obs, n) &&
+		if (m->n == n && m->nx == nx && m->mask == mask && m->coord == coord && same_obs(m->obs, obs, n) &&
 		    same_obs(m->xla, xla, nx)) {
 			*out = m->fits;
 			for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
@@ -143,7 +144,7 @@ static unsigned fit_memoized(struct calib_family_cache *fc, const struct calib_o
 			return fitted;
 		}
 	}
-	fitted = calib_fit_curves(obs, n, xla, nx, mask, out);
+	fitted = calib_fit_curves_for(obs, n, xla, nx, mask, coord, out);
 	if (fc && fc->nmemo < MAX_MEMO) {
 		m = &fc->memo[fc->nmemo++];
 		m->obs = obs_dup(obs, n);
@@ -151,6 +152,7 @@ static unsigned fit_memoized(struct calib_family_cache *fc, const struct calib_o
 		m->n = n;
 		m->nx = nx;
 		m->mask = mask;
+		m->coord = coord;
 		m->fits = *out;
 	}
 	return fitted;
@@ -327,6 +329,24 @@ static int name_rank(const char *key)
 	if (strcasestr(key, "seq") || strcasestr(key, "len") || strcasestr(key, "token"))
 		return 2 + r;
 	return 4 + r;
+}
+
+/* What v of the scale's points is: the sequence length of tokens, else the
+ * one coordinate as its name says. */
+static enum calib_coord coord_of(const struct scale *sc)
+{
+	if (sc->tokens)
+		return CALIB_COORD_SEQ;
+	if (!sc->key[0])
+		return CALIB_COORD_OTHER;
+	switch (name_rank(sc->key) / 2) {
+	case 0:
+		return CALIB_COORD_BATCH;
+	case 1:
+		return CALIB_COORD_SEQ;
+	default:
+		return CALIB_COORD_OTHER;
+	}
 }
 
 /* Picks the scale of target among the points cand[] marks: the declared
@@ -613,7 +633,8 @@ static void compiler_growth(const struct kind_est *ke, struct calib_estimate *e)
 		e->xla_exponent_lower = lower;
 	}
 	if (fit_memoized(ke->c->fc, ke->cobs, ke->mc, NULL, 0,
-			 ~(1u << CALIB_SHAPE_XLA_POWER) & ((1u << CALIB_SHAPE_COUNT) - 1), &e->compiler))
+			 ~(1u << CALIB_SHAPE_XLA_POWER) & ((1u << CALIB_SHAPE_COUNT) - 1),
+			 coord_of(&ke->sc), &e->compiler))
 		calib_choice_for(&e->compiler, ke->ut, ke->vt);
 }
 
@@ -672,7 +693,7 @@ static void from_curve(const struct kind_est *ke, struct calib_estimate *e)
 
 	if (!ke->at_point || ke->m < 2)
 		return;
-	if (!fit_memoized(ke->c->fc, ke->obs, ke->m, ke->cobs, ke->mc, 0, &e->fit) ||
+	if (!fit_memoized(ke->c->fc, ke->obs, ke->m, ke->cobs, ke->mc, 0, coord_of(&ke->sc), &e->fit) ||
 	    e->fit.sizes < 2 || !calib_choice_for(&e->fit, ke->ut, ke->vt))
 		return;
 	e->known = true;

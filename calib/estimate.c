@@ -978,9 +978,38 @@ int calib_predict(struct calib_store *st, const json_t *parts, struct calib_pred
 	return rc ? XL_EX_CANTCREAT : 0;
 }
 
+/* Where the family has no figures of any of the nk kinds the limits (or
+ * the hardware) name, the peak kind it has the most successful launches
+ * with (XLA's buffers and a failed request are not peaks): true, in *k. */
+static bool kind_of_data(const struct ctx *c, const enum calib_kind *kinds, size_t nk,
+			 enum calib_kind *kind)
+{
+	unsigned count[CALIB_KIND_COUNT] = { 0 };
+	int best = -1;
+
+	for (size_t i = 0; i < c->fam.n; i++)
+		for (int k = 0; k < CALIB_KIND_COUNT; k++)
+			if (fits(c->fam.v[i].outcome) && c->fam.v[i].fig[k] != CALIB_UNSET)
+				count[k]++;
+	for (size_t i = 0; i < nk; i++)
+		if (count[kinds[i]])
+			return false;
+	for (int k = 0; k < CALIB_KIND_COUNT; k++)
+		if ((k == CALIB_KIND_DEVICE_PEAK || k == CALIB_KIND_HOST_PEAK_RSS ||
+		     k == CALIB_KIND_HOST_PEAK_VM) &&
+		    count[k] && (best < 0 || count[k] > count[best]))
+			best = k;
+	if (best < 0)
+		return false;
+	*kind = (enum calib_kind)best;
+	return true;
+}
+
 int calib_estimate(struct calib_store *st, const struct calib_target *t, struct calib_estimate *out)
 {
-	enum calib_kind kinds[CALIB_MAX_LIMITS + 1];
+	bool kind_from_data = false;
+	enum calib_kind named;
+	enum calib_kind kinds[CALIB_MAX_LIMITS + 2];
 	struct calib_estimate best;
 	size_t nk = 0;
 	struct ctx c;
@@ -1008,6 +1037,10 @@ int calib_estimate(struct calib_store *st, const struct calib_target *t, struct 
 	}
 	if (!nk)
 		kinds[nk++] = analytic_kind(c.parts);
+	named = kinds[0];
+	kind_from_data = kind_of_data(&c, kinds, nk, &kinds[nk]);
+	if (kind_from_data)
+		nk++;
 	{
 		struct calib_estimate *es = xl_calloc(nk, sizeof(*es));
 		ssize_t pick = -1;
@@ -1054,6 +1087,14 @@ int calib_estimate(struct calib_store *st, const struct calib_target *t, struct 
 		free(es);
 	}
 	*out = best;
+	if (kind_from_data && out->kind == kinds[nk - 1]) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "%s, the kind the family has figures of (none of %s, the"
+			 " kind %s names)", calib_kind_name(out->kind), calib_kind_name(named),
+			 t->nlimits ? "the limit" : "the hardware");
+		note_add(out->summary, sizeof(out->summary), why);
+	}
 	if (c.have_family) {
 		double x_oom = 0;
 		char name[64] = "";

@@ -171,7 +171,7 @@ static void show_policy_limits(const struct xl_profile *p)
 	}
 	printf("\n");
 	if (p->limits.address_space < 0 && p->limits.open_files < 0 && p->limits.core < 0 &&
-	    p->limits.cpu_time < 0)
+	    p->limits.cpu_time < 0 && p->limits.memory < 0)
 		return;
 	printf("limits:     ");
 	if (p->limits.address_space >= 0)
@@ -184,6 +184,9 @@ static void show_policy_limits(const struct xl_profile *p)
 		       : xl_fmt_bytes((uint64_t)p->limits.core, b, sizeof(b)));
 	if (p->limits.cpu_time >= 0)
 		printf(" cpu_time=%llds", (long long)p->limits.cpu_time);
+	if (p->limits.memory >= 0)
+		printf(" memory=%s", p->limits.memory == INT64_MAX ? "unlimited"
+		       : xl_fmt_bytes((uint64_t)p->limits.memory, b, sizeof(b)));
 	printf("\n");
 }
 

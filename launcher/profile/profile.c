@@ -24,7 +24,9 @@ static const char *const compile_keys[] = {
 	"step_pattern", "warmup_steps", "max_after_warmup", "max_compile_share", NULL,
 };
 static const char *const policy_keys[] = { "timing", "cache", "ambient", "bundle", "strict", NULL };
-static const char *const limit_keys[] = { "address_space", "open_files", "core", "cpu_time", NULL };
+static const char *const limit_keys[] = {
+	"address_space", "open_files", "core", "cpu_time", "memory", NULL,
+};
 static const char *const cand_keys[] = {
 	"name", "description", "env", "unset", "flags", "signature", "limits", NULL,
 };

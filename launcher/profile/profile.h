@@ -42,9 +42,12 @@ struct xl_policy {
 	struct xl_prov timing_src, cache_src, ambient_src, bundle_src, strict_src;
 };
 
-/* rlimits for the child; a negative value is "not set". */
+/* rlimits for the child; a negative value is "not set".  memory is no
+ * rlimit: resident memory, enforced by a cgroup of the launch's own where
+ * one can be made (launcher/run/memcg.c). */
 struct xl_limits {
 	int64_t address_space, open_files, core, cpu_time;
+	int64_t memory;
 };
 
 /* A managed variable of the resolved profile. */

@@ -681,6 +681,8 @@ static void apply_limits(struct xl_profile *p, const struct xl_ynode *m)
 			p->limits.core = val;
 		else if (strcmp(k, "cpu_time") == 0)
 			p->limits.cpu_time = val;
+		else if (strcmp(k, "memory") == 0)
+			p->limits.memory = val;
 	}
 }
 
@@ -1122,6 +1124,7 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 	p->for_target = pv->target;
 	p->cand = -1;
 	p->limits.address_space = p->limits.open_files = p->limits.core = p->limits.cpu_time = -1;
+	p->limits.memory = -1;
 	p->compile.warmup_steps = p->compile.max_after_warmup = -1;
 	p->compile.max_compile_share = -1;
 	p->ranks.watch = true;
@@ -1417,6 +1420,7 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 	LIM(open_files);
 	LIM(core);
 	LIM(cpu_time);
+	LIM(memory);
 #undef LIM
 	json_object_set_new(j, "limits", lim);
 	json_object_set_new(j, "compile", xl_compile_cfg_json(&p->compile));

@@ -3,6 +3,7 @@
  * XLA's dump), the supervised child, its outcome, what it used, the
  * manifest's end, and the record kept until the store has it. */
 #include "launcher/run/attempt.h"
+#include "launcher/run/memcg.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/peers.h"
 #include "launcher/run/record.h"
@@ -48,6 +49,7 @@ struct attempt {
 	char *prev_run;
 	struct xl_peers *peers;       /* the other ranks of the job, or NULL */
 	json_t *peer;                 /* the rank this one was ended for, or NULL */
+	struct xl_memcg memcg;        /* the launch's own memory cgroup (dir NULL: none) */
 };
 
 static int open_log(const char *dir, const char *name)
@@ -333,6 +335,11 @@ static int supervise(struct attempt *at, char **envp)
 		at->peers = xl_peers_begin(l->st, l->job_id, l->rank, l->world, at->id,
 					   &at->it->profile->ranks);
 	so.peers = at->peers;
+	/* the kernel's peak and limits.memory, where a cgroup can be had */
+	if (!xl_memcg_open(&at->memcg, at->it->profile->limits.memory) &&
+	    at->it->profile->limits.memory >= 0 && at->it->profile->limits.memory != INT64_MAX)
+		xl_warn("limits.memory is not enforced: %s", at->memcg.why);
+	so.memcg = at->memcg.dir ? &at->memcg : NULL;
 	/* a server store's connection is not held while the child runs */
 	calib_idle(l->st);
 	rc = xl_supervise(&so, &at->sr);
@@ -370,6 +377,12 @@ static void observe_figures(struct attempt *at)
 
 	xl_observe_figures(f, &at->obs, at->sr.peak_rss_bytes, &at->watch.jobreport,
 			   at->cl.outcome == XL_OUT_OOM && oom ? oom->oom_line : NULL);
+	/* the kernel's own peak, where the launch had a cgroup: in place of
+	 * the sampled one */
+	xb = xl_memcg_peak(&at->memcg, src, sizeof(src));
+	if (xb > 0)
+		calib_attempt_add_figure(f, false, CALIB_KIND_HOST_PEAK_RSS, xb, CALIB_BASIS_NONE,
+					 CALIB_UNSET, src);
 	at->xla_mods = at->dump.dir ? xl_dump_memory_reports(&at->reader) : json_object();
 	if (at->l->st)
 		at->prev_mods = last_xla_modules(at->l->st, at->sig.hash, &at->prev_run);
@@ -553,6 +566,7 @@ static void attempt_release(struct attempt *at)
 	}
 	calib_attempt_release(&at->figs);
 	xl_observe_release(&at->obs);
+	xl_memcg_close(&at->memcg);
 	if (at->dump.dir)
 		xl_dump_release(&at->reader);
 	xl_inductor_release(&at->inductor);

@@ -9,6 +9,7 @@
  * $VIRTUAL_ENV's, else python3 on PATH).
  */
 #include "launcher/run/job.h"
+#include "launcher/run/memcg.h"
 
 #include "bundle/bundle.h"
 
@@ -439,6 +440,16 @@ size_t xl_job_limits(const struct xl_profile *p, const json_t *parts,
 	mem = bytes_value(json_object_get(h, "memory"));
 	if (mem < 0)
 		mem = bytes_value(json_object_get(h, "memory_bytes"));
+	if (p->limits.memory >= 0 && p->limits.memory != INT64_MAX && n < max) {
+		char why[300];
+		bool had = xl_memcg_possible(why, sizeof(why));
+
+		out[n].kind = CALIB_KIND_HOST_PEAK_RSS;
+		out[n].bytes = p->limits.memory;
+		snprintf(out[n].source, sizeof(out[n].source), "limits.memory (%s%.100s)",
+			 had ? "enforced by " : "not enforced: ", why);
+		n++;
+	}
 	if (calib_parts_on_host(parts) || !h) {
 		int64_t as = p->limits.address_space, cg;
 		char *where;

@@ -254,6 +254,10 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 	} else if (sr->timed_out) {
 		out->outcome = XL_OUT_TIMEOUT;
 		snprintf(out->reason, sizeof(out->reason), "ran past --timeout and was stopped");
+	} else if (failed && sr->oom_cgroup) {
+		out->outcome = XL_OUT_OOM;
+		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer at the cgroup"
+			 " limit (limits.memory, the launch's own cgroup)");
 	} else if (failed && sr->oom_killed) {
 		out->outcome = XL_OUT_OOM;
 		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer (cgroup oom_kill)");

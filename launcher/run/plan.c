@@ -76,6 +76,8 @@ static json_t *signature_parts(const struct xl_profile *p, const json_t *job)
 	limits = json_object();
 	if (p->limits.address_space >= 0)
 		json_object_set_new(limits, "address_space", json_integer(p->limits.address_space));
+	if (p->limits.memory >= 0)
+		json_object_set_new(limits, "memory", json_integer(p->limits.memory));
 	if (json_object_size(limits))
 		json_object_set_new(toggles, "limits", limits);
 	else

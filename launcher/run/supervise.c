@@ -12,6 +12,7 @@
  */
 #include "launcher/run/supervise.h"
 #include "launcher/run/outcome.h"
+#include "launcher/run/memcg.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/peers.h"
 
@@ -394,6 +395,7 @@ static void child_exec(const struct xl_sup_opts *o, int out_w, int err_w, int ex
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (o->limits)
 		xl_apply_limits(o->limits);
+	xl_memcg_enter(o->memcg);
 	dup2(out_w, 1);
 	dup2(err_w, 2);
 	/* the command is looked up in the PATH the child gets, as `exec` and
@@ -503,6 +505,7 @@ static int spawn(struct sup *s)
 		child_exec(s->o, s->outp[1], s->errp[1], exp[1]);
 	}
 	setpgid(s->child, s->child);
+	xl_memcg_adopt(s->o->memcg, s->child);
 	close(s->outp[1]);
 	close(s->errp[1]);
 	close(exp[1]);
@@ -800,6 +803,8 @@ static void finish(struct sup *s)
 
 		r->oom_killed = after > s->oom_before && r->signaled && r->sig == SIGKILL;
 	}
+	if (r->signaled && r->sig == SIGKILL && xl_memcg_oom_kills(s->o->memcg) > 0)
+		r->oom_killed = r->oom_cgroup = true;
 }
 
 int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 struct xl_observe;
+struct xl_memcg;
 struct xl_peers;
 struct xl_scan;
 struct xl_watch;
@@ -31,6 +32,9 @@ struct xl_sup_opts {
 	const char *guardian_path;    /* where the guardian's pid is written, or NULL */
 	struct xl_peers *peers;       /* the other ranks of the job, watched from the
 				       * spawn on, or NULL (launcher/run/peers.h) */
+	struct xl_memcg *memcg;       /* the launch's own memory cgroup, the child
+				       * moved into it at its start, or NULL
+				       * (launcher/run/memcg.h) */
 };
 
 struct xl_sup_result {
@@ -45,6 +49,8 @@ struct xl_sup_result {
 	long long peak_rss_bytes;
 	size_t term_dropped;  /* bytes a stuck terminal did not get (the logs have them) */
 	bool peer_ended;      /* ended because another rank of the job was gone */
+	bool oom_cgroup;      /* the OOM killer acted in the launch's own cgroup
+			       * (at its limit: limits.memory) */
 };
 
 /* Spawns argv in its own process group and supervises it to the end.

@@ -1,0 +1,269 @@
+/* memcg.c - a memory cgroup of the launch's own (see memcg.h). */
+#include "launcher/run/memcg.h"
+#include "common/common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define V1_ROOT "/sys/fs/cgroup/memory"
+#define V2_ROOT "/sys/fs/cgroup"
+
+/* This process's memory cgroup: its directory (caller frees) and version;
+ * NULL (why says why) when it has none that can be found. */
+static char *current_dir(int *version, char *why, size_t n)
+{
+	char *cg = xl_read_file("/proc/self/cgroup", NULL, 1 << 16), *line, *save = NULL, *dir = NULL;
+	char *v2 = NULL;
+	struct stat st;
+
+	if (!cg) {
+		snprintf(why, n, "/proc/self/cgroup cannot be read");
+		return NULL;
+	}
+	for (line = strtok_r(cg, "\n", &save); line && !dir; line = strtok_r(NULL, "\n", &save)) {
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+
+		if (!path)
+			continue;
+		*path++ = '\0';
+		ctl++;
+		if (!*ctl) {
+			v2 = xl_strdup(path);
+			continue;
+		}
+		/* cgroup v1: a hierarchy whose controllers include memory */
+		for (char *c = ctl, *e; c && *c; c = e ? e + 1 : NULL) {
+			e = strchr(c, ',');
+			if ((e ? (size_t)(e - c) : strlen(c)) == 6 && strncmp(c, "memory", 6) == 0) {
+				dir = xl_asprintf("%s%s", V1_ROOT, strcmp(path, "/") == 0 ? "" : path);
+				*version = 1;
+				break;
+			}
+		}
+	}
+	if (!dir && v2) {
+		dir = xl_asprintf("%s%s", V2_ROOT, strcmp(v2, "/") == 0 ? "" : v2);
+		*version = 2;
+	}
+	free(v2);
+	free(cg);
+	if (!dir) {
+		snprintf(why, n, "no memory cgroup in /proc/self/cgroup");
+		return NULL;
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, n, "%s is not there (another cgroup namespace or mount)", dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+bool xl_memcg_possible(char *why, size_t n)
+{
+	const char *env = getenv("XLAUNCH_MEMCG");
+	int version = 0;
+	char *dir;
+	bool ok;
+
+	if (env && strcmp(env, "0") == 0) {
+		snprintf(why, n, "XLAUNCH_MEMCG=0");
+		return false;
+	}
+	dir = current_dir(&version, why, n);
+	if (!dir)
+		return false;
+	ok = access(dir, W_OK) == 0;
+	if (ok)
+		snprintf(why, n, "a cgroup v%d of the launch's own under %s", version, dir);
+	else
+		snprintf(why, n, "%s cannot be written (%s)", dir, strerror(errno));
+	free(dir);
+	return ok;
+}
+
+static bool write_str(const char *dir, const char *file, const char *v)
+{
+	char *p = xl_asprintf("%s/%s", dir, file);
+	int fd = open(p, O_WRONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	return ok;
+}
+
+static bool file_exists(const char *dir, const char *file)
+{
+	char *p = xl_asprintf("%s/%s", dir, file);
+	bool ok = access(p, F_OK) == 0;
+
+	free(p);
+	return ok;
+}
+
+bool xl_memcg_open(struct xl_memcg *m, int64_t limit)
+{
+	static unsigned seq;
+	char *parent;
+	int version = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->limit = -1;
+	if (!xl_memcg_possible(m->why, sizeof(m->why)))
+		return false;
+	parent = current_dir(&version, m->why, sizeof(m->why));
+	if (!parent)
+		return false;
+	m->dir = xl_asprintf("%s/xlaunch-%ld-%u", parent, (long)getpid(), seq++);
+	free(parent);
+	if (mkdir(m->dir, 0755) < 0) {
+		snprintf(m->why, sizeof(m->why), "cannot make %s: %s", m->dir, strerror(errno));
+		free(m->dir);
+		m->dir = NULL;
+		return false;
+	}
+	m->version = version;
+	/* cgroup v2 has the memory files only where the parent delegates the
+	 * controller */
+	if (!file_exists(m->dir, version == 1 ? "memory.max_usage_in_bytes" : "memory.max")) {
+		snprintf(m->why, sizeof(m->why), "the memory controller is not enabled for %s", m->dir);
+		rmdir(m->dir);
+		free(m->dir);
+		m->dir = NULL;
+		return false;
+	}
+	if (limit >= 0 && limit != INT64_MAX) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%" PRId64, limit);
+		if (!write_str(m->dir, version == 1 ? "memory.limit_in_bytes" : "memory.max", v)) {
+			snprintf(m->why, sizeof(m->why), "cannot set the limit of %s: %s", m->dir,
+				 strerror(errno));
+			rmdir(m->dir);
+			free(m->dir);
+			m->dir = NULL;
+			return false;
+		}
+		m->limit = limit;
+		/* v2: no swapping out of the limit */
+		if (version == 2)
+			write_str(m->dir, "memory.swap.max", "0");
+	}
+	m->procs = xl_asprintf("%s/cgroup.procs", m->dir);
+	snprintf(m->why, sizeof(m->why), "cgroup v%d %s", version, m->dir);
+	return true;
+}
+
+/* pid in decimal into buf (at least 24 bytes), without stdio. */
+static size_t pid_str(pid_t pid, char *buf)
+{
+	char t[24];
+	size_t n = 0, l = 0;
+	unsigned long v = (unsigned long)pid;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && n < sizeof(t));
+	while (n)
+		buf[l++] = t[--n];
+	buf[l++] = '\n';
+	return l;
+}
+
+static bool move(const char *procs, pid_t pid)
+{
+	char b[24];
+	size_t l = pid_str(pid, b);
+	int fd = open(procs, O_WRONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, b, l) == (ssize_t)l;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+void xl_memcg_enter(const struct xl_memcg *m)
+{
+	if (m && m->procs)
+		move(m->procs, getpid());
+}
+
+void xl_memcg_adopt(struct xl_memcg *m, pid_t pid)
+{
+	if (m && m->procs)
+		m->joined = move(m->procs, pid);
+}
+
+static int64_t read_num(const char *dir, const char *file)
+{
+	char *p = xl_asprintf("%s/%s", dir, file), *v = xl_read_file(p, NULL, 64), *end;
+	long long n = -1;
+
+	if (v) {
+		n = strtoll(v, &end, 10);
+		if (end == v || n < 0)
+			n = -1;
+	}
+	free(v);
+	free(p);
+	return n;
+}
+
+int64_t xl_memcg_peak(const struct xl_memcg *m, char *source, size_t n)
+{
+	const char *file;
+	int64_t v;
+
+	if (!m || !m->dir || !m->joined)
+		return -1;
+	file = m->version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
+	v = read_num(m->dir, file);
+	if (v > 0)
+		snprintf(source, n, "the kernel: cgroup v%d %s of the launch's own cgroup", m->version,
+			 file);
+	return v > 0 ? v : -1;
+}
+
+long xl_memcg_oom_kills(const struct xl_memcg *m)
+{
+	char *p, *ev, *k;
+	long count = -1;
+
+	if (!m || !m->dir)
+		return -1;
+	p = xl_asprintf("%s/%s", m->dir, m->version == 1 ? "memory.oom_control" : "memory.events");
+	ev = xl_read_file(p, NULL, 1 << 14);
+	/* "oom_kill N" in both (v1 since Linux 4.13) */
+	if (ev && (k = strstr(ev, "oom_kill ")))
+		count = strtol(k + 9, NULL, 10);
+	free(ev);
+	free(p);
+	return count;
+}
+
+void xl_memcg_close(struct xl_memcg *m)
+{
+	if (m->dir) {
+		/* its last processes may still be leaving */
+		for (int i = 0; i < 50 && rmdir(m->dir) < 0 && errno == EBUSY; i++) {
+			struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+		if (access(m->dir, F_OK) == 0)
+			xl_warn("cannot remove %s: processes of the job are still in it", m->dir);
+	}
+	free(m->dir);
+	free(m->procs);
+	memset(m, 0, sizeof(*m));
+}

@@ -616,6 +616,10 @@ struct calib_estimate {
 	char summary[400];            /* one line: how it was predicted */
 	char reason[480];             /* why it fits, does not, or is not known to */
 	struct calib_prediction analytic;  /* the analytic model and its parts */
+	/* never launched with this signature: how it differs from the family's
+	 * latest launch ("--steps 200 (was 100), limits (run ID)"), or that the
+	 * family has none on this stack; "" when launched */
+	char differs[240];
 };
 
 /* Estimates one launch (st may be NULL: the analytic model alone).

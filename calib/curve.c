@@ -534,12 +534,12 @@ static int expected_rank(const struct calib_choice *ch, int s)
 static void expectation_str(const struct calib_choice *ch, char *buf, size_t n)
 {
 	if (!isnan(ch->xla_exponent))
-		snprintf(buf, n, "XLA's buffers growing as x^%.2f (%s)", ch->xla_exponent,
+		snprintf(buf, n, "XLA's buffers grow as x^%.2f, %s", ch->xla_exponent,
 			 ch->xla_exponent >= CURVED ? "a curve" : "a line");
 	else if (ch->coord == CALIB_COORD_SEQ)
-		snprintf(buf, n, "the coordinate (a sequence length: the square)");
+		snprintf(buf, n, "the coordinate is a sequence length, the square");
 	else
-		snprintf(buf, n, "nothing else known of the family (the fewest numbers)");
+		snprintf(buf, n, "nothing else is known of the family, the fewest numbers");
 }
 
 static unsigned n_shapes(unsigned mask)
@@ -650,18 +650,17 @@ static void say_why(struct calib_choice *ch, unsigned tied, double best_loo)
 	l = (size_t)snprintf(ch->why, sizeof(ch->why), "%s", shape_names[ch->chosen]);
 	if (ch->by_prior && n_shapes(ch->contenders) > 1)
 		snprintf(ch->why + l, sizeof(ch->why) - l, ": %u sizes judge no shape; the mean of %s,"
-			 " which they fit exactly and %s does not tell apart", ch->sizes, among, expect);
+			 " which they fit exactly (%s)", ch->sizes, among, expect);
 	else if (ch->by_prior)
 		snprintf(ch->why + l, sizeof(ch->why) - l, ": %u sizes judge no shape; the one"
-			 " expected from %s", ch->sizes, expect);
+			 " expected (%s)", ch->sizes, expect);
 	else if (n_shapes(ch->contenders) == 1)
 		snprintf(ch->why + l, sizeof(ch->why) - l, ": out-of-sample error %.1f%%%s%s%s",
-			 100 * t->loo, n_shapes(tied) > 1 ? ", alike for others, below it by " : "",
-			 n_shapes(tied) > 1 ? expect : "", "");
+			 100 * t->loo, n_shapes(tied) > 1 ? ", alike for others expected less (" : "",
+			 n_shapes(tied) > 1 ? expect : "", n_shapes(tied) > 1 ? ")" : "");
 	else
 		snprintf(ch->why + l, sizeof(ch->why) - l, ": the mean of %s, whose out-of-sample errors"
-			 " are alike (best %.1f%%) and which %s does not tell apart", among,
-			 100 * best_loo, expect);
+			 " are alike (best %.1f%%; %s)", among, 100 * best_loo, expect);
 	l = strlen(ch->why);
 	if (others[0])
 		snprintf(ch->why + l, sizeof(ch->why) - l, "; %s", others);

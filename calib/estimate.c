@@ -1005,6 +1005,53 @@ static bool kind_of_data(const struct ctx *c, const enum calib_kind *kinds, size
 	return true;
 }
 
+/* out->differs: where the target's signature differs from the family's
+ * latest launch on this stack (its coordinates; the limits), when it has
+ * none of its own: "--steps 20 (was 10), limits (run ID)". */
+static void say_differs(const struct ctx *c, char *out, size_t n)
+{
+	const struct fpoint *p;
+	const json_t *tl, *pl;
+	const char *k;
+	json_t *v;
+	size_t l = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < c->fam.n; i++)
+		if (strcmp(c->fam.v[i].signature, c->signature) == 0)
+			return;
+	if (!c->fam.n) {
+		snprintf(out, n, "%s", c->other_stacks ? "its family has launches on other stacks"
+							  " (code or bundle) only"
+						       : "no launch of its family (the job at other sizes)");
+		return;
+	}
+	p = &c->fam.v[0];
+	json_object_foreach(c->coords, k, v) {
+		const json_t *pv = json_object_get(p->coords, k);
+		char *a, *b;
+
+		if (pv && json_equal(v, pv))
+			continue;
+		a = json_dumps(v, JSON_ENCODE_ANY);
+		b = pv ? json_dumps(pv, JSON_ENCODE_ANY) : NULL;
+		l += (size_t)snprintf(out + l, l < n ? n - l : 0, "%s%s %s (was %s)", l ? ", " : "",
+				      k, a ? a : "?", b ? b : "none");
+		free(a);
+		free(b);
+		if (l >= n)
+			break;
+	}
+	tl = json_object_get(json_object_get(c->parts, "toggles"), "limits");
+	pl = p->parts ? json_object_get(json_object_get(p->parts, "toggles"), "limits") : NULL;
+	if (l < n && p->parts && !(tl == pl || (tl && pl && json_equal(tl, pl))))
+		l += (size_t)snprintf(out + l, n - l, "%slimits", l ? ", " : "");
+	if (l < n && !l)
+		l += (size_t)snprintf(out, n, "neither its coordinates nor its limits");
+	if (l < n)
+		snprintf(out + l, n - l, " (run %s)", p->attempt);
+}
+
 int calib_estimate(struct calib_store *st, const struct calib_target *t, struct calib_estimate *out)
 {
 	bool kind_from_data = false;
@@ -1087,6 +1134,8 @@ int calib_estimate(struct calib_store *st, const struct calib_target *t, struct 
 		free(es);
 	}
 	*out = best;
+	if (c.have_family)
+		say_differs(&c, out->differs, sizeof(out->differs));
 	if (kind_from_data && out->kind == kinds[nk - 1]) {
 		char why[200];
 
@@ -1219,5 +1268,6 @@ json_t *calib_estimate_json(const struct calib_estimate *e)
 		      "analytic", calib_prediction_json(&e->analytic));
 	json_object_set_new(o, "curve", c ? choice_json(&e->fit, e->scale_name, e->tokens) : json_null());
 	json_object_set_new(o, "compiler", compiler_json(e));
+	json_object_set_new(o, "differs", e->differs[0] ? json_string(e->differs) : json_null());
 	return o;
 }

@@ -30,7 +30,9 @@ static const char *const limit_keys[] = {
 static const char *const cand_keys[] = {
 	"name", "description", "env", "unset", "flags", "signature", "limits", NULL,
 };
-static const char *const sig_keys[] = { "model", "train", "parallel", "device", "features", NULL };
+static const char *const sig_keys[] = {
+	"model", "train", "parallel", "device", "features", "inert_args", NULL,
+};
 static const char *const sig_model_keys[] = {
 	"params", "layers", "hidden", "heads", "kv_heads", "seq", "vocab", "ffn_hidden", NULL,
 };
@@ -437,6 +439,12 @@ static bool check_signature(const struct layer *l, const struct xl_ynode *s)
 		char what[64];
 
 		snprintf(what, sizeof(what), "signature.%s", name);
+		/* the options of the command that shape nothing: "--steps --log-every" */
+		if (strcmp(name, "inert_args") == 0) {
+			if (!want_kind(l, v, XL_Y_SCALAR, what))
+				return false;
+			continue;
+		}
 		if (!want_kind(l, v, XL_Y_MAP, what))
 			return false;
 		for (size_t k = 0; k < sizeof(secs) / sizeof(secs[0]); k++) {

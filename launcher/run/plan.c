@@ -93,6 +93,46 @@ static json_t *signature_parts(const struct xl_profile *p, const json_t *job)
 	return parts;
 }
 
+/* The values of the options signature.inert_args names ("--steps
+ * --log-every", spaces or commas between) left out of parts.argv: "--steps
+ * 100" and "--steps=100" are kept as "--steps *" and "--steps=*", so that
+ * a change of them keeps the signature and the family's history. */
+static void drop_inert_args(const struct xl_profile *p, json_t *parts)
+{
+	const char *names = json_string_value(json_object_get(p->signature, "inert_args"));
+	json_t *argv = json_object_get(parts, "argv");
+	struct xl_strv v = XL_STRV_INIT;
+
+	if (!names || !json_is_array(argv))
+		return;
+	/* the job's argv is shared with every candidate's parts */
+	argv = json_deep_copy(argv);
+	json_object_set_new(parts, "argv", argv);
+	xl_strv_split(&v, names, " ,");
+	for (size_t i = 1; i < json_array_size(argv); i++) {
+		const char *a = json_string_value(json_array_get(argv, i));
+
+		for (size_t k = 0; a && k < v.n; k++) {
+			size_t l = strlen(v.v[k]);
+
+			if (!l)
+				continue;
+			if (strcmp(a, v.v[k]) == 0 && i + 1 < json_array_size(argv)) {
+				json_array_set_new(argv, ++i, json_string("*"));
+				break;
+			}
+			if (strncmp(a, v.v[k], l) == 0 && a[l] == '=') {
+				char *s = xl_asprintf("%s=*", v.v[k]);
+
+				json_array_set_new(argv, i, json_string(s));
+				free(s);
+				break;
+			}
+		}
+	}
+	xl_strv_release(&v);
+}
+
 /* Signature parts and limits of a resolved item. */
 static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan_item *it)
 {
@@ -100,6 +140,7 @@ static void item_parts(struct calib_store *st, const json_t *job, struct xl_plan
 	bool have_hw = false;
 
 	it->parts = signature_parts(it->profile, job);
+	drop_inert_args(it->profile, it->parts);
 	if (!json_object_get(it->parts, "hardware") && st &&
 	    calib_latest_hardware(st, NULL, xl_job_on_host(it->profile) ? CALIB_HW_HOST : 0, &hw) == 0) {
 		have_hw = true;

@@ -39,7 +39,8 @@ if len(sys.argv) > 1:
 held = hold(100)
 subprocess.run([sys.executable, __file__, "200"])
 PY
-run "$XL" run plain -- python3 "$T/group.py"
+# the sampler itself: no cgroup of the launch's own (run_memcg tests that)
+XLAUNCH_MEMCG=0 run "$XL" run plain -- python3 "$T/group.py"
 expect_rc 0 "the group job"
 m=$(last_manifest)
 python3 - "$m/manifest.json" <<'PY' || fail "group figures"
@@ -62,7 +63,7 @@ PY
 ok "the whole group, children of children, summed; NVML absent and said so"
 
 # sampling off: wait4's figure alone, and said so
-XLAUNCH_SAMPLE_MS=0 run "$XL" run plain -- python3 "$T/group.py"
+XLAUNCH_MEMCG=0 XLAUNCH_SAMPLE_MS=0 run "$XL" run plain -- python3 "$T/group.py"
 expect_rc 0 "sampling off"
 m=$(last_manifest)
 python3 - "$m/manifest.json" <<'PY' || fail "sampling off"

@@ -284,7 +284,7 @@ static void test_two_sizes(void **state)
 	assert_true(ch.by_prior);
 	assert_int_equal(ch.contenders, 1u << CALIB_SHAPE_XLA_POWER);
 	assert_true(isnan(ch.loo));
-	assert_non_null(strstr(ch.why, "judge no shape; the one expected from XLA's buffers growing as x^2.00 (a curve)"));
+	assert_non_null(strstr(ch.why, "judge no shape; the one expected (XLA's buffers grow as x^2.00, a curve)"));
 	/* without XLA's figures nothing expects a curve: the mean of the line
 	 * and the power the two sizes fit, its band holding both */
 	calib_choose_curve(o, 2, 1, 4096, NULL, 0, 0, &ch);

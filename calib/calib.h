@@ -617,8 +617,9 @@ struct calib_estimate {
 	char reason[480];             /* why it fits, does not, or is not known to */
 	struct calib_prediction analytic;  /* the analytic model and its parts */
 	/* never launched with this signature: how it differs from the family's
-	 * latest launch ("--steps 200 (was 100), limits (run ID)"), or that the
-	 * family has none on this stack; "" when launched */
+	 * latest launch ("differs from the family's latest launch (run ID) in
+	 * --steps 200 (was 100), limits"), or that the family has none on this
+	 * stack; "" when launched */
 	char differs[240];
 };
 

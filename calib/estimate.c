@@ -1007,7 +1007,8 @@ static bool kind_of_data(const struct ctx *c, const enum calib_kind *kinds, size
 
 /* out->differs: where the target's signature differs from the family's
  * latest launch on this stack (its coordinates; the limits), when it has
- * none of its own: "--steps 20 (was 10), limits (run ID)". */
+ * none of its own: "differs from the family's latest launch (run ID) in
+ * --steps 20 (was 10), limits". */
 static void say_differs(const struct ctx *c, char *out, size_t n)
 {
 	const struct fpoint *p;
@@ -1015,6 +1016,7 @@ static void say_differs(const struct ctx *c, char *out, size_t n)
 	const char *k;
 	json_t *v;
 	size_t l = 0;
+	bool first = true;
 
 	out[0] = '\0';
 	for (size_t i = 0; i < c->fam.n; i++)
@@ -1027,6 +1029,7 @@ static void say_differs(const struct ctx *c, char *out, size_t n)
 		return;
 	}
 	p = &c->fam.v[0];
+	l = (size_t)snprintf(out, n, "differs from the family's latest launch (run %s) in ", p->attempt);
 	json_object_foreach(c->coords, k, v) {
 		const json_t *pv = json_object_get(p->coords, k);
 		char *a, *b;
@@ -1035,8 +1038,9 @@ static void say_differs(const struct ctx *c, char *out, size_t n)
 			continue;
 		a = json_dumps(v, JSON_ENCODE_ANY);
 		b = pv ? json_dumps(pv, JSON_ENCODE_ANY) : NULL;
-		l += (size_t)snprintf(out + l, l < n ? n - l : 0, "%s%s %s (was %s)", l ? ", " : "",
-				      k, a ? a : "?", b ? b : "none");
+		l += (size_t)snprintf(out + l, l < n ? n - l : 0, "%s%s %s (was %s)",
+				      first ? "" : ", ", k, a ? a : "?", b ? b : "none");
+		first = false;
 		free(a);
 		free(b);
 		if (l >= n)
@@ -1044,12 +1048,12 @@ static void say_differs(const struct ctx *c, char *out, size_t n)
 	}
 	tl = json_object_get(json_object_get(c->parts, "toggles"), "limits");
 	pl = p->parts ? json_object_get(json_object_get(p->parts, "toggles"), "limits") : NULL;
-	if (l < n && p->parts && !(tl == pl || (tl && pl && json_equal(tl, pl))))
-		l += (size_t)snprintf(out + l, n - l, "%slimits", l ? ", " : "");
-	if (l < n && !l)
-		l += (size_t)snprintf(out, n, "neither its coordinates nor its limits");
-	if (l < n)
-		snprintf(out + l, n - l, " (run %s)", p->attempt);
+	if (l < n && p->parts && !(tl == pl || (tl && pl && json_equal(tl, pl)))) {
+		l += (size_t)snprintf(out + l, n - l, "%slimits", first ? "" : ", ");
+		first = false;
+	}
+	if (l < n && first)
+		snprintf(out + l, n - l, "neither its coordinates nor its limits");
 }
 
 int calib_estimate(struct calib_store *st, const struct calib_target *t, struct calib_estimate *out)

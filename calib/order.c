@@ -114,7 +114,7 @@ static int rank_one(struct calib_store *st, const struct calib_target *t, struct
 			reason_add(r, "never launched with this signature");
 		}
 		if (r->est.differs[0])
-			reason_add(r, "it differs from the family's latest launch in %s", r->est.differs);
+			reason_add(r, "%s", r->est.differs);
 		reason_add(r, "%s", r->est.reason);
 	}
 	calib_attempt_release(&last);

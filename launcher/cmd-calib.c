@@ -651,8 +651,7 @@ static void print_prediction(const char *cand, const char *sig, const struct cal
 	}
 	printf("  %-18s %s\n", "how", e->summary);
 	if (e->differs[0])
-		printf("  %-18s never launched; differs from the family's latest launch in %s\n",
-		       "signature", e->differs);
+		printf("  %-18s never launched; %s\n", "signature", e->differs);
 	if (e->points && e->fit.chosen < CALIB_SHAPE_COUNT && e->basis == CALIB_BASIS_LEARNED) {
 		char band[200];
 

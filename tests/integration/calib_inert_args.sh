@@ -60,9 +60,11 @@ esac
 ok "plain: another step count is another signature"
 store plain
 run "$XL" calib order plain -- python3 job.py --steps 200 --log-every=5
-expect_out "differs from the family's latest launch in --steps 200 (was 100)" "which part differs, said"
+expect_out "differs from the family's latest launch (run " "which launch it is compared with"
+expect_out ") in --steps 200 (was 100)" "which part differs, said"
 run "$XL" calib predict plain -c mb8 -- python3 job.py --steps 200 --log-every=5
-expect_out "never launched; differs from the family's latest launch in --steps 200 (was 100)" "predict says it too"
+expect_out "never launched; differs from the family's latest launch (run " "predict says it too"
+expect_out ") in --steps 200 (was 100)" "with the part that differs"
 
 # with it: the same signature, the history kept
 [ "$(order inert 200)" = "mb8:known-good mb16:known-bad" ] || fail "inert, --steps 200: $(cat "$T/out")"

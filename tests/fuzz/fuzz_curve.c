@@ -36,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double u, v, p;
 	size_t nxla;
 	unsigned mask;
+	enum calib_coord coord;
 	bool lower;
 	char buf[200];
 
@@ -51,13 +52,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					   data[at + 12] % 4 };
 	if (nxla > n)
 		nxla = n;
-	if (calib_choose_curve(o, n, u, v, o, nxla, mask, &ch)) {
+	coord = (enum calib_coord)((data[8] >> 3) % 3);
+	if (mask && (data[8] & 0x80))
+		mask |= 1u << CALIB_SHAPE_SQUARE;
+	if (calib_fit_curves_for(o, n, o, nxla, mask, coord, &ch) && calib_choice_for(&ch, u, v)) {
+		double lo = INFINITY, hi = -INFINITY;
+		bool judged = false;
+
 		if (ch.chosen >= CALIB_SHAPE_COUNT || !ch.trial[ch.chosen].fitted ||
 		    !(ch.contenders & (1u << ch.chosen)) || ch.sizes > n)
 			abort();
 		for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
-			if ((ch.contenders & (1u << s)) && ch.trial[s].predicted > ch.predicted)
+			judged |= ch.trial[s].judged;
+		/* the prediction is a mean of the contenders, never an exact fit
+		 * where a judged shape exists, and the band holds them all */
+		for (int s = 0; s < CALIB_SHAPE_COUNT; s++) {
+			if (!(ch.contenders & (1u << s)))
+				continue;
+			if (judged && !ch.trial[s].judged)
 				abort();
+			lo = fmin(lo, ch.trial[s].predicted);
+			hi = fmax(hi, ch.trial[s].predicted);
+		}
+		if (isfinite(ch.predicted) && isfinite(lo) && isfinite(hi) &&
+		    (ch.predicted < lo - 1e-6 * fabs(lo) - 1 || ch.predicted > hi + 1e-6 * fabs(hi) + 1 ||
+		     (isfinite(ch.band) && ch.band < (hi - lo) / 2 * (1 - 1e-9))))
+			abort();
 		if (isfinite(ch.band) && ch.band < 8.0 * 1048576)
 			abort();
 		calib_curve_str(&ch.trial[ch.chosen].curve, "x", data[9] & 0x10, buf, sizeof(buf));

@@ -17,9 +17,6 @@
  * cannot be told apart from it */
 #define TIE_FACTOR 1.25
 #define TIE_ABS 0.01
-/* a judged shape that predicts its left-out sizes within this is trusted
- * over shapes the launches cannot judge yet */
-#define TRUSTED 0.02
 /* XLA's buffers growing with at least this exponent vouch for a curve */
 #define CURVED 1.2
 /* how much a figure differs between launches of one size */

@@ -1261,15 +1261,18 @@ static const struct xl_cmd calib_predict_cmd = {
 		"exponent, "
 		"exponent_lower_bound, sizes, shape, fit}, analytic, model_state_bytes,\n"
 		"activation_bytes, logits_bytes, overhead_bytes, analytic_bytes,\n"
-		"correction, samples, device_memory_bytes, calibrated, note}",
+		"correction, samples, device_memory_bytes, calibrated, note, differs}",
 	.help = "Per candidate: the kind that decides whether it fits (the kind of its\n"
 		"limit), the prediction and its basis (compiler, learned, analytic, none),\n"
 		"its band, the limit and the verdict: fits when the top of the band is\n"
 		"within the limit, not when its bottom is above it, near the limit in\n"
 		"between.  A learned prediction says which curve (affine, power, quadratic,\n"
-		"xla-power) and why: the shape that predicted the family's left-out sizes\n"
-		"best, or of shapes the launches cannot tell apart the largest here; its\n"
-		"band is that out-of-sample error, wider beyond the sizes seen.  On XLA jobs\n"
+		"square, xla-power) and why: of the shapes judged by leaving a size out, the\n"
+		"one that predicted best, or the mean of those the launches cannot tell apart\n"
+		"ranked by XLA's growth and the coordinate; a shape that fits the sizes\n"
+		"exactly is never chosen over a judged one.  Its band is (1% + that\n"
+		"out-of-sample error) x (1 + the reach beyond the sizes seen).  A candidate\n"
+		"never launched says how it differs from the family's latest launch.  On XLA jobs\n"
 		"it also says what XLA's buffers will be and how they grow.  The job is\n"
 		"COMMAND, or without one the command of the profile's latest recorded run.\n",
 	.options = predict_options,

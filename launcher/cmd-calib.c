@@ -1272,8 +1272,8 @@ static const struct xl_cmd calib_predict_cmd = {
 		"ranked by XLA's growth and the coordinate; a shape that fits the sizes\n"
 		"exactly is never chosen over a judged one.  Its band is (1% + that\n"
 		"out-of-sample error) x (1 + the reach beyond the sizes seen).  A candidate\n"
-		"never launched says how it differs from the family's latest launch.  On XLA jobs\n"
-		"it also says what XLA's buffers will be and how they grow.  The job is\n"
+		"never launched says how it differs from the family's latest launch.  On\n"
+		"XLA jobs it also says what XLA's buffers will be and how they grow.  The job is\n"
 		"COMMAND, or without one the command of the profile's latest recorded run.\n",
 	.options = predict_options,
 	XL_CMD_OPTS(struct predict_opts, NULL),

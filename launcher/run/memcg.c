@@ -2,7 +2,9 @@
 #include "launcher/run/memcg.h"
 #include "common/common.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -110,6 +112,36 @@ static bool file_exists(const char *dir, const char *file)
 	return ok;
 }
 
+/* Removes the empty cgroups of launches whose xlaunch is gone (killed
+ * before it could remove its own): "xlaunch-PID-N" under parent with no
+ * process PID.  One whose job still runs is not empty and stays. */
+static void sweep_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, "xlaunch-", 8) != 0)
+			continue;
+		pid = strtol(e->d_name + 8, &end, 10);
+		if (end == e->d_name + 8 || *end != '-' || pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		{
+			char *p = xl_asprintf("%s/%s", parent, e->d_name);
+
+			rmdir(p);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
 bool xl_memcg_open(struct xl_memcg *m, int64_t limit)
 {
 	static unsigned seq;
@@ -123,6 +155,7 @@ bool xl_memcg_open(struct xl_memcg *m, int64_t limit)
 	parent = current_dir(&version, m->why, sizeof(m->why));
 	if (!parent)
 		return false;
+	sweep_stale(parent);
 	m->dir = xl_asprintf("%s/xlaunch-%ld-%u", parent, (long)getpid(), seq++);
 	free(parent);
 	if (mkdir(m->dir, 0755) < 0) {

@@ -157,6 +157,14 @@ int xl_sweep_lost(struct calib_store *st, bool *store_failed);
 /* Only the temporary files of pending records (before a replay). */
 int xl_sweep_pending_tmp(void);
 
+/* ---- run directories (rundir.c) ------------------------------------------------------- */
+
+/* The run directories whose id starts with prefix, in the state directory
+ * and its fallback: how many (0, 1, or 2 for two or more); when exactly
+ * one, *dir (its path) and *id (its full id) are set (caller frees both),
+ * else both are NULL.  Reads only. */
+size_t xl_run_dir_find(const char *prefix, char **dir, char **id);
+
 /* ---- for `profile show --explain` (explain.c) ------------------------------------------ */
 
 /* When the store has a compile storm of this profile seen without compile

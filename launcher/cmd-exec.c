@@ -15,12 +15,15 @@ extern char **environ;
 
 struct exec_opts {
 	const char *cand;
+	bool any_runtime;
 };
 
 static const struct xl_opt exec_options[] = {
 	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
 	  .offset = XL_FIELD(struct exec_opts, cand, const char *), .flags = XL_OPTF_SHORT,
 	  .help = "apply this candidate of the profile last" },
+	XL_OPTION_FLAG(0, "no-runtime-check", struct exec_opts, any_runtime,
+		       "start COMMAND even when its Python lacks the profile's runtime"),
 	XL_OPTION_END,
 };
 
@@ -42,6 +45,8 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 	xl_profile_detect_runtime(p, call->restv, call->restc, &rt);
 	p->runtime = &rt;
 	rc = xl_profile_check(ctx, p);
+	if (!rc && !o->any_runtime)
+		rc = xl_profile_runtime_check(p, &rt, "--no-runtime-check");
 	if (!rc)
 		rc = xl_profile_bundle_gate(ctx, p);
 	if (!rc)
@@ -80,7 +85,10 @@ const struct xl_cmd xl_cmd_exec = {
 		"no record).\n",
 	.epilog =
 		"The exit status is COMMAND's own; 127 when it cannot be found, 126 when it\n"
-		"cannot be run.\n",
+		"cannot be run; 69 when the Python COMMAND names (itself or by its #!)\n"
+		"lacks the runtime the profile is for (jax for JAX_PLATFORMS, torch_xla\n"
+		"for PJRT_DEVICE; without either, any runtime whose variables it sets),\n"
+		"unless --no-runtime-check.\n",
 	.options = exec_options,
 	XL_CMD_OPTS(struct exec_opts, NULL),
 	.run = cmd_exec,

@@ -57,6 +57,8 @@ static const struct xl_opt run_options[] = {
 		       "launch candidates predicted not to fit too (default: skipped)"),
 	XL_OPTION_FLAG(0, "no-xla-dump", struct xl_run_opts, no_xla_dump,
 		       "do not add XLA's dump (its compilations and memory reports read from outside)"),
+	XL_OPTION_FLAG(0, "no-runtime-check", struct xl_run_opts, no_runtime_check,
+		       "launch even when the command's Python lacks the profile's runtime"),
 	XL_OPTION_END,
 };
 
@@ -94,7 +96,11 @@ const struct xl_cmd xl_cmd_run = {
 		"The exit status is the last attempt's child's: its code, or 128+N for\n"
 		"signal N (143 for a rank ended for another rank whose child then exited\n"
 		"0); 79 when it exited 0 with an outcome listed in --fail-on; 77\n"
-		"when every candidate is predicted infeasible and nothing is launched.\n"
+		"when every candidate is predicted infeasible and nothing is launched; 69\n"
+		"when the Python COMMAND names (itself or by its #!) lacks the runtime the\n"
+		"profile is for (jax for JAX_PLATFORMS, torch_xla for PJRT_DEVICE; without\n"
+		"either, any runtime whose variables it sets) and --no-runtime-check is\n"
+		"not given: nothing is launched.\n"
 		"The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file\n"
 		"to append JSON report lines to).  XLAUNCH_SAMPLE_MS sets how often the\n"
 		"process group's memory is sampled (default 100; 0: off).\n",

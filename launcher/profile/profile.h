@@ -194,6 +194,27 @@ int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
 void xl_profile_detect_runtime(const struct xl_profile *p, char *const *argv, int argc,
 			       struct xl_runtime *rt);
 
+/* ---- the runtime a profile is for (needs.c) ---------------------------------------- */
+
+enum {
+	XL_NEEDS_JAX = 1 << 0,
+	XL_NEEDS_TORCH_XLA = 1 << 1,
+	XL_NEEDS_TORCH = 1 << 2,
+};
+/* The runtimes p is for (XL_NEEDS_*): those its marker variables name
+ * (JAX_PLATFORMS: JAX, PJRT_DEVICE: PyTorch/XLA), each needed (*all true);
+ * without a marker, those whose catalogs list a variable it sets, any one
+ * enough (*all false).  *because (may be NULL) gets the variable that says
+ * so (borrowed from p).  0: a profile for no runtime in particular. */
+unsigned xl_profile_needs(const struct xl_profile *p, bool *all, const char **because);
+/* Before run and exec: when the interpreter the command names itself
+ * (rt->source argv[0] or #!) has none of what p is for, says so, names an
+ * interpreter near that has it ($VIRTUAL_ENV, ./.venv, python3 on PATH)
+ * and the option `anyway` that launches regardless, and returns 69;
+ * else 0.  Reads nothing on success. */
+int xl_profile_runtime_check(const struct xl_profile *p, const struct xl_runtime *rt,
+			     const char *anyway);
+
 /* What the runtime adds on its own at start (PyTorch/XLA's defaults for
  * XLA_FLAGS and LIBTPU_INIT_ARGS tokens and variables it sets when missing)
  * given the resolved profile: {"variable": [{"name","value","when","why"}]}.

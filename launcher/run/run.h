@@ -75,6 +75,7 @@ enum {
 	XL_PLAN_LAUNCH = 1 << 1,         /* xl_plan_begin: the profile as launched is
 					  * checked against the release argv will
 					  * load and passes the bundle gate */
+	XL_PLAN_ANY_RUNTIME = 1 << 2,    /* with XL_PLAN_LAUNCH: no xl_profile_runtime_check */
 };
 
 /* Plans the launch of profile `name` running argv[0..argc) (argc 0: the
@@ -128,6 +129,7 @@ struct xl_run_opts {
 	double timeout_s, grace_s;
 	bool no_record, dry_run, all_ranks;
 	bool try_infeasible, no_xla_dump;
+	bool no_runtime_check;    /* launch even when the command's Python lacks the runtime */
 };
 
 /* Launches argv[0..argc) under profile `name` (argc 0 only with dry_run):

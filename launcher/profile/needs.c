@@ -180,3 +180,93 @@ int xl_profile_runtime_check(const struct xl_profile *p, const struct xl_runtime
 	free(titles);
 	return XL_EX_UNAVAILABLE;
 }
+
+/* ---- names and values a runtime would not take --------------------------------------- */
+
+/* Values of variables whose catalogs say "string" but whose runtimes take
+ * a few words (and the names of PJRT plugins installed, which xlaunch
+ * cannot list: a warning, never a refusal). */
+static const struct {
+	const char *var;
+	bool list;               /* comma-separated */
+	const char *const values[8];
+} enumerated[] = {
+	/* jax/_src/xla_bridge.py: the platforms and their aliases */
+	{ "JAX_PLATFORMS", true, { "cpu", "cuda", "rocm", "tpu", "gpu", NULL } },
+	/* torch_xla/runtime.py: the devices PJRT_DEVICE names (case matters) */
+	{ "PJRT_DEVICE", false, { "CPU", "CUDA", "TPU", "XPU", "NEURON", NULL } },
+};
+
+/* Says each warning once per process (run checks the profile, then each
+ * candidate). */
+static void warn_once(const struct xl_profile *p, const struct xl_prov *src, const char *what)
+{
+	static struct xl_strv said = XL_STRV_INIT;
+	char *line = src->line ? xl_asprintf("profile '%s': %s:%u:%u: %s", p->name,
+					     src->file ? src->file : "?", src->line, src->col, what)
+			       : xl_asprintf("profile '%s': %s", p->name, what);
+
+	for (size_t i = 0; i < said.n; i++)
+		if (strcmp(said.v[i], line) == 0) {
+			free(line);
+			return;
+		}
+	xl_warn("%s", line);
+	xl_strv_push_owned(&said, line);
+}
+
+void xl_profile_warn_unknown_var(const struct xl_profile *p, const struct xl_var *v)
+{
+	const char *dym = xl_catalog_suggest(NULL, v->name);
+	char *what;
+
+	/* a variable of the job's own (MICRO_BATCH) is no mistake; one a
+	 * letter or two away from a runtime's is */
+	if (!dym)
+		return;
+	what = xl_asprintf("%s: not in any catalog; did you mean '%s'?", v->name, dym);
+	warn_once(p, &v->src, what);
+	free(what);
+}
+
+/* Whether word (len bytes) is one of values. */
+static bool one_of(const char *word, size_t len, const char *const *values)
+{
+	for (size_t i = 0; values[i]; i++)
+		if (strlen(values[i]) == len && strncmp(values[i], word, len) == 0)
+			return true;
+	return false;
+}
+
+void xl_profile_warn_value(const struct xl_profile *p, const struct xl_var *v)
+{
+	for (size_t e = 0; e < sizeof(enumerated) / sizeof(enumerated[0]); e++) {
+		const char *s = v->value;
+
+		if (!s || strcmp(v->name, enumerated[e].var) != 0)
+			continue;
+		while (*s) {
+			size_t len = enumerated[e].list ? strcspn(s, ",") : strlen(s);
+
+			if (len && !one_of(s, len, enumerated[e].values)) {
+				struct xl_buf b = XL_BUF_INIT;
+				char *word = xl_strndup(s, len);
+				const char *dym = xl_did_you_mean(word, enumerated[e].values);
+
+				xl_buf_addf(&b, "%s: '%s' is not a %s xlaunch knows (", v->name, word,
+					    enumerated[e].list ? "platform" : "device");
+				for (size_t i = 0; enumerated[e].values[i]; i++)
+					xl_buf_addf(&b, "%s%s", i ? ", " : "", enumerated[e].values[i]);
+				xl_buf_addf(&b, ", or an installed PJRT plugin's name); the runtime fails "
+					    "at start on a name it does not have%s%s%s", dym ? "; did you mean '" : "",
+					    dym ? dym : "", dym ? "'?" : "");
+				warn_once(p, &v->src, xl_buf_str(&b));
+				xl_buf_release(&b);
+				free(word);
+			}
+			s += len;
+			if (*s == ',')
+				s++;
+		}
+	}
+}

@@ -321,11 +321,13 @@ int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p)
 		char *before;
 
 		if (!d) {
-			not_in_release(p, &vd, &v->src, v->name, &rv);
+			if (!not_in_release(p, &vd, &v->src, v->name, &rv))
+				xl_profile_warn_unknown_var(p, v);
 			xl_rel_verdict_release(&rv);
 			continue;
 		}
 		xl_rel_verdict_release(&rv);
+		xl_profile_warn_value(p, v);
 		before = xl_strdup(v->value);
 		check_one(p, &vd, v->name, d, &v->value, &v->src, false, &changed);
 		if (changed)

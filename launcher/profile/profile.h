@@ -215,6 +215,17 @@ unsigned xl_profile_needs(const struct xl_profile *p, bool *all, const char **be
 int xl_profile_runtime_check(const struct xl_profile *p, const struct xl_runtime *rt,
 			     const char *anyway);
 
+/* From xl_profile_check: a warning for a variable in no catalog that is a
+ * letter or two from one that is (JAX_ENABLE_X46: did you mean
+ * 'JAX_ENABLE_X64'?), as `flags lint` says; variables of the job's own are
+ * passed over. */
+void xl_profile_warn_unknown_var(const struct xl_profile *p, const struct xl_var *v);
+/* From xl_profile_check: a warning for a value of JAX_PLATFORMS (each
+ * platform of its list) or PJRT_DEVICE that is none of the names xlaunch
+ * knows, with those names and a "did you mean" (an installed plugin may
+ * register others: never a refusal). */
+void xl_profile_warn_value(const struct xl_profile *p, const struct xl_var *v);
+
 /* What the runtime adds on its own at start (PyTorch/XLA's defaults for
  * XLA_FLAGS and LIBTPU_INIT_ARGS tokens and variables it sets when missing)
  * given the resolved profile: {"variable": [{"name","value","when","why"}]}.

@@ -72,4 +72,26 @@ expect_no_out "added by the runtime at start" "nothing added"
 printf 'description: TPU\nenv: {PJRT_DEVICE: TPU}\n' >"$P/xlatpu.yaml"
 run "$XL" profile show --explain xlatpu
 expect_out "TPU_ML_PLATFORM=PyTorch/XLA" "torch_xla's defaults for a torch_xla job"
+
+# profile check: a misspelt runtime variable and names no runtime has are
+# warned about with what they would be; the job's own variables are not
+cat >"$P/typos.yaml" <<'Y'
+description: misspellings
+env:
+  JAX_ENABLE_X46: "1"
+  JAX_PLATFORMS: "cpu,cpux"
+  PJRT_DEVICE: tpu
+  MICRO_BATCH: "8"
+Y
+run "$XL" profile check typos
+expect_rc 0 "warnings, not refusals"
+expect_err "typos.yaml:3:19: JAX_ENABLE_X46: not in any catalog; did you mean 'JAX_ENABLE_X64'?" "did you mean, with the place"
+expect_err "JAX_PLATFORMS: 'cpux' is not a platform xlaunch knows (cpu, cuda, rocm, tpu, gpu, or an installed PJRT plugin's name)" "the platforms"
+expect_err "did you mean 'cpu'?" "the nearest platform"
+expect_err "PJRT_DEVICE: 'tpu' is not a device xlaunch knows (CPU, CUDA, TPU, XPU, NEURON" "PJRT_DEVICE's devices"
+expect_err "did you mean 'TPU'?" "case matters"
+grep -q MICRO_BATCH "$T/err" && fail "the job's own variable was warned about"
+ok "the job's own variable passes"
+[ "$(grep -c "JAX_ENABLE_X46" "$T/err")" -eq 1 ] || fail "said more than once"
+ok "said once"
 done_ok

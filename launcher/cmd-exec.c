@@ -16,6 +16,7 @@ extern char **environ;
 struct exec_opts {
 	const char *cand;
 	bool any_runtime;
+	struct xl_override_list set, flag;
 };
 
 static const struct xl_opt exec_options[] = {
@@ -24,6 +25,14 @@ static const struct xl_opt exec_options[] = {
 	  .help = "apply this candidate of the profile last" },
 	XL_OPTION_FLAG(0, "no-runtime-check", struct exec_opts, any_runtime,
 		       "start COMMAND even when its Python lacks the profile's runtime"),
+	XL_OPTION_CALLBACK(0, "set", "VAR=VALUE", struct exec_opts, set, struct xl_override_list,
+			   xl_opt_override_set, "VAR=VALUE with a valid variable name (at most 64)",
+			   "set VAR for this launch, after the profile and its candidate\n"
+			   "(repeatable; checked, explained and signed as a profile's)"),
+	XL_OPTION_CALLBACK(0, "flag", "VAR:NAME=VALUE", struct exec_opts, flag, struct xl_override_list,
+			   xl_opt_override_flag, "VAR:NAME=VALUE, VAR a flag variable such as XLA_FLAGS (at most 64)",
+			   "set flag NAME of VAR (XLA_FLAGS, LIBTPU_INIT_ARGS, ...) for this\n"
+			   "launch, as a profile's flags: section would (repeatable)"),
 	XL_OPTION_END,
 };
 
@@ -37,6 +46,7 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 
 	if (!call->restc)
 		return xl_usage_error(call, "no command to run (put it after '--')");
+	xl_profile_set_overrides(o->set.v, o->set.n, o->flag.v, o->flag.n);
 	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, 0, &p);
 	if (rc)
 		return rc;

@@ -59,6 +59,14 @@ static const struct xl_opt run_options[] = {
 		       "do not add XLA's dump (its compilations and memory reports read from outside)"),
 	XL_OPTION_FLAG(0, "no-runtime-check", struct xl_run_opts, no_runtime_check,
 		       "launch even when the command's Python lacks the profile's runtime"),
+	XL_OPTION_CALLBACK(0, "set", "VAR=VALUE", struct xl_run_opts, set, struct xl_override_list,
+			   xl_opt_override_set, "VAR=VALUE with a valid variable name (at most 64)",
+			   "set VAR for this launch, after the profile and its candidate\n"
+			   "(repeatable; checked, explained and signed as a profile's)"),
+	XL_OPTION_CALLBACK(0, "flag", "VAR:NAME=VALUE", struct xl_run_opts, flag, struct xl_override_list,
+			   xl_opt_override_flag, "VAR:NAME=VALUE, VAR a flag variable such as XLA_FLAGS (at most 64)",
+			   "set flag NAME of VAR (XLA_FLAGS, LIBTPU_INIT_ARGS, ...) for this\n"
+			   "launch, as a profile's flags: section would (repeatable)"),
 	XL_OPTION_END,
 };
 
@@ -73,6 +81,7 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 
 	if (!call->restc && !o->dry_run)
 		return xl_usage_error(call, "no command to run (put it after '--')");
+	xl_profile_set_overrides(o->set.v, o->set.n, o->flag.v, o->flag.n);
 	return xl_run(ctx, call->argv[0], call->restc ? call->restv : NULL, call->restc, o);
 }
 

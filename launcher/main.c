@@ -72,7 +72,7 @@ static const struct {
 	{ 2, "empty", "a check had nothing to check (bundle check: no package of the ML lane was found, verdict empty); never a pass" },
 	{ 64, "usage", "bad command line" },
 	{ 65, "data", "bad profile or data (syntax, unknown key, type, cycle, unknown XLA flag)" },
-	{ 66, "noinput", "profile or file not found" },
+	{ 66, "noinput", "profile, candidate (-c) or file not found" },
 	{ 69, "unavailable", "backend unavailable (probe: a backend that is installed is not alive; run and exec: the Python the command names lacks the runtime the profile is for)" },
 	{ 70, "software", "internal error" },
 	{ 73, "cantcreat", "store cannot be created, opened or reached; exec and run: a cache directory cannot be created" },

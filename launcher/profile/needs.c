@@ -204,6 +204,7 @@ static void warn_once(const struct xl_profile *p, const struct xl_prov *src, con
 	static struct xl_strv said = XL_STRV_INIT;
 	char *line = src->line ? xl_asprintf("profile '%s': %s:%u:%u: %s", p->name,
 					     src->file ? src->file : "?", src->line, src->col, what)
+		   : src->file ? xl_asprintf("profile '%s': %s: %s", p->name, src->file, what)
 			       : xl_asprintf("profile '%s': %s", p->name, what);
 
 	for (size_t i = 0; i < said.n; i++)

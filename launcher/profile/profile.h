@@ -194,6 +194,32 @@ int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
 void xl_profile_detect_runtime(const struct xl_profile *p, char *const *argv, int argc,
 			       struct xl_runtime *rt);
 
+/* ---- run's and exec's --set and --flag (overrides.c) ---------------------------------- */
+
+/* The --set or --flag arguments of one command line (pointing into argv). */
+#define XL_OVERRIDES_MAX 64
+struct xl_override_list {
+	char *v[XL_OVERRIDES_MAX + 1];   /* NULL-terminated */
+	size_t n;
+};
+/* Adds arg when xl_override_valid and fewer than XL_OVERRIDES_MAX are
+ * there; false otherwise. */
+bool xl_override_list_add(struct xl_override_list *l, const char *arg, bool flag);
+/* The option-table callbacks of --set (VAR=VALUE) and --flag
+ * (VAR:NAME=VALUE): field is a struct xl_override_list. */
+bool xl_opt_override_set(const char *value, void *field);
+bool xl_opt_override_flag(const char *value, void *field);
+
+/* Whether arg is VAR=VALUE (flag false) or VAR:NAME=VALUE (flag true; NAME
+ * may start with "--") with a valid variable name. */
+bool xl_override_valid(const char *arg, bool flag);
+/* For this process: every profile resolved from now on gets one more
+ * layer after its own and its candidate's, "the command line", that sets
+ * each VAR=VALUE of set and each flag NAME=VALUE of VAR (flag, as
+ * VAR:NAME=VALUE), as a profile's env: and flags: sections would.  The
+ * strings are copied. */
+void xl_profile_set_overrides(char *const *set, size_t nset, char *const *flag, size_t nflag);
+
 /* ---- the runtime a profile is for (needs.c) ---------------------------------------- */
 
 enum {

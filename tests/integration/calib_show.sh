@@ -32,7 +32,9 @@ grep -qE '^  jit\(step\) +jax +20 +0 +[0-9]+ +0\.2 +JAX says why with JAX_EXPLAI
 	{ cat "$T/out"; fail "the compile table: function, runtime, compiles, loads, after warm-up, seconds, cause"; }
 ok "the compile table with its cause"
 expect_out "observed  host_peak_rss" "memory figures by kind"
-expect_out "process group, sampled every" "with their source"
+grep -qE '^  observed +host_peak_rss +[0-9.]+ [KMG]?i?B +- +[a-z(].+' "$T/out" ||
+	{ cat "$T/out"; fail "a figure without its source"; }
+ok "with their source"
 expect_out "job: none (a launch of one process)" "no job"
 expect_out "run directory: $XDG_STATE_HOME/xlaunch/runs/$storm_id" "the run directory"
 expect_out "candidate: -, only: the profile has no candidates" "why this candidate"

@@ -30,7 +30,7 @@ static const struct xl_opt exec_options[] = {
 			   "set VAR for this launch, after the profile and its candidate\n"
 			   "(repeatable; checked, explained and signed as a profile's)"),
 	XL_OPTION_CALLBACK(0, "flag", "VAR:NAME=VALUE", struct exec_opts, flag, struct xl_override_list,
-			   xl_opt_override_flag, "VAR:NAME=VALUE, VAR a flag variable such as XLA_FLAGS (at most 64)",
+			   xl_opt_override_flag, "VAR:NAME=VALUE, VAR one of XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS (at most 64)",
 			   "set flag NAME of VAR (XLA_FLAGS, LIBTPU_INIT_ARGS, ...) for this\n"
 			   "launch, as a profile's flags: section would (repeatable)"),
 	XL_OPTION_END,

@@ -34,11 +34,19 @@ bool xl_override_valid(const char *arg, bool flag)
 
 	if (!n || !flag)
 		return n != 0;
+	{
+		char *var = xl_strndup(arg, n);
+		bool composite = xl_is_composite_var(var);
+
+		free(var);
+		if (!composite)
+			return false;
+	}
 	name = arg + n + 1;
 	if (name[0] == '-' && name[1] == '-')
 		name += 2;
 	eq = strchr(name, '=');
-	if (!eq || eq == name)
+	if (!eq || eq == name || *name == '-' || *name == '.')
 		return false;
 	for (const char *c = name; c < eq; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
@@ -87,6 +95,33 @@ static void key(struct xl_buf *b, const char *indent, const char *s, size_t n)
 	free(k);
 }
 
+/* The NAME=VALUE of --flag arg whose variable is n bytes long, without
+ * the dashes of NAME. */
+static const char *flag_name(const char *arg, size_t n)
+{
+	const char *name = arg + n + 1;
+
+	return name[0] == '-' && name[1] == '-' ? name + 2 : name;
+}
+
+/* Whether flag NAME (of name, up to its '=') of the variable of flags.v[k]
+ * is given again after it: the last one counts. */
+static bool given_later(size_t k, size_t n, const char *name)
+{
+	size_t len = strcspn(name, "=");
+
+	for (size_t j = k + 1; j < flags.n; j++) {
+		const char *other;
+
+		if (strncmp(flags.v[j], flags.v[k], n + 1) != 0)
+			continue;       /* another variable's */
+		other = flag_name(flags.v[j], n);
+		if (strncmp(other, name, len) == 0 && other[len] == '=')
+			return true;
+	}
+	return false;
+}
+
 /* The flags section: each variable once, its flags under it, in the order
  * given (a flag given twice: the last). */
 static void flags_text(struct xl_buf *b)
@@ -103,12 +138,13 @@ static void flags_text(struct xl_buf *b)
 		key(b, "  ", flags.v[i], n);
 		xl_buf_adds(b, "\n");
 		for (size_t k = i; k < flags.n; k++) {
-			const char *name = flags.v[k] + n + 1, *eq;
+			const char *name, *eq;
 
 			if (strncmp(flags.v[k], flags.v[i], n + 1) != 0)
+				continue;       /* another variable's */
+			name = flag_name(flags.v[k], n);
+			if (given_later(k, n, name))
 				continue;
-			if (name[0] == '-' && name[1] == '-')
-				name += 2;
 			eq = strchr(name, '=');
 			key(b, "    ", name, (size_t)(eq - name));
 			xl_json_str(b, eq + 1);
@@ -129,7 +165,13 @@ int overrides_layer(struct layer **out)
 		xl_buf_adds(&b, "env:\n");
 	for (size_t i = 0; i < sets.n; i++) {
 		size_t n = strcspn(sets.v[i], "=");
+		bool later = false;
 
+		/* a variable given twice: the last one counts */
+		for (size_t j = i + 1; j < sets.n && !later; j++)
+			later = strncmp(sets.v[j], sets.v[i], n + 1) == 0;
+		if (later)
+			continue;
 		key(&b, "  ", sets.v[i], n);
 		xl_json_str(&b, sets.v[i] + n + 1);
 		xl_buf_adds(&b, "\n");

@@ -210,8 +210,9 @@ bool xl_override_list_add(struct xl_override_list *l, const char *arg, bool flag
 bool xl_opt_override_set(const char *value, void *field);
 bool xl_opt_override_flag(const char *value, void *field);
 
-/* Whether arg is VAR=VALUE (flag false) or VAR:NAME=VALUE (flag true; NAME
- * may start with "--") with a valid variable name. */
+/* Whether arg is VAR=VALUE (flag false) or VAR:NAME=VALUE (flag true; VAR
+ * a composite flag variable, NAME of letters, digits, '_', '-' and '.',
+ * not starting with '-' or '.' once a leading "--" is taken off) with a valid variable name. */
 bool xl_override_valid(const char *arg, bool flag);
 /* For this process: every profile resolved from now on gets one more
  * layer after its own and its candidate's, "the command line", that sets

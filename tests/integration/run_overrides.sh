@@ -30,6 +30,13 @@ run "$XL" exec --set 1X=2 base -- true
 expect_rc 64 "not a variable name"
 run "$XL" exec --flag XLA_FLAGS=x base -- true
 expect_rc 64 "--flag needs VAR:NAME=VALUE"
+run "$XL" exec --flag MODE:x=1 base -- true
+expect_rc 64 "--flag names a flag variable"
+expect_err "VAR one of XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS" "says which"
+run "$XL" exec --set MODE=a --set MODE=b --flag XLA_FLAGS:xla_dump_to=/x \
+	--flag XLA_FLAGS:--xla_dump_to=/y base -- sh -c 'echo "$MODE|$XLA_FLAGS"'
+expect_rc 0 "given twice"
+expect_out "b|--xla_force_host_platform_device_count=4 --xla_dump_to=/y" "the last one counts"
 run "$XL" profile show base -c small --set MODE=cli --flag XLA_FLAGS:xla_dump_to=/tmp/d --explain
 expect_rc 0 "profile show takes them"
 expect_out "MODE=cli    # the command line" "--explain: set on the command line"

@@ -4,9 +4,16 @@
 # with causes, the storm verdict, the ranks of its job, the run directory),
 # as text and JSON; a run id prefix, `last`, an ambiguous prefix (64), an
 # unknown run (66), and a run kept only in its run directory (--no-record).
-. "$(dirname "$0")/lib.sh"
+# On an SQLite file; calib_show_pg.sh runs the same on PostgreSQL
+# (STORE_BACKEND=postgresql), where the run id prefix is a range of the
+# primary key too.
+. "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 P="$T/profiles"; mkdir -p "$P"
 export XLAUNCH_PROFILE_PATH="$P" XLAUNCH_STORE="$T/store/calib.db"
+if [ "${STORE_BACKEND:-sqlite}" = postgresql ]; then
+	pg_setup
+	XLAUNCH_STORE=$(pg_store show)
+fi
 printf 'description: nothing set\nenv: {PLAIN: yes}\n' >"$P/plain.yaml"
 jget() { python3 -c 'import json,sys; v=json.load(sys.stdin)
 for k in sys.argv[1].split("."): v=v[k] if not k.isdigit() else v[int(k)]

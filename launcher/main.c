@@ -123,7 +123,7 @@ static void print_man_hint(FILE *f)
 	if (page)
 		fprintf(f, "\nThe manual page: man -l %s\n", page);
 	else
-		fprintf(f, "\nThe manual page: man xlaunch (none beside this binary's data in %s;\n"
+		fprintf(f, "\nThe manual page: man xlaunch (none beside this binary's data in %s; "
 			"'make man' builds it in a source tree)\n", xl_data_dir());
 	free(page);
 }

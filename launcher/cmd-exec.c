@@ -97,8 +97,9 @@ const struct xl_cmd xl_cmd_exec = {
 		"The exit status is COMMAND's own; 127 when it cannot be found, 126 when it\n"
 		"cannot be run; 69 when the Python COMMAND names (itself or by its #!)\n"
 		"lacks the runtime the profile is for (jax for JAX_PLATFORMS, torch_xla\n"
-		"for PJRT_DEVICE; without either, any runtime whose variables it sets),\n"
-		"unless --no-runtime-check.\n",
+		"for PJRT_DEVICE; without either, any runtime whose variables it sets)\n"
+		"and every other runtime the profile sets variables for, unless\n"
+		"--no-runtime-check.\n",
 	.options = exec_options,
 	XL_CMD_OPTS(struct exec_opts, NULL),
 	.run = cmd_exec,

@@ -108,8 +108,9 @@ const struct xl_cmd xl_cmd_run = {
 		"when every candidate is predicted infeasible and nothing is launched; 69\n"
 		"when the Python COMMAND names (itself or by its #!) lacks the runtime the\n"
 		"profile is for (jax for JAX_PLATFORMS, torch_xla for PJRT_DEVICE; without\n"
-		"either, any runtime whose variables it sets) and --no-runtime-check is\n"
-		"not given: nothing is launched.\n"
+		"either, any runtime whose variables it sets), has no other runtime the\n"
+		"profile sets variables for, and --no-runtime-check is not given: nothing\n"
+		"is launched.\n"
 		"The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file\n"
 		"to append JSON report lines to).  XLAUNCH_SAMPLE_MS sets how often the\n"
 		"process group's memory is sampled (default 100; 0: off).\n",

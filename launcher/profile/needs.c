@@ -40,11 +40,14 @@ static unsigned families_of(const char *name)
 	return out;
 }
 
-unsigned xl_profile_needs(const struct xl_profile *p, bool *all, const char **because)
+/* The runtimes p's marker variables name (*marked) and those whose
+ * catalogs list a variable it sets (*any), with the first variable of
+ * each. */
+static void scan(const struct xl_profile *p, unsigned *marked, unsigned *any,
+		 const char **first_marker, const char **first_any)
 {
-	unsigned marked = 0, any = 0;
-	const char *first_marker = NULL, *first_any = NULL;
-
+	*marked = *any = 0;
+	*first_marker = *first_any = NULL;
 	for (size_t i = 0; i < p->nvars; i++) {
 		const struct xl_var *v = &p->vars[i];
 		unsigned f;
@@ -53,17 +56,25 @@ unsigned xl_profile_needs(const struct xl_profile *p, bool *all, const char **be
 			continue;
 		for (size_t r = 0; r < NRUNTIMES; r++)
 			if (runtimes[r].marker && strcmp(v->name, runtimes[r].marker) == 0) {
-				marked |= runtimes[r].bit;
-				if (!first_marker)
-					first_marker = v->name;
+				*marked |= runtimes[r].bit;
+				if (!*first_marker)
+					*first_marker = v->name;
 			}
 		if (v->composite)
 			continue;
 		f = families_of(v->name);
-		if (f && !first_any)
-			first_any = v->name;
-		any |= f;
+		if (f && !*first_any)
+			*first_any = v->name;
+		*any |= f;
 	}
+}
+
+unsigned xl_profile_needs(const struct xl_profile *p, bool *all, const char **because)
+{
+	unsigned marked, any;
+	const char *first_marker, *first_any;
+
+	scan(p, &marked, &any, &first_marker, &first_any);
 	*all = marked != 0;
 	if (because)
 		*because = marked ? first_marker : first_any;
@@ -150,9 +161,9 @@ static char *one_that_has(const struct xl_runtime *refused, unsigned needs, bool
 int xl_profile_runtime_check(const struct xl_profile *p, const struct xl_runtime *rt,
 			     const char *anyway)
 {
-	const char *because, *where = NULL;
+	const char *because, *first_any, *where = NULL;
+	unsigned marked, any, needs;
 	bool all;
-	unsigned needs;
 	char *what, *titles, *other;
 
 	/* only an interpreter the command names itself: a shell script or a
@@ -160,13 +171,27 @@ int xl_profile_runtime_check(const struct xl_profile *p, const struct xl_runtime
 	if (!rt || !rt->python || rt->why || !rt->source ||
 	    (strcmp(rt->source, "argv[0]") != 0 && strcmp(rt->source, "#!") != 0))
 		return 0;
-	needs = xl_profile_needs(p, &all, &because);
+	scan(p, &marked, &any, &because, &first_any);
+	all = marked != 0;
+	needs = marked ? marked : any;
 	if (!needs || satisfied(rt, needs, all))
 		return 0;
 	what = needs_str(needs, all, false);
 	titles = needs_str(needs, all, true);
+	/* a profile for one runtime that also sets another's variables (a
+	 * shared cache profile), run by a Python that has that other one:
+	 * said, not stopped (tpu-v5e's PJRT_DEVICE, for torch_xla, is
+	 * harmless to a JAX job) */
+	if (satisfied(rt, any | marked, false)) {
+		xl_warn("profile '%s' is for %s (it sets %s) and %s has no %s: launching, since it "
+			"has another runtime the profile sets variables for", p->name, titles,
+			because ? because : first_any, rt->python, what);
+		free(what);
+		free(titles);
+		return 0;
+	}
 	xl_error("profile '%s' is for %s (it sets %s) and %s (%s) has no %s: the job would fail "
-		 "at its first import", p->name, titles, because, rt->python,
+		 "at its first import", p->name, titles, because ? because : first_any, rt->python,
 		 strcmp(rt->source, "#!") == 0 ? "the script's #!" : "the command", what);
 	other = one_that_has(rt, needs, all, &where);
 	if (other)

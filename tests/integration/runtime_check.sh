@@ -1,7 +1,8 @@
 # runtime_check.sh - `run` and `exec` stop before the start (69) when the
 # Python the command names (argv[0], a script's #!) lacks the runtime the
 # profile is for (JAX_PLATFORMS: jax; PJRT_DEVICE: torch_xla; without
-# either, any runtime whose variables it sets), name the interpreter and
+# either, any runtime whose variables it sets) and every other runtime it
+# sets variables for (one of those: a warning), name the interpreter and
 # one near that has it (VIRTUAL_ENV), and launch anyway with
 # --no-runtime-check; a command that names no Python is never stopped.
 # Two venvs without pip, one with jax's metadata only: the detection reads
@@ -43,6 +44,11 @@ expect_rc 0 "a command that names no Python is never stopped"
 run "$XL" exec forxla -- "$JAXPY" -c 'print("started")'
 expect_rc 69 "PJRT_DEVICE: torch_xla"
 expect_err "is for PyTorch/XLA (it sets PJRT_DEVICE)" "the runtime named"
+printf 'description: TPU, PyTorch/XLA or JAX\nenv: {PJRT_DEVICE: TPU, JAX_COMPILATION_CACHE_DIR: /tmp/x}\n' >"$P/shared.yaml"
+run "$XL" exec shared -- "$JAXPY" -c 'print("started")'
+expect_rc 0 "a Python with another runtime the profile sets variables for is not stopped"
+expect_err "warning: profile 'shared' is for PyTorch/XLA (it sets PJRT_DEVICE) and $JAXPY has no torch_xla: launching" "but told"
+expect_out started "started"
 run "$XL" exec either -- "$JAXPY" -c 'print("started")'
 expect_rc 0 "no marker: any runtime whose variables it sets"
 run "$XL" exec either -- "$BARE" -c 'print("started")'

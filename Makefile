@@ -173,7 +173,7 @@ help:
 	@echo 'make bench        the benchmarks (tests/bench/RESULTS.md)'
 	@echo 'make fuzz         every fuzz harness for FUZZ_SECONDS (fuzz-smoke: a short run)'
 	@echo 'make check-deps   the module arrows and function lengths'
-	@echo 'make deps         the Debian packages the build and the tests need'
+	@echo 'make deps         the Debian packages the build and the tests need (make demo installs fewer)'
 	@echo 'make clean        remove build/, dist/ and ./xlaunch'
 
 # Install the Debian packages the build and the tests need, when missing.
@@ -203,7 +203,9 @@ LOAD_JOBS ?= $(shell echo $$((2 * $(NCPUS))))
 test-load: deps
 	tools/under-load.sh -n $(LOAD_CPUS) $(MAKE) test JOBS=$(LOAD_JOBS)
 
-demo: deps
+# The demo needs a compiler, the libraries and Python, not the test toolchain.
+demo:
+	@tools/deps.sh demo
 	$(MAKE) all
 	tools/demo.sh $(BIN)
 

@@ -309,8 +309,10 @@ struct calib_filter {
 	double since;              /* epoch seconds, or NAN for no bound */
 	long long limit;           /* at most this many; 0: all */
 	const char *job;           /* a job id: its launches (ID, and ID#N of its restarts) */
+	const char *id_prefix;     /* attempts whose run id starts with this (by the
+				    * id's index); NULL: any */
 };
-#define CALIB_FILTER_INIT { NULL, NULL, -1, NULL, NAN, 0, NULL }
+#define CALIB_FILTER_INIT { NULL, NULL, -1, NULL, NAN, 0, NULL, NULL }
 /* The attempts that match, newest first (time, then the order recorded). */
 int calib_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
 		  void *arg);

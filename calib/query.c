@@ -511,6 +511,9 @@ static int q_history(struct calib_store *st, const struct calib_filter *f, calib
 	/* a job's launches: ID, and ID#N for its restarts */
 	if (f->job)
 		xl_buf_adds(&q, " AND (a.job_id = $6 OR substr(a.job_id, 1, length($6) + 1) = $6 || '#')");
+	/* a run id's prefix, as a range of the primary key (ids are ASCII) */
+	if (f->id_prefix)
+		xl_buf_adds(&q, " AND a.id >= $7 AND a.id < $8");
 	xl_buf_adds(&q, " ORDER BY a.time DESC, a.@seq DESC");
 	if (f->limit > 0)
 		xl_buf_addf(&q, " LIMIT %lld", f->limit);
@@ -528,6 +531,13 @@ static int q_history(struct calib_store *st, const struct calib_filter *f, calib
 		REAL(st, s, 5, f->since);
 	if (f->job)
 		TEXT(st, s, 6, f->job);
+	if (f->id_prefix) {
+		char *above = xl_asprintf("%s\x7f", f->id_prefix);
+
+		TEXT(st, s, 7, f->id_prefix);
+		TEXT(st, s, 8, above);
+		free(above);
+	}
 	return attempt_rows(st, s, false, fn, arg);
 }
 

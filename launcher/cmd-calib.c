@@ -1348,8 +1348,10 @@ static const struct xl_cmd calib_report_cmd = {
 	.run = cmd_report,
 };
 
+extern const struct xl_cmd xl_calib_show_cmd;    /* cmd-calib-show.c */
+
 static const struct xl_cmd *const calib_subs[] = {
-	&calib_history_cmd, &calib_stats_cmd, &calib_order_cmd, &calib_predict_cmd,
+	&calib_history_cmd, &xl_calib_show_cmd, &calib_stats_cmd, &calib_order_cmd, &calib_predict_cmd,
 	&calib_record_cmd, &calib_export_cmd, &calib_import_cmd, &calib_forget_cmd,
 	&calib_report_cmd, NULL,
 };
@@ -1357,7 +1359,7 @@ static const struct xl_cmd *const calib_subs[] = {
 const struct xl_cmd xl_cmd_calib = {
 	.name = "calib",
 	.summary = "calibration store: launch history, memory predictions, retry order",
-	.epilog = "Exit status: 0 ok, 64 usage (also an ambiguous signature prefix), 65 bad\n"
+	.epilog = "Exit status: 0 ok, 64 usage (also an ambiguous signature or run id prefix), 65 bad\n"
 		  "import data, 66 no such signature or file, 73 store unusable.\n",
 	.subs = calib_subs,
 };

@@ -8,6 +8,7 @@
 struct show_opts {
 	const char *cand;
 	bool explain;
+	struct xl_override_list set, flag;
 };
 
 static void print_json(json_t *j)
@@ -329,6 +330,7 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 	struct xl_judge jd;
 	int rc;
 
+	xl_profile_set_overrides(o->set.v, o->set.n, o->flag.v, o->flag.n);
 	rc = xl_profile_resolve(ctx, call->argv[0], o->cand, resolve_flags(call->argv[0]), &p);
 	if (rc)
 		return rc;
@@ -841,6 +843,14 @@ static const struct xl_opt show_options[] = {
 		       "what the runtime adds on its own at start, the files applied,\n"
 		       "and the debug profile to add when the store has a compile\n"
 		       "storm of this profile seen without compile logging"),
+	XL_OPTION_CALLBACK(0, "set", "VAR=VALUE", struct show_opts, set, struct xl_override_list,
+			   xl_opt_override_set, "VAR=VALUE with a valid variable name (at most 64)",
+			   "set VAR as run and exec --set would, after the profile and its candidate\n"
+			   "(repeatable; checked, explained and signed as a profile's)"),
+	XL_OPTION_CALLBACK(0, "flag", "VAR:NAME=VALUE", struct show_opts, flag, struct xl_override_list,
+			   xl_opt_override_flag, "VAR:NAME=VALUE, VAR one of XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS (at most 64)",
+			   "set flag NAME of VAR as run and exec --flag would,\n"
+			   "as a profile's flags: section would (repeatable)"),
 	XL_OPTION_END,
 };
 

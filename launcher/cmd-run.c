@@ -57,6 +57,16 @@ static const struct xl_opt run_options[] = {
 		       "launch candidates predicted not to fit too (default: skipped)"),
 	XL_OPTION_FLAG(0, "no-xla-dump", struct xl_run_opts, no_xla_dump,
 		       "do not add XLA's dump (its compilations and memory reports read from outside)"),
+	XL_OPTION_FLAG(0, "no-runtime-check", struct xl_run_opts, no_runtime_check,
+		       "launch even when the command's Python lacks the profile's runtime"),
+	XL_OPTION_CALLBACK(0, "set", "VAR=VALUE", struct xl_run_opts, set, struct xl_override_list,
+			   xl_opt_override_set, "VAR=VALUE with a valid variable name (at most 64)",
+			   "set VAR for this launch, after the profile and its candidate\n"
+			   "(repeatable; checked, explained and signed as a profile's)"),
+	XL_OPTION_CALLBACK(0, "flag", "VAR:NAME=VALUE", struct xl_run_opts, flag, struct xl_override_list,
+			   xl_opt_override_flag, "VAR:NAME=VALUE, VAR one of XLA_FLAGS, LIBTPU_INIT_ARGS, TF_XLA_FLAGS (at most 64)",
+			   "set flag NAME of VAR (XLA_FLAGS, LIBTPU_INIT_ARGS, ...) for this\n"
+			   "launch, as a profile's flags: section would (repeatable)"),
 	XL_OPTION_END,
 };
 
@@ -71,6 +81,7 @@ static enum xl_exit cmd_run(struct xl_ctx *ctx, const struct xl_call *call)
 
 	if (!call->restc && !o->dry_run)
 		return xl_usage_error(call, "no command to run (put it after '--')");
+	xl_profile_set_overrides(o->set.v, o->set.n, o->flag.v, o->flag.n);
 	return xl_run(ctx, call->argv[0], call->restc ? call->restv : NULL, call->restc, o);
 }
 
@@ -94,7 +105,12 @@ const struct xl_cmd xl_cmd_run = {
 		"The exit status is the last attempt's child's: its code, or 128+N for\n"
 		"signal N (143 for a rank ended for another rank whose child then exited\n"
 		"0); 79 when it exited 0 with an outcome listed in --fail-on; 77\n"
-		"when every candidate is predicted infeasible and nothing is launched.\n"
+		"when every candidate is predicted infeasible and nothing is launched; 69\n"
+		"when the Python COMMAND names (itself or by its #!) lacks the runtime the\n"
+		"profile is for (jax for JAX_PLATFORMS, torch_xla for PJRT_DEVICE; without\n"
+		"either, any runtime whose variables it sets), has no other runtime the\n"
+		"profile sets variables for, and --no-runtime-check is not given: nothing\n"
+		"is launched.\n"
 		"The child gets XLAUNCH_RUN_ID, XLAUNCH_RUN_DIR and XLAUNCH_REPORT (a file\n"
 		"to append JSON report lines to).  XLAUNCH_SAMPLE_MS sets how often the\n"
 		"process group's memory is sampled (default 100; 0: off).\n",

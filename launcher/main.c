@@ -8,6 +8,7 @@
 #include "calib/calib.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,7 +55,8 @@ static const struct xl_cmd root = {
 		    "[--color=auto|always|never] COMMAND [ARGS...]",
 	.epilog = "Commands may be shortened to any unique prefix.\n"
 		  "'xlaunch help COMMAND' or 'xlaunch COMMAND --help' for details;\n"
-		  "'xlaunch help exit-codes' for exit statuses; 'man xlaunch' for everything.\n",
+		  "'xlaunch help exit-codes' for exit statuses; 'xlaunch help' ends with the\n"
+		  "command that opens the manual page of this binary.\n",
 	.options = root_options,
 	XL_CMD_OPTS(struct root_opts, NULL),
 	.subs = commands,
@@ -70,8 +72,8 @@ static const struct {
 	{ 2, "empty", "a check had nothing to check (bundle check: no package of the ML lane was found, verdict empty); never a pass" },
 	{ 64, "usage", "bad command line" },
 	{ 65, "data", "bad profile or data (syntax, unknown key, type, cycle, unknown XLA flag)" },
-	{ 66, "noinput", "profile or file not found" },
-	{ 69, "unavailable", "backend unavailable (probe: a backend that is installed is not alive)" },
+	{ 66, "noinput", "profile, candidate (-c) or file not found" },
+	{ 69, "unavailable", "backend unavailable (probe: a backend that is installed is not alive; run and exec: the Python the command names lacks the runtime the profile is for)" },
 	{ 70, "software", "internal error" },
 	{ 73, "cantcreat", "store cannot be created, opened or reached; exec and run: a cache directory cannot be created" },
 	{ 77, "noperm", "refused by policy (timing, cache, ambient, bundle gate, known-bad flag; run: every candidate predicted infeasible)" },
@@ -92,6 +94,38 @@ static void print_exit_codes(FILE *f)
 		else
 			fprintf(f, "  %-19s %s\n", exit_codes[k].name, exit_codes[k].meaning);
 	}
+}
+
+/* The manual page of this binary: beside its data directory as installed
+ * (PREFIX/share/man/man1, the wheel's too), or built in its source tree
+ * (build/rel, build/san).  Caller frees; NULL when none is there. */
+static char *man_page(void)
+{
+	static const char *const rel[] = { "../man/man1/xlaunch.1", "build/rel/xlaunch.1",
+					   "build/san/xlaunch.1" };
+	char buf[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char *p = xl_asprintf("%s/%s", xl_data_dir(), rel[i]);
+		bool found = access(p, R_OK) == 0 && realpath(p, buf);
+
+		free(p);
+		if (found)
+			return xl_strdup(buf);
+	}
+	return NULL;
+}
+
+static void print_man_hint(FILE *f)
+{
+	char *page = man_page();
+
+	if (page)
+		fprintf(f, "\nThe manual page: man -l %s\n", page);
+	else
+		fprintf(f, "\nThe manual page: man xlaunch (none beside this binary's data in %s; "
+			"'make man' builds it in a source tree)\n", xl_data_dir());
+	free(page);
 }
 
 /* `xlaunch help [COMMAND [SUBCOMMAND]]` prints what `xlaunch COMMAND
@@ -119,6 +153,8 @@ static enum xl_exit cmd_help(struct xl_ctx *ctx, const struct xl_call *call)
 		cmd = sub;
 	}
 	xl_cmd_help(cmd, path, stdout);
+	if (cmd == &root)
+		print_man_hint(stdout);
 	return fflush(stdout) == 0 ? XL_EX_OK : XL_EX_SOFTWARE;
 }
 

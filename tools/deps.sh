@@ -11,11 +11,22 @@
 # amalgamation is made by a tclsh script; dpkg-source unpacks it).
 # slurm-wlm and munge: the tests of ranks under srun and sbatch start a
 # private single-node cluster (tools/slurm.sh), never a system-wide one.
+#   tools/deps.sh          everything: the build, the tests, make wheel (make test, CI)
+#   tools/deps.sh demo     only what `make demo` needs: a compiler, pkg-config,
+#                          the four libraries' headers and Python with venv
+#                          and pip (the demo's venv takes jax from PyPI)
 set -e
+DEMO_PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libpq-dev
+python3 python3-venv python3-pip"
 PKGS="build-essential pkg-config libyaml-dev libjansson-dev libsqlite3-dev libcmocka-dev
 clang llvm libclang-rt-dev sqlite3 python3 python3-venv python3-pip python3-dev python3-yaml
 ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev valgrind util-linux libpq-dev postgresql
 chromium tcl dpkg-dev stress-ng slurm-wlm munge"
+case "${1:-all}" in
+demo) PKGS=$DEMO_PKGS ;;
+all) ;;
+*) echo "usage: tools/deps.sh [demo|all]" >&2; exit 64 ;;
+esac
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

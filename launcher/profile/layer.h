@@ -37,6 +37,13 @@ void layer_free(struct layer *l);
  * fuzzing).  Returns 0 or an exit code after printing the error. */
 int xl_profile_resolve_bytes(const char *name, const char *path, const char *data, size_t len,
 			     const char *cand, unsigned flags, struct xl_profile **out);
+/* ---- overrides.c ---------------------------------------------------------------- */
+
+/* The layer of run's and exec's --set and --flag (xl_profile_set_overrides),
+ * named and placed "the command line"; *out NULL when there are none.
+ * Returns 0 or an exit code after printing the error. */
+int overrides_layer(struct layer **out);
+
 /* ---- flagfile.c ---------------------------------------------------------------- */
 
 /* Merges one value of composite variable var into m as XLA reads it: a

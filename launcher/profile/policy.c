@@ -321,11 +321,13 @@ int xl_profile_check(const struct xl_ctx *ctx, struct xl_profile *p)
 		char *before;
 
 		if (!d) {
-			not_in_release(p, &vd, &v->src, v->name, &rv);
+			if (!not_in_release(p, &vd, &v->src, v->name, &rv))
+				xl_profile_warn_unknown_var(p, v);
 			xl_rel_verdict_release(&rv);
 			continue;
 		}
 		xl_rel_verdict_release(&rv);
+		xl_profile_warn_value(p, v);
 		before = xl_strdup(v->value);
 		check_one(p, &vd, v->name, d, &v->value, &v->src, false, &changed);
 		if (changed)
@@ -486,25 +488,15 @@ static const struct xl_var *find_var(const struct xl_profile *p, const char *nam
 	return NULL;
 }
 
-/* Whether the profile targets torch_xla: PJRT_DEVICE or an XLA_* torch_xla
- * variable is set.  JAX-only profiles get nothing from torch_xla. */
+/* Whether the job loads torch_xla: the profile is for PyTorch/XLA
+ * (PJRT_DEVICE), or, without a runtime's marker, sets a torch_xla
+ * variable.  A JAX profile (JAX_PLATFORMS) gets nothing from torch_xla,
+ * whatever cache variables it shares with it. */
 static bool uses_torch_xla(const struct xl_profile *p)
 {
-	for (size_t i = 0; i < p->nvars; i++) {
-		const struct xl_var *v = &p->vars[i];
-		const struct xl_flagdef *d;
-		size_t n;
+	bool all;
 
-		if (!v->value || v->composite)
-			continue;
-		if (strcmp(v->name, "PJRT_DEVICE") == 0)
-			return true;
-		n = xl_catalog_find_all(v->name, &d);
-		for (size_t k = 0; k < n; k++)
-			if (strcmp(xl_families[d[k].family].name, "torch_xla") == 0)
-				return true;
-	}
-	return false;
+	return (xl_profile_needs(p, &all, NULL) & XL_NEEDS_TORCH_XLA) != 0;
 }
 
 json_t *xl_runtime_defaults(const struct xl_profile *p)

@@ -197,6 +197,65 @@ int xl_profile_bundle_gate(const struct xl_ctx *ctx, const struct xl_profile *p)
 void xl_profile_detect_runtime(const struct xl_profile *p, char *const *argv, int argc,
 			       struct xl_runtime *rt);
 
+/* ---- run's and exec's --set and --flag (overrides.c) ---------------------------------- */
+
+/* The --set or --flag arguments of one command line (pointing into argv). */
+#define XL_OVERRIDES_MAX 64
+struct xl_override_list {
+	char *v[XL_OVERRIDES_MAX + 1];   /* NULL-terminated */
+	size_t n;
+};
+/* Adds arg when xl_override_valid and fewer than XL_OVERRIDES_MAX are
+ * there; false otherwise. */
+bool xl_override_list_add(struct xl_override_list *l, const char *arg, bool flag);
+/* The option-table callbacks of --set (VAR=VALUE) and --flag
+ * (VAR:NAME=VALUE): field is a struct xl_override_list. */
+bool xl_opt_override_set(const char *value, void *field);
+bool xl_opt_override_flag(const char *value, void *field);
+
+/* Whether arg is VAR=VALUE (flag false) or VAR:NAME=VALUE (flag true; VAR
+ * a composite flag variable, NAME of letters, digits, '_', '-' and '.',
+ * not starting with '-' or '.' once a leading "--" is taken off) with a valid variable name. */
+bool xl_override_valid(const char *arg, bool flag);
+/* For this process: every profile resolved from now on gets one more
+ * layer after its own and its candidate's, "the command line", that sets
+ * each VAR=VALUE of set and each flag NAME=VALUE of VAR (flag, as
+ * VAR:NAME=VALUE), as a profile's env: and flags: sections would.  The
+ * strings are copied. */
+void xl_profile_set_overrides(char *const *set, size_t nset, char *const *flag, size_t nflag);
+
+/* ---- the runtime a profile is for (needs.c) ---------------------------------------- */
+
+enum {
+	XL_NEEDS_JAX = 1 << 0,
+	XL_NEEDS_TORCH_XLA = 1 << 1,
+	XL_NEEDS_TORCH = 1 << 2,
+};
+/* The runtimes p is for (XL_NEEDS_*): those its marker variables name
+ * (JAX_PLATFORMS: JAX, PJRT_DEVICE: PyTorch/XLA), each needed (*all true);
+ * without a marker, those whose catalogs list a variable it sets, any one
+ * enough (*all false).  *because (may be NULL) gets the variable that says
+ * so (borrowed from p).  0: a profile for no runtime in particular. */
+unsigned xl_profile_needs(const struct xl_profile *p, bool *all, const char **because);
+/* Before run and exec: when the interpreter the command names itself
+ * (rt->source argv[0] or #!) has none of what p is for, says so, names an
+ * interpreter near that has it ($VIRTUAL_ENV, ./.venv, python3 on PATH)
+ * and the option `anyway` that launches regardless, and returns 69;
+ * else 0.  Reads nothing on success. */
+int xl_profile_runtime_check(const struct xl_profile *p, const struct xl_runtime *rt,
+			     const char *anyway);
+
+/* From xl_profile_check: a warning for a variable in no catalog that is a
+ * letter or two from one that is (JAX_ENABLE_X46: did you mean
+ * 'JAX_ENABLE_X64'?), as `flags lint` says; variables of the job's own are
+ * passed over. */
+void xl_profile_warn_unknown_var(const struct xl_profile *p, const struct xl_var *v);
+/* From xl_profile_check: a warning for a value of JAX_PLATFORMS (each
+ * platform of its list) or PJRT_DEVICE that is none of the names xlaunch
+ * knows, with those names and a "did you mean" (an installed plugin may
+ * register others: never a refusal). */
+void xl_profile_warn_value(const struct xl_profile *p, const struct xl_var *v);
+
 /* What the runtime adds on its own at start (PyTorch/XLA's defaults for
  * XLA_FLAGS and LIBTPU_INIT_ARGS tokens and variables it sets when missing)
  * given the resolved profile: {"variable": [{"name","value","when","why"}]}.

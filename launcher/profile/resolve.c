@@ -1107,6 +1107,34 @@ int xl_profile_find_candidate(const struct xl_profile *p, const char *name)
 
 /* Resolves from a loaded top layer (taken over).  nofollow: bases are not
  * loaded (the fuzz entry point reads no files). */
+/* run's and exec's --set and --flag: the last layer, kept with the others
+ * (the provenance of what it sets points into it) */
+static int apply_overrides(struct xl_profile *p)
+{
+	struct priv *pv = p->priv;
+	struct layer *l;
+	int rc = pv->nofiles ? 0 : overrides_layer(&l);
+
+	if (rc || pv->nofiles || !l)
+		return rc;
+	pv->layers = xl_realloc(pv->layers, (pv->n + 1) * sizeof(*pv->layers));
+	pv->layers[pv->n++] = l;
+	if ((rc = apply_layer(p, l, NULL)))
+		return rc;
+	/* its lines are those of the text it stands for: the place is the
+	 * command line alone */
+	for (size_t i = 0; i < p->nvars; i++) {
+		struct xl_var *v = &p->vars[i];
+
+		if (v->src.file == l->path)
+			v->src.line = v->src.col = 0;
+		for (size_t k = 0; k < v->flags.n; k++)
+			if (v->flags.v[k].src.file == l->path)
+				v->flags.v[k].src.line = v->flags.v[k].src.col = 0;
+	}
+	return 0;
+}
+
 static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, const char *cand,
 		       unsigned flags, char *const *set, bool nofollow, struct xl_profile **out)
 {
@@ -1201,7 +1229,7 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 				xl_error("profile '%s': no candidate '%s' (the profile has no candidates)",
 					 p->name, cand);
 			xl_buf_release(&b);
-			rc = XL_EX_USAGE;
+			rc = XL_EX_NOINPUT;     /* a name that is not there, as a profile's */
 			goto fail;
 		}
 		p->cand = idx;
@@ -1210,6 +1238,8 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 		if (rc)
 			goto fail;
 	}
+	if ((rc = apply_overrides(p)))
+		goto fail;
 	if (p->policy.strict) {
 		for (size_t i = 0; i < pv->n; i++) {
 			if (!pv->layers[i]->open_to_all)
@@ -1352,6 +1382,8 @@ static json_t *prov_json(struct xl_prov s)
 {
 	if (s.file == AMBIENT_FILE)
 		return json_string(AMBIENT_FILE);
+	if (s.file && !s.line)          /* the command line (--set, --flag) */
+		return json_string(s.file);
 	return json_sprintf("%s:%u:%u", s.file, s.line, s.col);
 }
 

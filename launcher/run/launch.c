@@ -315,8 +315,9 @@ int xl_run(const struct xl_ctx *ctx, const char *name, char **argv, int argc,
 		xl_bundle_cache_readonly();
 	/* the plan resolves the profile and checks it against the release the
 	 * command will load (the candidates later, from the same cache) */
-	if ((rc = xl_plan_begin(ctx, name, o->cand, XL_PLAN_LAUNCH, argc ? argv : NULL, argc,
-				 &plan))) {
+	if ((rc = xl_plan_begin(ctx, name, o->cand,
+				XL_PLAN_LAUNCH | (o->no_runtime_check || o->dry_run ? XL_PLAN_ANY_RUNTIME : 0),
+				argc ? argv : NULL, argc, &plan))) {
 		xl_plan_release(&plan);
 		return rc;
 	}

@@ -290,6 +290,8 @@ int xl_plan_begin(const struct xl_ctx *ctx, const char *name, const char *pinned
 	out->base_item.profile = out->base;
 	rc = check_item(ctx, argv, argc, &out->base_item);
 	out->base_checked = !rc;
+	if (!rc && !(flags & XL_PLAN_ANY_RUNTIME))
+		rc = xl_profile_runtime_check(out->base, out->base_item.runtime, "--no-runtime-check");
 	if (!rc)
 		rc = xl_profile_bundle_gate(ctx, out->base);
 	return rc;

@@ -75,6 +75,7 @@ enum {
 	XL_PLAN_LAUNCH = 1 << 1,         /* xl_plan_begin: the profile as launched is
 					  * checked against the release argv will
 					  * load and passes the bundle gate */
+	XL_PLAN_ANY_RUNTIME = 1 << 2,    /* with XL_PLAN_LAUNCH: no xl_profile_runtime_check */
 };
 
 /* Plans the launch of profile `name` running argv[0..argc) (argc 0: the
@@ -128,6 +129,8 @@ struct xl_run_opts {
 	double timeout_s, grace_s;
 	bool no_record, dry_run, all_ranks;
 	bool try_infeasible, no_xla_dump;
+	bool no_runtime_check;    /* launch even when the command's Python lacks the runtime */
+	struct xl_override_list set, flag;   /* --set, --flag: the command line's layer */
 };
 
 /* Launches argv[0..argc) under profile `name` (argc 0 only with dry_run):
@@ -156,6 +159,14 @@ int xl_record_replay(struct calib_store *st);
 int xl_sweep_lost(struct calib_store *st, bool *store_failed);
 /* Only the temporary files of pending records (before a replay). */
 int xl_sweep_pending_tmp(void);
+
+/* ---- run directories (rundir.c) ------------------------------------------------------- */
+
+/* The run directories whose id starts with prefix, in the state directory
+ * and its fallback: how many (0, 1, or 2 for two or more); when exactly
+ * one, *dir (its path) and *id (its full id) are set (caller frees both),
+ * else both are NULL.  Reads only. */
+size_t xl_run_dir_find(const char *prefix, char **dir, char **id);
 
 /* ---- for `profile show --explain` (explain.c) ------------------------------------------ */
 

@@ -6,6 +6,7 @@
  * (sweep.c), which use it. */
 #include "launcher/run/rundir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -251,4 +252,49 @@ void xl_run_settled(const char *id, const char *why)
 		free(dir);
 		free(roots[i]);
 	}
+}
+
+/* ---- finding a run directory ---------------------------------------------------------- */
+
+/* One root's runs/: entries that start with prefix, counted into *n (up to
+ * two); the first one's directory in *dir and its id in *id. */
+static void match_in(const char *root, const char *prefix, size_t *n, char **dir, char **id)
+{
+	char *runs = xl_asprintf("%s/runs", root);
+	DIR *d = opendir(runs);
+	struct dirent *e;
+	size_t len = strlen(prefix);
+
+	while (d && *n < 2 && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, len) != 0)
+			continue;
+		if (*id && strcmp(*id, e->d_name) == 0)
+			continue;      /* the same run, kept in both roots */
+		if ((*n)++ == 0) {
+			*dir = xl_asprintf("%s/%s", runs, e->d_name);
+			*id = xl_strdup(e->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+}
+
+size_t xl_run_dir_find(const char *prefix, char **dir, char **id)
+{
+	char *roots[2];
+	size_t nroots = xl_keep_dirs(roots), n = 0;
+
+	*dir = *id = NULL;
+	for (size_t i = 0; i < nroots; i++) {
+		if (*prefix && !strchr(prefix, '/'))
+			match_in(roots[i], prefix, &n, dir, id);
+		free(roots[i]);
+	}
+	if (n != 1) {
+		free(*dir);
+		free(*id);
+		*dir = *id = NULL;
+	}
+	return n;
 }

@@ -471,3 +471,37 @@ int xl_fuzz_hloentry(const uint8_t *data, size_t len)
 	xl_hlo_entry_release(&e);
 	return rc;
 }
+
+int xl_fuzz_override(const uint8_t *data, size_t len)
+{
+	char *text = xl_strndup((const char *)data, len), *save = NULL;
+	char *set[16], *flag[16];
+	size_t ns = 0, nf = 0;
+	bool printable = true;
+	struct layer *l = NULL;
+	int rc;
+
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool is_flag = strncmp(line, "flag ", 5) == 0;
+		char *arg = is_flag ? line + 5 : line;
+
+		if (!xl_override_valid(arg, is_flag) || (is_flag ? nf : ns) == 16)
+			continue;
+		for (const char *c = arg; *c; c++)
+			printable &= *c >= 0x20 && *c < 0x7f;
+		if (is_flag)
+			flag[nf++] = arg;
+		else
+			set[ns++] = arg;
+	}
+	xl_profile_set_overrides(set, ns, flag, nf);
+	rc = overrides_layer(&l);
+	if ((ns || nf) && printable && (rc != 0 || !l))
+		abort();
+	if (rc != 0 && rc != XL_EX_DATAERR)
+		abort();
+	layer_free(l);
+	xl_profile_set_overrides(NULL, 0, NULL, 0);
+	free(text);
+	return 0;
+}

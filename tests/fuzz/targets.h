@@ -69,4 +69,9 @@ int xl_fuzz_dumpname(const uint8_t *data, size_t len);
  * Returns the number of parameters, -1 when none was read. */
 int xl_fuzz_hloentry(const uint8_t *data, size_t len);
 
+/* --set and --flag arguments, one per line ("flag " before one makes it a
+ * --flag): those xl_override_valid accepts make a layer that loads, and
+ * one with printable values only always does. */
+int xl_fuzz_override(const uint8_t *data, size_t len);
+
 #endif

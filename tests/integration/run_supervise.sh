@@ -194,7 +194,7 @@ run "$XL" run ladder --timeout soon -- true
 expect_rc 64 "bad --timeout"
 expect_err "option '--timeout': 'soon' is not a duration" "bad --timeout named"
 run "$XL" run ladder -c nope -- true
-expect_rc 64 "unknown candidate"
+expect_rc 66 "unknown candidate: not found"
 expect_err "no candidate 'nope' (candidates: big, small)" "candidates listed"
 
 # report lines: good, malformed, unknown, huge

@@ -333,6 +333,8 @@ static int supervise(struct attempt *at, char **envp)
 		at->peers = xl_peers_begin(l->st, l->job_id, l->rank, l->world, at->id,
 					   &at->it->profile->ranks);
 	so.peers = at->peers;
+	so.stop_on_storm = (l->o->on_storm != XL_ON_STORM_UNSET ? l->o->on_storm : pc->on_storm) ==
+			   XL_ON_STORM_STOP;
 	/* a server store's connection is not held while the child runs */
 	calib_idle(l->st);
 	rc = xl_supervise(&so, &at->sr);
@@ -614,6 +616,10 @@ int xl_attempt(const struct xl_launch *l, const struct xl_plan_item *it, int n, 
 	/* ended for another rank: never a success, whatever the child said */
 	if (at.sr.peer_ended && rc == 0)
 		rc = 128 + SIGTERM;
+	/* ended for a storm: the status --fail-on gives one, whatever the
+	 * child made of its SIGTERM */
+	if (at.sr.storm_stopped)
+		rc = XL_EX_FAIL_ON;
 out:
 	attempt_release(&at);
 	return rc;

@@ -128,6 +128,7 @@ struct xl_run_opts {
 	double timeout_s, grace_s;
 	bool no_record, dry_run, all_ranks;
 	bool try_infeasible, no_xla_dump;
+	int on_storm;          /* enum xl_on_storm: --on-storm over the profile's */
 };
 
 /* Launches argv[0..argc) under profile `name` (argc 0 only with dry_run):

@@ -31,6 +31,9 @@ struct xl_sup_opts {
 	const char *guardian_path;    /* where the guardian's pid is written, or NULL */
 	struct xl_peers *peers;       /* the other ranks of the job, watched from the
 				       * spawn on, or NULL (launcher/run/peers.h) */
+	bool stop_on_storm;           /* compile.on_storm: stop: the child is ended
+				       * (as at a timeout, with grace_s) as soon as
+				       * the watch's storm rule is met */
 };
 
 struct xl_sup_result {
@@ -45,6 +48,9 @@ struct xl_sup_result {
 	long long peak_rss_bytes;
 	size_t term_dropped;  /* bytes a stuck terminal did not get (the logs have them) */
 	bool peer_ended;      /* ended because another rank of the job was gone */
+	bool storm_stopped;   /* ended for a compile storm (stop_on_storm) */
+	double storm_at_s;    /* when the storm rule was met (seconds from the start) */
+	char storm_reason[512];   /* the storm rule's verdict at that moment */
 };
 
 /* Spawns argv in its own process group and supervises it to the end.

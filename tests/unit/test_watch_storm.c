@@ -568,6 +568,12 @@ static void test_bad_patterns(void **state)
 		"compile_storm: {warmup_step: 3}\n",
 		"compile_storm: {quiet_gaps: 0}\n",
 		"block_lines: -1\n",
+		"compile_internal: [jax]\n",
+		"compile_internal: {jax: {prefix: _, name: [iota]}}\n",
+		"compile_internal: {jax: {names: iota}}\n",
+		"compile_internal: {jax: {names: [[iota]]}}\n",
+		"compile_internal: {jax: {prefix: ''}}\n",
+		"compile_internal: {[jax]: {prefix: _}}\n",
 	};
 
 	(void)state;

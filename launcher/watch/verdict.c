@@ -239,7 +239,9 @@ static long after_warmup(const struct xl_watch *w, bool named, long *per, long *
  * a symptom of the same drift); then the one whose recompilations after
  * warm-up took more time (times within a quarter of each other count as
  * equal: a busy host stretches them); then the one that recompiled more;
- * then by name.  Nothing in it depends on when a compilation was seen. */
+ * then by name.  The runtime's own programs among themselves: by their
+ * compilations in all, then by name.  Nothing in it depends on when a
+ * compilation was seen. */
 static bool ranks_before(const struct xl_watch *w, const long *per, int a, int b)
 {
 	const struct xl_cfn *x = &w->fns[a], *y = &w->fns[b];
@@ -249,6 +251,12 @@ static bool ranks_before(const struct xl_watch *w, const long *per, int a, int b
 
 	if (x->internal != y->internal)
 		return !x->internal;
+	/* the runtime's own, a symptom listed after the cause: by their
+	 * compilations in all, then name, which no timing moves */
+	if (x->internal && x->compiles != y->compiles)
+		return x->compiles > y->compiles;
+	if (x->internal)
+		return (c = strcmp(x->name, y->name)) != 0 ? c < 0 : a < b;
 	if (big > 0 && fabs(tx - ty) > 0.25 * big)
 		return tx > ty;
 	if (per[a] != per[b])

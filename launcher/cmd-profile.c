@@ -197,7 +197,8 @@ static void show_compile(const struct xl_profile *p, bool explain)
 	const struct xl_compile_cfg *c = &p->compile;
 	char where[1024];
 
-	if (!c->step_pattern && c->warmup_steps < 0 && c->max_after_warmup < 0 && c->max_compile_share <= 0)
+	if (!c->step_pattern && c->warmup_steps < 0 && c->max_after_warmup < 0 && c->max_compile_share <= 0 &&
+	    c->on_storm == XL_ON_STORM_UNSET)
 		return;
 	printf("compile:    ");
 	if (c->step_pattern)
@@ -208,6 +209,8 @@ static void show_compile(const struct xl_profile *p, bool explain)
 		printf(" max_after_warmup=%ld", c->max_after_warmup);
 	if (c->max_compile_share > 0)
 		printf(" max_compile_share=%g", c->max_compile_share);
+	if (c->on_storm != XL_ON_STORM_UNSET)
+		printf(" on_storm=%s", c->on_storm == XL_ON_STORM_STOP ? "stop" : "warn");
 	printf("\n");
 	if (!explain)
 		return;
@@ -219,6 +222,8 @@ static void show_compile(const struct xl_profile *p, bool explain)
 		printf("  max_after_warmup    # %s\n", prov_str(c->max_after_warmup_src, where, sizeof(where)));
 	if (c->max_compile_share > 0)
 		printf("  max_compile_share   # %s\n", prov_str(c->max_compile_share_src, where, sizeof(where)));
+	if (c->on_storm != XL_ON_STORM_UNSET)
+		printf("  on_storm            # %s\n", prov_str(c->on_storm_src, where, sizeof(where)));
 }
 
 /* The ranks section, when the profile sets any of it (else the defaults

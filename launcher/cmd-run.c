@@ -27,6 +27,12 @@ static bool parse_fail_on(const char *value, void *field)
 	return true;
 }
 
+/* --on-storm: warn or stop, over the profile's compile.on_storm */
+static bool parse_on_storm(const char *value, void *field)
+{
+	return xl_on_storm_parse(value, (int *)field);
+}
+
 static const struct xl_opt run_options[] = {
 	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
 	  .offset = XL_FIELD(struct xl_run_opts, cand, const char *), .flags = XL_OPTF_SHORT,
@@ -43,6 +49,12 @@ static const struct xl_opt run_options[] = {
 	  .what = "a list of outcomes other than ok (compile-storm, ...) or none",
 	  .help = "exit 79 when the child exited 0 but the last outcome is\n"
 		  "one of these (compile-storm: a storm fails CI)" },
+	{ .name = "on-storm", .kind = XL_OPT_CALLBACK, .arg = "WHAT",
+	  .offset = XL_FIELD(struct xl_run_opts, on_storm, int), .parse = parse_on_storm,
+	  .what = "warn or stop",
+	  .help = "what a compile storm does: warn (default) names it at the\n"
+		  "end; stop ends the child as soon as the storm rule is met\n"
+		  "(SIGTERM, SIGKILL after --grace; outcome compile-storm)" },
 	XL_OPTION_COUNT(0, "max-attempts", "N", struct xl_run_opts, max_attempts, 1, 1000,
 			"at most N attempts (default: every candidate)"),
 	XL_OPTION_DURATION(0, "timeout", "DUR", struct xl_run_opts, timeout_s,

@@ -78,7 +78,7 @@ static const struct {
 	{ 73, "cantcreat", "store cannot be created, opened or reached; exec and run: a cache directory cannot be created" },
 	{ 77, "noperm", "refused by policy (timing, cache, ambient, bundle gate, known-bad flag; run: every candidate predicted infeasible)" },
 	{ 78, "config", "configuration error (environment, search path)" },
-	{ 79, "fail-on", "run --fail-on: the child exited 0, but the outcome is one --fail-on lists (compile-storm)" },
+	{ 79, "fail-on", "run --fail-on: the child exited 0, but the outcome is one --fail-on lists (compile-storm); or run --on-storm=stop ended a storm" },
 	{ -1, "1-255", "run and exec: the child's own exit code" },
 	{ -3, "126, 127", "run and exec: COMMAND was found but could not be run (126), or not found (127)" },
 	{ -2, "128+N", "run and exec: the child was killed by signal N; run: 143 when a rank ended its child because another rank of its job died (peer-failed) and the child then exited 0" },

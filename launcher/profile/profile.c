@@ -21,8 +21,19 @@ static const char *const top_keys[] = {
 };
 static const char *const ranks_keys[] = { "watch", "grace", "poll", "lease", NULL };
 static const char *const compile_keys[] = {
-	"step_pattern", "warmup_steps", "max_after_warmup", "max_compile_share", NULL,
+	"step_pattern", "warmup_steps", "max_after_warmup", "max_compile_share", "on_storm", NULL,
 };
+
+bool xl_on_storm_parse(const char *s, int *out)
+{
+	if (s && strcmp(s, "warn") == 0)
+		*out = XL_ON_STORM_WARN;
+	else if (s && strcmp(s, "stop") == 0)
+		*out = XL_ON_STORM_STOP;
+	else
+		return false;
+	return true;
+}
 static const char *const policy_keys[] = { "timing", "cache", "ambient", "bundle", "strict", NULL };
 static const char *const limit_keys[] = {
 	"address_space", "open_files", "core", "cpu_time", "memory", NULL,
@@ -367,6 +378,13 @@ static bool check_compile(const struct layer *l, const struct xl_ynode *m)
 			regfree(&re);
 			if (!*v->str) {
 				perr(l, v, "compile.step_pattern must not be empty");
+				return false;
+			}
+		} else if (strcmp(k, "on_storm") == 0) {
+			int how;
+
+			if (!xl_on_storm_parse(v->str, &how)) {
+				perr(l, v, "compile.on_storm: '%s' is not warn or stop", v->str);
 				return false;
 			}
 		} else if (strcmp(k, "max_compile_share") == 0) {

@@ -78,8 +78,17 @@ struct xl_compile_cfg {
 	char *step_pattern;      /* a POSIX extended regex for a step line, or NULL */
 	long warmup_steps, max_after_warmup;
 	double max_compile_share;   /* 0 < share <= 1, or -1 */
+	int on_storm;            /* enum xl_on_storm: what a storm does to the run */
 	struct xl_prov step_pattern_src, warmup_steps_src, max_after_warmup_src, max_compile_share_src;
+	struct xl_prov on_storm_src;
 };
+
+/* compile.on_storm (and run --on-storm): warn (the default: the storm is
+ * named when the run ends) or stop (the child is ended as soon as the
+ * storm rule is met). */
+enum xl_on_storm { XL_ON_STORM_UNSET, XL_ON_STORM_WARN, XL_ON_STORM_STOP };
+/* "warn" or "stop" into *out; false for anything else. */
+bool xl_on_storm_parse(const char *s, int *out);
 
 /* The profile's ranks section: how the ranks of one job launch watch each
  * other through the store (launcher/run/peers.c).  Unset keys keep the

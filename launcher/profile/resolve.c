@@ -711,6 +711,8 @@ static void apply_compile(struct xl_profile *p, const struct layer *l, const str
 		c->max_compile_share = d;
 		c->max_compile_share_src = prov_of(l, v);
 	}
+	if ((v = xl_ymap_get(m, "on_storm")) && xl_on_storm_parse(v->str, &c->on_storm))
+		c->on_storm_src = prov_of(l, v);
 }
 
 static void apply_ranks(struct xl_profile *p, const struct layer *l, const struct xl_ynode *m)
@@ -1369,6 +1371,8 @@ json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c)
 		json_object_set_new(o, "max_after_warmup", json_integer(c->max_after_warmup));
 	if (c->max_compile_share > 0)
 		json_object_set_new(o, "max_compile_share", json_real(c->max_compile_share));
+	if (c->on_storm != XL_ON_STORM_UNSET)
+		json_object_set_new(o, "on_storm", json_string(c->on_storm == XL_ON_STORM_STOP ? "stop" : "warn"));
 	return o;
 }
 

@@ -340,6 +340,8 @@ static int supervise(struct attempt *at, char **envp)
 	    at->it->profile->limits.memory >= 0 && at->it->profile->limits.memory != INT64_MAX)
 		xl_warn("limits.memory is not enforced: %s", at->memcg.why);
 	so.memcg = at->memcg.dir ? &at->memcg : NULL;
+	so.stop_on_storm = (l->o->on_storm != XL_ON_STORM_UNSET ? l->o->on_storm : pc->on_storm) ==
+			   XL_ON_STORM_STOP;
 	/* a server store's connection is not held while the child runs */
 	calib_idle(l->st);
 	rc = xl_supervise(&so, &at->sr);
@@ -628,6 +630,10 @@ int xl_attempt(const struct xl_launch *l, const struct xl_plan_item *it, int n, 
 	/* ended for another rank: never a success, whatever the child said */
 	if (at.sr.peer_ended && rc == 0)
 		rc = 128 + SIGTERM;
+	/* ended for a storm: the status --fail-on gives one, whatever the
+	 * child made of its SIGTERM */
+	if (at.sr.storm_stopped)
+		rc = XL_EX_FAIL_ON;
 out:
 	attempt_release(&at);
 	return rc;

@@ -258,6 +258,13 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		out->outcome = XL_OUT_OOM;
 		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer at the cgroup"
 			 " limit (limits.memory, the launch's own cgroup)");
+	} else if (sr->storm_stopped) {
+		/* ended by xlaunch for the storm (compile.on_storm: stop): the
+		 * verdict at that moment */
+		out->outcome = XL_OUT_COMPILE_STORM;
+		out->storm = true;
+		snprintf(out->reason, sizeof(out->reason), "stopped after %.1f s (on_storm: stop): %.460s",
+			 sr->storm_at_s, sr->storm_reason);
 	} else if (failed && sr->oom_killed) {
 		out->outcome = XL_OUT_OOM;
 		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer (cgroup oom_kill)");

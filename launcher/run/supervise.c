@@ -427,6 +427,7 @@ struct sup {
 	bool got;             /* the last pass read something from the child */
 	int status, drains;
 	int peer_fd;          /* readable when another rank is gone, or -1 */
+	struct xl_storm_live storm_live;
 	struct rusage ru;
 	char buf[65536];
 };
@@ -636,6 +637,16 @@ static void forward_signals(struct sup *s)
 	}
 }
 
+/* The one way xlaunch ends a child it decided to end (a timeout, a dead
+ * rank, a compile storm): SIGTERM to its process group now, SIGKILL after
+ * grace seconds (check_child sends it); the caller has said who asked. */
+static void end_child(struct sup *s, double now, double grace)
+{
+	kill(-s->child, SIGTERM);
+	s->term_at = now;
+	s->kill_at = now + grace;
+}
+
 /* Whether the child just ended (what it left in its group goes too); else
  * the timeout: SIGTERM to the group, SIGKILL after the grace period. */
 static bool check_child(struct sup *s, double now)
@@ -660,9 +671,7 @@ static bool check_child(struct sup *s, double now)
 		s->r->timed_out = true;
 		xl_warn("timeout after %.0f s: stopping the child (SIGTERM, then SIGKILL after %.0f s)",
 			o->timeout_s, o->grace_s);
-		kill(-s->child, SIGTERM);
-		s->term_at = now;
-		s->kill_at = now + o->grace_s;
+		end_child(s, now, o->grace_s);
 	} else if (s->term_at && now >= s->kill_at) {
 		kill(-s->child, SIGKILL);
 		s->kill_at = now + 3600;
@@ -683,9 +692,27 @@ static void peer_gone(struct sup *s, double now)
 		return;
 	grace = xl_peers_fire(s->o->peers);
 	s->r->peer_ended = true;
-	kill(-s->child, SIGTERM);
-	s->term_at = now;
-	s->kill_at = now + grace;
+	end_child(s, now, grace);
+}
+
+/* compile.on_storm: stop: the storm rule, judged on the run so far, is
+ * met: the child is ended as at a timeout, with the profile's grace.  A
+ * child already being ended keeps its own outcome. */
+static void storm_check(struct sup *s, double now)
+{
+	const struct xl_sup_opts *o = s->o;
+	struct xl_storm st;
+
+	if (!o->stop_on_storm || !o->watch || s->child_done || s->term_at)
+		return;
+	if (!xl_watch_storm_now(o->watch, &s->storm_live, now, &st))
+		return;
+	s->r->storm_stopped = true;
+	s->r->storm_at_s = now - s->start;
+	snprintf(s->r->storm_reason, sizeof(s->r->storm_reason), "%s", st.reason);
+	xl_warn("compile storm after %.1f s: stopping the child (on_storm: stop; SIGTERM, then"
+		" SIGKILL after %.0f s)", s->r->storm_at_s, o->grace_s);
+	end_child(s, now, o->grace_s);
 }
 
 /* Until the child has ended and its output is read. */
@@ -714,6 +741,7 @@ static void watch_loop(struct sup *s)
 		/* report lines written before the output just woken for come first */
 		if (o->watch)
 			xl_watch_poll(o->watch, now);
+		storm_check(s, now);
 		observe_tick(s, now);
 		if (pf[nfds - 1].fd == s->peer_fd && s->peer_fd >= 0) {
 			if (pf[--nfds].revents & POLLIN)
@@ -831,6 +859,7 @@ int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)
 	termq_init(&s.tq_out, 1);
 	termq_init(&s.tq_err, 2);
 	s.peer_fd = xl_peers_start(o->peers);
+	xl_storm_live_init(&s.storm_live);
 	watch_loop(&s);
 	finish(&s);
 	return 0;

@@ -35,6 +35,9 @@ struct xl_sup_opts {
 	struct xl_memcg *memcg;       /* the launch's own memory cgroup, the child
 				       * moved into it at its start, or NULL
 				       * (launcher/run/memcg.h) */
+	bool stop_on_storm;           /* compile.on_storm: stop: the child is ended
+				       * (as at a timeout, with grace_s) as soon as
+				       * the watch's storm rule is met */
 };
 
 struct xl_sup_result {
@@ -51,6 +54,9 @@ struct xl_sup_result {
 	bool peer_ended;      /* ended because another rank of the job was gone */
 	bool oom_cgroup;      /* the OOM killer acted in the launch's own cgroup
 			       * (at its limit: limits.memory) */
+	bool storm_stopped;   /* ended for a compile storm (stop_on_storm) */
+	double storm_at_s;    /* when the storm rule was met (seconds from the start) */
+	char storm_reason[512];   /* the storm rule's verdict at that moment */
 };
 
 /* Spawns argv in its own process group and supervises it to the end.

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *runtime_own(const char *runtime);
+
 static bool is_report_fn(const struct xl_watch *w, int fi)
 {
 	return fi >= 0 && strcmp(w->fns[fi].runtime, "report") == 0;
@@ -78,8 +80,7 @@ static void input_cause(const struct xl_cfn *f, size_t top, struct xl_buf *out)
 		 * not kept */
 		xl_buf_addf(out, "input %zu of %zu changed", top, f->e_last.total);
 		if (f->pchg[top] == recompiles)
-			xl_buf_addf(out, " on each of its %ld recompilation%s", recompiles,
-				    recompiles == 1 ? "" : "s");
+			xl_buf_adds(out, " at every recompilation");
 		else
 			xl_buf_addf(out, " on %ld of %ld recompilations", f->pchg[top], recompiles);
 		xl_buf_addf(out, " (its type is not kept: only the first %d and the last %d inputs' are)",
@@ -87,8 +88,8 @@ static void input_cause(const struct xl_cfn *f, size_t top, struct xl_buf *out)
 	} else if (recompiles == 1) {
 		xl_buf_addf(out, "input %zu (%s) changed: %s -> %s", top, last->name, prev->type, last->type);
 	} else if (first && second && f->pchg[top] == recompiles) {
-		xl_buf_addf(out, "input %zu (%s) changed on each of its %ld recompilations: %s -> %s", top,
-			    last->name, recompiles, first->type, second->type);
+		xl_buf_addf(out, "input %zu (%s) changed at every recompilation: %s -> %s", top,
+			    last->name, first->type, second->type);
 		if (f->entries > 2)
 			xl_buf_addf(out, "%s%s", f->entries > 3 ? " -> ... -> " : " -> ", last->type);
 	} else {
@@ -167,6 +168,8 @@ static void cause_text(const struct xl_cfn *f, struct xl_buf *out)
 
 static void fn_label(const struct xl_cfn *f, struct xl_buf *out)
 {
+	if (f->internal)
+		xl_buf_addf(out, "%s ", runtime_own(f->runtime));
 	xl_buf_adds(out, f->name);
 	if (f->place)
 		xl_buf_addf(out, " (%s)", base(f->place));
@@ -184,10 +187,29 @@ static bool use_named(const struct xl_watch *w)
 
 /* After warm-up: per function (per[]), in all, and the last one's step and
  * time. */
+/* Whether fns[fi] counts toward the storm rule: a runtime's own programs
+ * (jnp.ones for a new shape) recompile beside the user's functions, a
+ * symptom of the same drift or a model's start in several shapes; they
+ * count only in a job where no function of the user's compiled at all
+ * (everything run outside jit).  They are ranked and listed either way. */
+static bool user_compiled(const struct xl_watch *w)
+{
+	for (size_t i = 0; i < w->nfns; i++)
+		if (!w->fns[i].internal && w->fns[i].compiles > 0 && strcmp(w->fns[i].runtime, "report") != 0)
+			return true;
+	return false;
+}
+
+static bool rule_counts(const struct xl_watch *w, int fi, bool user)
+{
+	return !user || !w->fns[fi].internal;
+}
+
 static long after_warmup(const struct xl_watch *w, bool named, long *per, long *last_step,
 			 double *last_t)
 {
 	const struct xl_storm_rule *r = &w->cfg.rule;
+	bool user = user_compiled(w);
 	long n = 0;
 
 	*last_step = -1;
@@ -199,8 +221,10 @@ static long after_warmup(const struct xl_watch *w, bool named, long *per, long *
 			continue;
 		if (w->steps > 0 ? e->step < r->warmup_steps : e->t < w->warmup_s)
 			continue;
-		n++;
 		per[e->fn]++;
+		if (!rule_counts(w, e->fn, user))
+			continue;
+		n++;
 		if (e->step > *last_step)
 			*last_step = e->step;
 		if (e->t > *last_t)
@@ -209,14 +233,117 @@ static long after_warmup(const struct xl_watch *w, bool named, long *per, long *
 	return n;
 }
 
-static int top_of(const struct xl_watch *w, const long *per)
+/* Whether fns[a] goes before fns[b] in the storm's ranking (per: their
+ * recompilations after warm-up): the user's own function before the
+ * runtime's internal programs (they recompile for the same new shapes,
+ * a symptom of the same drift); then the one whose recompilations after
+ * warm-up took more time (times within a quarter of each other count as
+ * equal: a busy host stretches them); then the one that recompiled more;
+ * then by name.  The runtime's own programs among themselves: by their
+ * compilations in all, then by name.  Nothing in it depends on when a
+ * compilation was seen. */
+static bool ranks_before(const struct xl_watch *w, const long *per, int a, int b)
 {
-	int top = -1;
+	const struct xl_cfn *x = &w->fns[a], *y = &w->fns[b];
+	double tx = x->recompile_after_s, ty = y->recompile_after_s;
+	double big = tx > ty ? tx : ty;
+	int c;
 
-	for (size_t i = 0; i < w->nfns; i++)
-		if (per[i] && (top < 0 || per[i] > per[top]))
-			top = (int)i;
-	return top;
+	if (x->internal != y->internal)
+		return !x->internal;
+	/* the runtime's own, a symptom listed after the cause: by their
+	 * compilations in all, then name, which no timing moves */
+	if (x->internal && x->compiles != y->compiles)
+		return x->compiles > y->compiles;
+	if (x->internal)
+		return (c = strcmp(x->name, y->name)) != 0 ? c < 0 : a < b;
+	if (big > 0 && fabs(tx - ty) > 0.25 * big)
+		return tx > ty;
+	if (per[a] != per[b])
+		return per[a] > per[b];
+	if ((c = strcmp(x->name, y->name)) != 0)
+		return c < 0;
+	return a < b;
+}
+
+/* The functions that storm, ranked into s->ranked: every one whose
+ * recompilations after warm-up are at least a quarter of the most any
+ * function had, or whose time recompiling is at least a quarter of the
+ * most; a function that recompiled once beside one that recompiled forty
+ * times does not storm with it.  Returns the first, or -1. */
+static int rank_storm(const struct xl_watch *w, const long *per, struct xl_storm *s)
+{
+	long most = 0;
+	double most_s = 0;
+	int order[XL_STORM_RANKED + 1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->nfns; i++) {
+		if (per[i] > most)
+			most = per[i];
+		if (w->fns[i].recompile_after_s > most_s)
+			most_s = w->fns[i].recompile_after_s;
+	}
+	for (size_t i = 0; i < w->nfns && most > 0; i++) {
+		const struct xl_cfn *f = &w->fns[i];
+		size_t at;
+
+		if (!per[i] || (4 * per[i] < most && !(most_s > 0 && 4 * f->recompile_after_s >= most_s)))
+			continue;
+		/* insertion into the ranking, the last place dropped when full */
+		for (at = n; at > 0 && ranks_before(w, per, (int)i, order[at - 1]); at--)
+			order[at] = order[at - 1];
+		order[at] = (int)i;
+		if (n < XL_STORM_RANKED)
+			n++;
+	}
+	s->nranked = n;
+	for (size_t k = 0; k < n; k++) {
+		s->ranked[k] = order[k];
+		s->ranked_after[k] = per[order[k]];
+	}
+	return n ? order[0] : -1;
+}
+
+/* "JAX's own" for a runtime's internal programs. */
+static const char *runtime_own(const char *runtime)
+{
+	return strcmp(runtime, "jax") == 0 ? "JAX's own" : strcmp(runtime, "torch_xla") == 0 ? "torch_xla's own"
+	       : "the runtime's own";
+}
+
+/* The other storming functions, after the one named: the user's, then
+ * the runtime's internal programs, as what they are. */
+static void storm_others(const struct xl_watch *w, const struct xl_storm *s, struct xl_buf *why)
+{
+	const char *sep = "; also recompiling: ";
+
+	for (size_t k = 1; k < s->nranked; k++) {
+		const struct xl_cfn *f = &w->fns[s->ranked[k]];
+
+		if (!f->internal) {
+			xl_buf_addf(why, "%s%s (%ld)", sep, f->name, s->ranked_after[k]);
+			sep = ", ";
+		}
+	}
+	sep = NULL;
+	for (size_t k = 1; k < s->nranked; k++) {
+		const struct xl_cfn *f = &w->fns[s->ranked[k]];
+
+		if (!f->internal)
+			continue;
+		if (!sep)
+			xl_buf_addf(why, "; %s programs recompiling with it: ", runtime_own(f->runtime));
+		xl_buf_addf(why, "%s%s (%ld)", sep ? sep : "", f->name, s->ranked_after[k]);
+		sep = ", ";
+	}
+}
+
+/* "; 58% of the time after warm-up spent compiling" when durations are known. */
+static void storm_share(const struct xl_storm *s, struct xl_buf *why)
+{
+	if (s->share_all >= 0.005)
+		xl_buf_addf(why, "; %.0f%% of the time after warm-up spent recompiling", 100 * s->share_all);
 }
 
 static void no_names(const struct xl_watch *w, struct xl_buf *why)
@@ -226,40 +353,39 @@ static void no_names(const struct xl_watch *w, struct xl_buf *why)
 			    w->cfg.pats->debug_profile);
 }
 
-/* The arrival rule; true when it makes a storm (the reason in why). */
-static bool arrival_rule(const struct xl_watch *w, bool named, struct xl_storm *s, struct xl_buf *why)
+/* The arrival rule; true when it makes a storm (the reason in why).
+ * per: each function's recompilations after warm-up (filled here). */
+static bool arrival_rule(const struct xl_watch *w, bool named, long *per, struct xl_storm *s,
+			 struct xl_buf *why)
 {
 	const struct xl_storm_rule *r = &w->cfg.rule;
-	long *per = xl_calloc(w->nfns ? w->nfns : 1, sizeof(*per)), last_step;
+	long last_step;
 	double last_t;
 	bool arriving;
 	const struct xl_cfn *f;
 
 	s->after_warmup = after_warmup(w, named, per, &last_step, &last_t);
-	s->top = top_of(w, per);
+	s->top = rank_storm(w, per, s);
 	if (w->steps > 0)
 		arriving = last_step >= r->warmup_steps + (w->step - r->warmup_steps) / 2;
 	else
 		arriving = last_t >= w->middle_s;
-	if (s->after_warmup <= r->max_after_warmup || !arriving) {
-		free(per);
+	if (s->after_warmup <= r->max_after_warmup || !arriving)
 		return false;
-	}
 	s->rule = "arrival";
 	f = s->top >= 0 ? &w->fns[s->top] : NULL;
 	if (f && !is_report_fn(w, s->top)) {
+		/* one count: the named function's recompilations after warm-up */
 		fn_label(f, why);
+		xl_buf_addf(why, " recompiled %ld time%s after warm-up", per[s->top], per[s->top] == 1 ? "" : "s");
 		if (w->steps > 0)
-			xl_buf_addf(why, " compiled %ld time%s, %ld after step %ld", f->compiles,
-				    f->compiles == 1 ? "" : "s", per[s->top], r->warmup_steps);
+			xl_buf_addf(why, " (step %ld)", r->warmup_steps);
 		else
-			xl_buf_addf(why, " compiled %ld time%s, %ld after warm-up (the first third of the run),"
-				    " still arriving at %.0f%% of it", f->compiles, f->compiles == 1 ? "" : "s",
-				    per[s->top], 100 * (last_t - w->first_s) / (w->end_s - w->first_s));
-		if (per[s->top] != s->after_warmup)
-			xl_buf_addf(why, " (%ld recompilations in all after it)", s->after_warmup);
-		xl_buf_addf(why, ", more than %ld after warm-up: ", r->max_after_warmup);
+			xl_buf_adds(why, " (the first third of the run)");
+		xl_buf_adds(why, ": ");
 		cause_text(f, why);
+		storm_share(s, why);
+		storm_others(w, s, why);
 	} else if (w->steps > 0) {
 		xl_buf_addf(why, "%ld compilations after step %ld (more than %ld), counted from the job's report",
 			    s->after_warmup, r->warmup_steps, r->max_after_warmup);
@@ -269,7 +395,6 @@ static bool arrival_rule(const struct xl_watch *w, bool named, struct xl_storm *
 			    " (more than %ld)", s->after_warmup, r->max_after_warmup);
 		no_names(w, why);
 	}
-	free(per);
 	return true;
 }
 
@@ -278,13 +403,17 @@ static bool arrival_rule(const struct xl_watch *w, bool named, struct xl_storm *
  * that spent most of it, or -1. */
 static int cost_figures(const struct xl_watch *w, struct xl_storm *s)
 {
-	double span = w->end_s - w->cost_from_s, best = 0;
+	double span = w->end_s - w->cost_from_s, best = 0, all_s = 0;
+	bool user = user_compiled(w);
 	int top = -1;
 
 	s->after_cost = 0;
 	s->recompile_s = 0;
-	s->share = -1;
+	s->share = s->share_all = -1;
 	for (size_t i = 0; i < w->nfns; i++) {
+		all_s += w->fns[i].recompile_after_s;
+		if (!rule_counts(w, (int)i, user))
+			continue;
 		s->after_cost += w->fns[i].after_cost;
 		s->recompile_s += w->fns[i].recompile_after_s;
 		if (w->fns[i].recompile_after_s > best) {
@@ -292,8 +421,10 @@ static int cost_figures(const struct xl_watch *w, struct xl_storm *s)
 			top = (int)i;
 		}
 	}
-	if (w->durations && w->cost_from_s >= 0 && span > 0)
+	if (w->durations && w->cost_from_s >= 0 && span > 0) {
 		s->share = s->recompile_s / span;
+		s->share_all = all_s / span;
+	}
 	return top;
 }
 
@@ -306,14 +437,20 @@ static bool cost_rule(const struct xl_watch *w, struct xl_storm *s, struct xl_bu
 	if (s->share < 0 || s->after_cost < 2 || s->share <= w->cfg.rule.max_compile_share || top < 0)
 		return false;
 	s->rule = "cost";
+	/* the ranking's first, when it costs something after warm-up */
+	if (s->top >= 0 && w->fns[s->top].after_cost > 0)
+		top = s->top;
+	else
+		s->nranked = 0;
 	s->top = top;
 	f = &w->fns[top];
 	fn_label(f, why);
-	xl_buf_addf(why, ": %ld recompilation%s after warm-up took %.1f s, %.0f%% of the %.1f s after it"
-		    " (more than %.0f%%): ", f->after_cost, f->after_cost == 1 ? "" : "s",
+	xl_buf_addf(why, " recompiled %ld time%s after warm-up, taking %.1f s: %.0f%% of the %.1f s after it"
+		    " was spent recompiling (more than %.0f%%): ", f->after_cost, f->after_cost == 1 ? "" : "s",
 		    f->recompile_after_s, 100 * s->share, w->end_s - w->cost_from_s,
 		    100 * w->cfg.rule.max_compile_share);
 	cause_text(f, why);
+	storm_others(w, s, why);
 	return true;
 }
 
@@ -340,6 +477,7 @@ void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
 {
 	struct xl_buf why = XL_BUF_INIT;
 	bool named = use_named(w);
+	long *per = xl_calloc(w->nfns ? w->nfns : 1, sizeof(*per));
 
 	memset(s, 0, sizeof(*s));
 	s->by = "none";
@@ -364,22 +502,64 @@ void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
 		s->storm = true;
 	} else {
 		s->by = w->steps > 0 ? "steps" : "time";
-		s->storm = arrival_rule(w, named, s, &why);
+		/* the share of time recompiling, for the arrival rule's line too */
+		(void)cost_figures(w, s);
+		s->storm = arrival_rule(w, named, per, s, &why);
 		if (!s->storm) {
 			int top = s->top;
+			size_t nranked = s->nranked;
 
 			s->storm = cost_rule(w, s, &why);
-			if (!s->storm)
+			if (!s->storm) {
 				s->top = top;
-		} else {
-			(void)cost_figures(w, s);
+				s->nranked = nranked;
+			}
 		}
 	}
+	free(per);
 	if (why.len >= sizeof(s->reason))
 		snprintf(s->reason, sizeof(s->reason), "%.*s...", (int)sizeof(s->reason) - 4, xl_buf_str(&why));
 	else
 		snprintf(s->reason, sizeof(s->reason), "%s", xl_buf_str(&why));
 	xl_buf_release(&why);
+}
+
+/* ---- while the run goes on ---------------------------------------------------------------- */
+
+void xl_storm_live_init(struct xl_storm_live *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->held_since = -1;
+}
+
+bool xl_watch_storm_now(struct xl_watch *w, struct xl_storm_live *l, double t, struct xl_storm *out)
+{
+	double now_s, span;
+	bool holds;
+
+	if (t < l->next_check)
+		return false;
+	l->next_check = t + 1.0;
+	if (w->nev == l->nev_checked && l->held_since < 0)
+		return false;   /* nothing new, and nothing held */
+	l->nev_checked = w->nev;
+	xl_watch_settle(w, t);
+	xl_watch_verdict(w, out);
+	holds = out->storm && out->rule &&
+		(strcmp(out->rule, "arrival") == 0 || strcmp(out->rule, "recompile-limit") == 0);
+	now_s = w->end_s;
+	if (!holds) {
+		l->held_since = -1;
+		return false;
+	}
+	if (l->held_since < 0)
+		l->held_since = now_s;
+	/* it holds until the run, from its first compilation, has gone on as
+	 * long again as when it first held (2 s at least) */
+	span = l->held_since - (w->first_s >= 0 ? w->first_s : 0);
+	if (span < 2.0)
+		span = 2.0;
+	return now_s >= l->held_since + span;
 }
 
 /* ---- rendering -------------------------------------------------------------------------- */
@@ -432,6 +612,7 @@ static json_t *fn_json(const struct xl_watch *w, const struct xl_cfn *f)
 		       "first_step", f->first_step >= 0 ? json_integer(f->first_step) : json_null(),
 		       "last_step", f->last_step >= 0 ? json_integer(f->last_step) : json_null(),
 		       "first_s", jsecs(f->first_s), "last_s", jsecs(f->last_s));
+	json_object_set_new(fo, "internal", json_boolean(f->internal));
 	json_object_set_new(fo, "from_output", json_integer(f->from_log));
 	json_object_set_new(fo, "from_dump", json_integer(f->from_dump));
 	json_object_set_new(fo, "compile_s", f->compile_s > 0 ? jsecs(f->compile_s) : json_null());
@@ -472,6 +653,27 @@ static json_t *warmup_json(const struct xl_watch *w, const struct xl_storm *s)
 			 "recompile_s_after", s->share >= 0 ? jsecs(s->recompile_s) : json_null(),
 			 "recompilations_after", (json_int_t)s->after_cost,
 			 "share_after", s->share >= 0 ? json_real(round(s->share * 1000) / 1000) : json_null());
+}
+
+/* The storming functions as ranked, the named one first. */
+static json_t *storm_functions_json(const struct xl_watch *w, const struct xl_storm *s)
+{
+	json_t *a = json_array();
+
+	for (size_t k = 0; k < s->nranked; k++) {
+		const struct xl_cfn *f = &w->fns[s->ranked[k]];
+		struct xl_buf c = XL_BUF_INIT;
+
+		cause_text(f, &c);
+		json_array_append_new(a, json_pack("{s:s,s:s,s:b,s:o,s:I,s:I,s:o,s:s}", "name", f->name,
+						   "runtime", f->runtime, "internal", f->internal,
+						   "place", jstr(f->place), "after_warmup", (json_int_t)s->ranked_after[k],
+						   "compiles", (json_int_t)f->compiles,
+						   "recompile_s", f->recompile_after_s > 0 ? jsecs(f->recompile_after_s)
+						   : json_null(), "cause", xl_buf_str(&c)));
+		xl_buf_release(&c);
+	}
+	return a;
 }
 
 json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
@@ -518,6 +720,7 @@ json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
 		json_array_append_new(fns, fn_json(w, f));
 	}
 	json_object_set_new(o, "functions", fns);
+	json_object_set_new(o, "storm_functions", storm_functions_json(w, s));
 	json_object_set_new(o, "recompile_limit", lim);
 	for (size_t i = 0; i < w->ngbs; i++)
 		json_array_append_new(gbs, json_pack("{s:o,s:o,s:I}", "place", jstr(w->gbs[i].place),
@@ -544,6 +747,7 @@ void xl_watch_warn(const struct xl_watch *w, const struct xl_storm *s, const cha
 		xl_warn("compile storm: %s; see %s", s->reason, run_dir);
 	} else {
 		size_t said = 0;
+		bool user = user_compiled(w);
 
 		for (size_t i = 0; i < w->nfns; i++) {
 			const struct xl_cfn *f = &w->fns[i];
@@ -554,8 +758,12 @@ void xl_watch_warn(const struct xl_watch *w, const struct xl_storm *s, const cha
 					f->limit, f->name);
 				continue;
 			}
-			/* a recompilation that is no storm is still named */
-			if (f->compiles < 2 || strcmp(f->runtime, "report") == 0 || said++ >= 3)
+			/* a recompilation that is no storm is still named; the
+			 * runtime's own programs only in a job where no function
+			 * of the user's compiled (a model's start in several
+			 * shapes is their business; the manifest has them) */
+			if (f->compiles < 2 || strcmp(f->runtime, "report") == 0 || (f->internal && user) ||
+			    said++ >= 3)
 				continue;
 			fn_label(f, &b);
 			xl_buf_addf(&b, " compiled %ld times", f->compiles);
@@ -595,7 +803,8 @@ void xl_watch_summary(const struct xl_watch *w, const struct xl_storm *s, char *
 	if (s->compiles || s->cache_hits > 0)
 		snprintf(buf, n, ", %ld compile%s", s->compiles, s->compiles == 1 ? "" : "s");
 	len = strlen(buf);
-	if (s->recompiles > 0 && len < n)
+	/* a storm's line has its one count of recompilations already */
+	if (s->recompiles > 0 && !s->storm && len < n)
 		snprintf(buf + len, n - len, " (%ld recompilation%s)", s->recompiles,
 			 s->recompiles == 1 ? "" : "s");
 	len = strlen(buf);

@@ -241,8 +241,71 @@ static int load_rule(const char *path, const struct xl_ynode *st, struct xl_stor
 	return 0;
 }
 
+/* compile_internal: {RUNTIME: {prefix: P, names: [NAME, ...]}, ...} */
+static int load_internal(const char *path, const struct xl_ynode *m, struct xl_cpats *out)
+{
+	static const char *const keys[] = { "prefix", "names", NULL };
+	int rc;
+
+	if (m->kind != XL_Y_MAP)
+		return lerr(path, m, "compile_internal must be a mapping of runtimes");
+	out->internal = xl_calloc(m->n / 2 + 1, sizeof(*out->internal));
+	for (size_t i = 0; i + 1 < m->n; i += 2) {
+		const struct xl_ynode *k = m->items[i], *v = m->items[i + 1], *pre, *names;
+		struct xl_internal *in = &out->internal[out->ninternal];
+
+		if (k->kind != XL_Y_SCALAR)
+			return lerr(path, k, "compile_internal: keys must be runtimes");
+		if ((rc = check_map_keys(path, v, "compile_internal", keys)))
+			return rc;
+		in->runtime = xl_strdup(k->str);
+		out->ninternal++;
+		pre = xl_ymap_get(v, "prefix");
+		names = xl_ymap_get(v, "names");
+		if (pre && (pre->kind != XL_Y_SCALAR || !*pre->str))
+			return lerr(path, pre, "compile_internal: prefix must be a word");
+		if (pre)
+			in->prefix = xl_strdup(pre->str);
+		if (names && names->kind != XL_Y_SEQ)
+			return lerr(path, names, "compile_internal: names must be a list");
+		for (size_t j = 0; names && j < names->n; j++) {
+			if (names->items[j]->kind != XL_Y_SCALAR)
+				return lerr(path, names->items[j], "compile_internal: a name must be a word");
+			xl_strv_push(&in->names, names->items[j]->str);
+		}
+		for (size_t j = 0; j < in->names.n; j++)
+			xl_strmap_put(&in->index, in->names.v[j], j);
+	}
+	return 0;
+}
+
+bool xl_cpats_internal(const struct xl_cpats *c, const char *runtime, const char *name)
+{
+	const char *open, *close;
+	char *prog;
+	size_t at;
+	bool r = false;
+
+	if (!c || !runtime || !name)
+		return false;
+	/* JAX names a program jit(NAME), or pjit(NAME) */
+	open = strchr(name, '(');
+	close = strrchr(name, ')');
+	prog = open && close > open ? xl_strndup(open + 1, (size_t)(close - open - 1)) : xl_strdup(name);
+	for (size_t i = 0; i < c->ninternal && !r; i++) {
+		const struct xl_internal *in = &c->internal[i];
+
+		if (strcmp(in->runtime, runtime) != 0)
+			continue;
+		r = (in->prefix && xl_startswith(prog, in->prefix)) || xl_strmap_get(&in->index, prog, &at);
+	}
+	free(prog);
+	return r;
+}
+
 int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats *out)
 {
+	const struct xl_ynode *internal = xl_ymap_get(root, "compile_internal");
 	const struct xl_ynode *ev = xl_ymap_get(root, "compile_events");
 	const struct xl_ynode *st = xl_ymap_get(root, "compile_storm");
 	const struct xl_ynode *lg = xl_ymap_get(root, "compile_logging");
@@ -271,6 +334,10 @@ int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats
 		}
 	}
 	if (st && (rc = load_rule(path, st, &out->rule))) {
+		xl_cpats_release(out);
+		return rc;
+	}
+	if (internal && (rc = load_internal(path, internal, out))) {
 		xl_cpats_release(out);
 		return rc;
 	}
@@ -305,6 +372,13 @@ void xl_cpats_release(struct xl_cpats *c)
 			regfree(&c->v[i].skip);
 	}
 	free(c->v);
+	for (size_t i = 0; i < c->ninternal; i++) {
+		free(c->internal[i].runtime);
+		free(c->internal[i].prefix);
+		xl_strmap_release(&c->internal[i].index);
+		xl_strv_release(&c->internal[i].names);
+	}
+	free(c->internal);
 	free(c->debug_profile);
 	xl_strv_release(&c->logging_vars);
 	memset(c, 0, sizeof(*c));
@@ -387,6 +461,7 @@ void xl_watch_release(struct xl_watch *w)
 	xl_strv_release(&w->pending_shapes);
 	free(w->pending_cause_fn);
 	free(w->pending_cause);
+	free(w->pending_cause_place);
 	for (size_t i = 0; i < w->ngbs; i++) {
 		free(w->gbs[i].place);
 		free(w->gbs[i].reason);
@@ -431,6 +506,7 @@ static struct xl_cfn *find_fn(struct xl_watch *w, const char *runtime, const cha
 	f->name = xl_strdup(name);
 	f->runtime = xl_strdup(runtime);
 	f->place = place ? xl_strdup(place) : NULL;
+	f->internal = xl_cpats_internal(w->cfg.pats, runtime, name);
 	f->first_step = f->last_step = -1;
 	f->first_s = f->last_s = -1;
 	f->mk.cursor = f->mk.tail = -1;
@@ -635,8 +711,13 @@ static void commit_compiled(struct xl_watch *w, struct xl_cblock *b)
 	if (w->pending_cause_fn && b->function && strstr(b->function, w->pending_cause_fn)) {
 		if (w->pending_cause)
 			set_str(&f->cause, w->pending_cause);
+		/* where JAX says the function was called: its place, when no
+		 * line named one */
+		if (w->pending_cause_place && !f->place)
+			f->place = xl_strdup(w->pending_cause_place);
 		set_str(&w->pending_cause_fn, NULL);
 		set_str(&w->pending_cause, NULL);
+		set_str(&w->pending_cause_place, NULL);
 	}
 	if (b->extra && !xl_strv_contains(&f->graphs, b->extra) && f->graphs.n < 1000)
 		xl_strv_push(&f->graphs, b->extra);
@@ -738,6 +819,7 @@ static void commit_trace_miss(struct xl_watch *w, struct xl_cblock *b)
 	if (!b->function)
 		return;
 	set_str(&w->pending_cause_fn, b->function);
+	set_str(&w->pending_cause_place, b->place);
 	if (b->extra && strcmp(b->extra, "never seen function") != 0) {
 		char *c = b->changes.len ? xl_asprintf("%s: %s", b->extra, xl_buf_str(&b->changes))
 					 : xl_strdup(b->extra);
@@ -1360,6 +1442,12 @@ static void settle(struct xl_watch *w)
 		}
 	}
 	free(by_t);
+}
+
+void xl_watch_settle(struct xl_watch *w, double t)
+{
+	w->end_s = rel(w, t);
+	settle(w);
 }
 
 void xl_watch_finish(struct xl_watch *w, double t)

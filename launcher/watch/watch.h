@@ -350,11 +350,25 @@ struct xl_storm_rule {
 				     * after warm-up is a storm */
 };
 
+/* A runtime's own programs (compile_internal): programs the runtime
+ * compiles for itself, not for a function of the user's (JAX: an
+ * operation run outside jit, jnp.ones or jax.random.normal, compiles a
+ * program named after it).  A program whose name starts with prefix (a
+ * private function of the runtime's), or is one of names, is internal. */
+struct xl_internal {
+	char *runtime;
+	char *prefix;            /* or NULL */
+	struct xl_strv names;
+	struct xl_strmap index;  /* over names */
+};
+
 struct xl_cpats {
 	struct xl_cpat *v;
 	size_t n;
 	long block_lines;
 	struct xl_storm_rule rule;
+	struct xl_internal *internal;   /* compile_internal, per runtime */
+	size_t ninternal;
 	char *debug_profile;         /* compile_logging.debug_profile, or NULL */
 	struct xl_strv logging_vars; /* compile_logging.variables */
 };
@@ -366,6 +380,10 @@ int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats
 void xl_cpats_release(struct xl_cpats *c);
 /* The compiled-in defaults of the storm rule. */
 void xl_storm_rule_default(struct xl_storm_rule *r);
+/* Whether a function of runtime named name ("jit(broadcast_in_dim)") is a
+ * program the runtime compiled for itself (compile_internal of c; c may
+ * be NULL: nothing is). */
+bool xl_cpats_internal(const struct xl_cpats *c, const char *runtime, const char *name);
 
 /* ---- the watch ------------------------------------------------------------------ */
 
@@ -380,6 +398,8 @@ struct xl_cfn {
 	char *name;              /* "jit(step)", "forward", "main" */
 	char *runtime;           /* "jax", "torch_xla", "torch.compile", "report" */
 	char *place;             /* "file:line", or NULL */
+	bool internal;           /* a program the runtime compiled for itself
+				  * (xl_cpats_internal) */
 	long compiles;           /* real compilations */
 	long loads;              /* programs loaded from the persistent cache (its lines) */
 	long dump_loads;         /* the same, seen in XLA's dump */
@@ -482,6 +502,7 @@ struct xl_watch {
 	struct xl_strv pending_hits; /* programs announced as loaded, not yet built */
 	struct xl_strv pending_shapes;  /* "NAME\tshapes" */
 	char *pending_cause_fn, *pending_cause;   /* JAX: why the next compile */
+	char *pending_cause_place;   /* JAX: where the traced function was called */
 	struct xl_gbreak *gbs;
 	size_t ngbs;
 	long gb_count;
@@ -543,24 +564,55 @@ void xl_watch_take_dump(struct xl_watch *w);
 /* The end of the run (monotonic time): the last lines of the job's report
  * file are read (what it says stays in w->jobreport). */
 void xl_watch_finish(struct xl_watch *w, double t);
+/* While the run goes on (monotonic time t): what the verdict reads, as if
+ * the run ended now (xl_watch_finish settles it again at the end). */
+void xl_watch_settle(struct xl_watch *w, double t);
+
+/* The storming functions the verdict lists, at most. */
+#define XL_STORM_RANKED 8
 
 /* The verdict of the storm rule. */
 struct xl_storm {
 	bool storm;
 	const char *by;          /* "steps", "time", "recompile-limit", or "none" */
 	const char *rule;        /* "arrival", "cost", "recompile-limit", or NULL */
-	double share;            /* of the time after the cost rule's warm-up, recompiling; -1 */
+	double share;            /* of the time after the cost rule's warm-up, recompiling; -1
+				  * (the functions the rule counts) */
+	double share_all;        /* the same, every function's (the runtime's own too) */
 	double recompile_s;      /* the recompilations after it, seconds */
 	long after_cost;         /* how many */
 	long compiles;           /* real compilations (output and report, the larger) */
 	long cache_hits;         /* -1 when nothing says */
 	long recompiles;         /* compilations of a function compiled before */
 	long after_warmup;       /* by steps: after warmup_steps; by time: recompilations */
-	int top;                 /* the function that compiled most after warm-up, -1 */
+	int top;                 /* the function named (ranked[0]), -1 */
+	/* every function that recompiled after warm-up, ranked: the user's
+	 * own before the runtime's internal programs, then by the time its
+	 * recompilations after warm-up took, then by their count, then by
+	 * name (so that the same job names the same function, idle or busy) */
+	int ranked[XL_STORM_RANKED];
+	long ranked_after[XL_STORM_RANKED];   /* their recompilations after warm-up */
+	size_t nranked;
 	char reason[512];        /* for the outcome line */
 };
 
 void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *out);
+
+/* The storm rule while the run goes on (compile.on_storm: stop), judged
+ * on the run so far (at most once a second; t: monotonic).  The arrival
+ * and recompile-limit rules only (the cost rule is judged at the end: a
+ * few new shapes right after warm-up are most of a short run's time); and
+ * the rule must still hold once the run, from its first compilation, has
+ * gone on as long again (at least 2 s), every check between holding too:
+ * a burst of compilations at start that then stops is warm-up.  Returns
+ * true when the child should be stopped, with the verdict in *out. */
+struct xl_storm_live {
+	double next_check;       /* monotonic, 0 at first */
+	double held_since;       /* run seconds when the rule first held, -1 */
+	size_t nev_checked;      /* events at the last check */
+};
+void xl_storm_live_init(struct xl_storm_live *l);
+bool xl_watch_storm_now(struct xl_watch *w, struct xl_storm_live *l, double t, struct xl_storm *out);
 /* The manifest's "compile" object.  New reference. */
 json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s);
 /* Warnings after a run: the storm with its function and cause, a cache that

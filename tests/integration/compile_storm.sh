@@ -42,8 +42,8 @@ expect_eq "$(jget "$m" compile.storm_by)" time "judged by the compile times"
 # stretches a pause does not move it away from the end
 run "$XL" run plain -- sh -c 'for i in $(seq 20); do sleep 0.1; echo "$1" >&2; done' sh "$LINE"
 expect_rc 0 "a storm still exits 0"
-expect_err "compile-storm (jit(step) compiled 20 times, " "the function in xlaunch's own line"
-expect_err "after warm-up (the first third of the run), still arriving at " "by their arrival through the run"
+expect_err "compile-storm (jit(step) recompiled " "the function in xlaunch's own line"
+expect_err " times after warm-up (the first third of the run): " "by their arrival through the run"
 m=$(last_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "storm by time"
 expect_eq "$(jget "$m" compile.storm_rule)" arrival "the arrival rule"
@@ -65,7 +65,7 @@ expect_eq "$(jget "$m" outcome)" compile-storm "eleven compilations after warm-u
 expect_eq "$(jget "$m" compile.storm_by)" steps "judged by steps"
 expect_eq "$(jget "$m" compile.steps.seen)" 15 "steps from the profile's pattern"
 expect_eq "$(jget "$m" compile.rule.warmup_steps)" 5 "the default warm-up"
-expect_err "jit(step) compiled 12 times, 9 after step 5" "by steps, with the numbers"
+expect_err "jit(step) recompiled 9 times after warm-up (step 5): " "by steps, one count"
 # the thresholds a profile sets
 run "$XL" run lenient -- sh -c "$STEPJOB" sh "$LINE"
 m=$(last_manifest)
@@ -115,7 +115,9 @@ Y
 run "$XL" run jaxlog -- "$PY" examples/jax_shape_drift.py 40
 m=$(last_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "40-step shape drift"
-expect_err "compile-storm (jit(step) compiled 40 times, 34 after step 5" "xlaunch's line names the function"
+expect_err " recompiled 34 times after warm-up (step 5): " "xlaunch's line names the function"
+expect_err "compile-storm (jit(step) (jax_shape_drift.py:" "with the place JAX's log gave"
+expect_eq "$(python3 -c 'import json,sys; print([f["place"] for f in json.load(open(sys.argv[1]))["compile"]["functions"] if f["name"] == "jit(step)"][0])' "$m" | sed 's/.*\///')" "jax_shape_drift.py:75" "the manifest's place, from JAX's log"
 expect_err "different input types: at x, now f32[55,8] and before" "and the new input shapes, in JAX's words"
 expect_eq "$(python3 -c 'import json,sys; print([f["compiles"] for f in json.load(open(sys.argv[1]))["compile"]["functions"] if f["name"] == "jit(step)"][0])' "$m")" 40 "manifest: the function and its count"
 expect_eq "$(jget "$m" compile_count)" "$(sed -n 's/^compiles: \([0-9]*\),.*/\1/p' "$T/out")" "counted as the job counted"

@@ -42,8 +42,8 @@ ok "cpu-jax logs no compilation"
 job drift 40
 m=$(last_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "every-step drift"
-expect_err "compile-storm (jit(train_step) compiled 40 times, " "the function in xlaunch's line"
-expect_err "input 1 (x.1) changed on each of its 39 recompilations: f32[100,64] -> f32[101,64] -> ... -> f32[139,64]" "and the input that changed, with its shapes"
+expect_err "compile-storm (jit(train_step) recompiled " "the function in xlaunch's line"
+expect_err "input 1 (x.1) changed at every recompilation: f32[100,64] -> f32[101,64] -> ... -> f32[139,64]" "and the input that changed, with its shapes"
 expect_eq "$(jget "$m" compile.from_output)" 0 "no compile line was printed"
 expect_eq "$(jget "$m" compile.from_dump)" 42 "every compilation from the dump"
 expect_eq "$(fnget "$m" 'jit(train_step)' compiles)" 40 "the function's count"
@@ -89,7 +89,7 @@ expect_eq "$(fnget "$m" 'jit(train_step)' compiles)" 25 "one every eight steps"
 job beside 40
 m=$(last_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "a storm beside a steady function"
-expect_err "compile-storm (jit(eval_step) compiled 40 times" "the storming function named"
+expect_err "compile-storm (jit(eval_step) recompiled " "the storming function named"
 expect_eq "$(fnget "$m" 'jit(train_step)' compiles)" 1 "the steady one compiled once"
 # the same drift with its compile cache warm: programs loaded, not compiled
 XLAUNCH_CACHE_ROOT="$T/cache-1" run "$XL" run cpu-jax -c mb256 -- "$PY" examples/jax_recompile.py drift 40
@@ -106,8 +106,8 @@ run "$XL" run ptx -- "$TPY" examples/train_torch_xla.py 16 --shape-every-step
 expect_rc 0 "torch_xla drift exits 0"
 m=$(last_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "torch_xla: a new graph every step"
-expect_err "compile-storm (SyncTensorsGraph compiled 16 times" "the graph named"
-expect_err "input 0 (p0.1) changed on each of its 15 recompilations: f32[32,4] -> f32[33,4] -> ... -> f32[47,4]" "with the input that changed"
+expect_err "compile-storm (SyncTensorsGraph recompiled " "the graph named"
+expect_err "input 0 (p0.1) changed at every recompilation: f32[32,4] -> f32[33,4] -> ... -> f32[47,4]" "with the input that changed"
 expect_eq "$(jget "$m" compile_count)" "$(sed -n 's/^compiles: \([0-9]*\),.*/\1/p' "$T/out")" "the count is torch_xla's own"
 run "$XL" run ptx -- "$TPY" examples/train_torch_xla.py 16
 m=$(last_manifest)

@@ -152,7 +152,8 @@ static void test_clean_end(void **state)
 }
 
 /* Out of memory first, then stopped by a peer: the rank's own OOM wins,
- * and a timeout or a forwarded signal is still named as such. */
+ * and a timeout, a storm stopped or a forwarded signal is still named as
+ * such. */
 static void test_order(void **state)
 {
 	static const char oom[] = "RESOURCE_EXHAUSTED: Out of memory allocating 1073741824 bytes.\n";
@@ -168,6 +169,17 @@ static void test_order(void **state)
 	xl_classify(&sr, NULL, &se, NULL, NULL, &cl);
 	assert_int_equal(cl.outcome, XL_OUT_TIMEOUT);
 	sr.timed_out = false;
+	/* ended by xlaunch for a storm: compile-storm, whatever the signal
+	 * did, with the verdict of that moment */
+	sr.storm_stopped = true;
+	sr.storm_at_s = 4.04;
+	snprintf(sr.storm_reason, sizeof(sr.storm_reason), "jit(train_step) recompiled 21 times after warm-up");
+	xl_classify(&sr, NULL, &se, NULL, NULL, &cl);
+	assert_int_equal(cl.outcome, XL_OUT_COMPILE_STORM);
+	assert_true(cl.storm);
+	assert_string_equal(cl.reason, "stopped after 4.0 s (on_storm: stop): jit(train_step) recompiled 21 times"
+			    " after warm-up");
+	sr.storm_stopped = false;
 	xl_scan_feed(&se, oom, sizeof(oom) - 1);
 	xl_classify(&sr, NULL, &se, NULL, NULL, &cl);
 	assert_int_equal(cl.outcome, XL_OUT_OOM);

@@ -637,12 +637,17 @@ static void print_compiler(const struct calib_estimate *e)
 	printf(")\n");
 }
 
-static void print_prediction(const char *cand, const char *sig, const struct calib_estimate *e)
+static void print_prediction(const char *cand, const struct calib_rank *r)
 {
+	const struct calib_estimate *e = &r->est;
 	const struct calib_prediction *p = &e->analytic;
 	char b[32], c[80];
 
-	printf("candidate %s (signature %.12s)\n", cand, sig);
+	printf("candidate %s (signature %.12s)\n", cand, r->signature);
+	/* its place in the order and why: a known-bad or suspect candidate is
+	 * last for its history, whatever the prediction says */
+	if (r->reason[0])
+		printf("  %-18s %s: %s\n", "order", calib_place_name(r->place), r->reason);
 	if (e->known) {
 		printf("  %-18s %s of %s (%s)\n", "predicted", estimate_cell(e, c, sizeof(c)),
 		       calib_kind_name(e->kind), calib_basis_name(e->basis));
@@ -696,6 +701,8 @@ static json_t *prediction_json(const struct xl_plan_item *it)
 	json_object_set_new(o, "profile", json_string(it->profile->name));
 	json_object_set_new(o, "candidate", it->candidate ? json_string(it->candidate) : json_null());
 	json_object_set_new(o, "signature", json_string(it->rank.signature));
+	json_object_set_new(o, "place", json_string(calib_place_name(it->rank.place)));
+	json_object_set_new(o, "place_reason", json_string(it->rank.reason));
 	json_object_foreach(an, k, v)
 		if (!json_object_get(o, k) && strcmp(k, "kind") != 0 && strcmp(k, "note") != 0)
 			json_object_set(o, k, v);
@@ -732,8 +739,7 @@ static enum xl_exit cmd_predict(struct xl_ctx *ctx, const struct xl_call *call)
 		if (!ctx->json) {
 			if (i)
 				putchar('\n');
-			print_prediction(it->candidate ? it->candidate : "(profile)", it->rank.signature,
-					 &it->rank.est);
+			print_prediction(it->candidate ? it->candidate : "(profile)", &it->rank);
 		}
 	}
 	if (ctx->json)

@@ -156,7 +156,7 @@ import re, sys
 page = open(sys.argv[1]).read()
 assert re.search(r'<polyline class="fit" points="([0-9.]+,[0-9.]+ ){20,}', page), "no curve drawn"
 assert 'class="band"' in page
-assert re.search(r"Learned curve \((quadratic|power|xla-power)\)", page), "no curve named"
+assert re.search(r"Learned curve \((quadratic|power|xla-power|square)\)", page), "no curve named"
 PY
 ok "the report draws and names the curve"
 done_ok

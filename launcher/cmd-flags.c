@@ -539,7 +539,7 @@ static const struct xl_opt lint_options[] = {
 	XL_OPTION_CALLBACK(0, "release", "PKG==VERSION", struct lint_opts, release,
 			   struct release_list, parse_release, "PKG==VERSION (at most 5)",
 			   "judge against one release without an interpreter\n"
-			   "(jaxlib, jax, torch_xla; repeatable, one for each package\n"
+			   "(jaxlib, jax, torch_xla, libtpu; repeatable, one for each package\n"
 			   "the job loads)"),
 	XL_OPTION_END,
 };

@@ -11,10 +11,11 @@ libtpu==VERSION` into --wheels, kept there as a cache; nothing of it is
 committed), unpacks libtpu.so into --work, and:
 
   1. reads the candidate names from the shared object's strings (every
-     lower-case snake_case word with an underscore, and each of its tails
-     after an underscore, since the linker stores a string that ends
-     another inside it; absl's own special flags, which do more than set a
-     value, are left out: SPECIAL below);
+     lower-case snake_case word, and each of its tails after an
+     underscore, since the linker stores a string that ends another inside
+     it), and the names the parser suggests for unknown ones ("Did you
+     mean: ..."); absl's own special flags, which do more than set a value,
+     are left out (SPECIAL below);
   2. asks that release's own flag parser which of them it registers and what
      each value must be.  libtpu parses LIBTPU_INIT_ARGS when it starts,
      before it looks for a TPU, reports every unknown name and every value it
@@ -39,6 +40,7 @@ Descriptions of the names the earlier hand-written catalog had are kept
 library is used, besides pip (through PYTHON) for the download.
 """
 import argparse
+import fcntl
 import glob
 import os
 import re
@@ -163,9 +165,9 @@ def wheel_so(args, version):
 def candidates(so):
     out = subprocess.run(["strings", "-n", "4", so], capture_output=True, check=True).stdout
     words = set()
-    pat = re.compile(rb"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+    pat = re.compile(rb"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
     for w in out.split(b"\n"):
-        if len(w) <= 100 and pat.match(w):
+        if 1 <= len(w) <= 100 and pat.match(w):
             w = w.decode()
             words.add(w)
             # the linker keeps a string that ends another only once, inside
@@ -176,6 +178,7 @@ def candidates(so):
     return sorted(words - SPECIAL)
 
 
+DYM = re.compile(r"Did you mean: (.*?) \?$")
 ERR = re.compile(r"^ERROR: (?:Unknown command line flag '([^']+)'|Illegal value '([^']*)' specified for flag '([^']+)')")
 
 
@@ -190,6 +193,9 @@ def probe(args, so, pairs):
         m = ERR.match(line)
         if m and m.group(1):
             unknown.add(m.group(1))
+            d = DYM.search(line)
+            if d:
+                args.suggested.update(x.strip() for x in d.group(1).split(","))
         elif m:
             refused.add(m.group(3))
     if SENTINEL not in unknown:
@@ -222,7 +228,16 @@ def registered(args, version):
     so = wheel_so(args, version)
     t0 = time.time()
     names = candidates(so)
+    args.suggested = set()
     taken, refused, unknown = probe_all(args, so, names, "zzz")
+    # names the parser itself suggests for unknown ones (short names such
+    # as "v" are no words of the strings read)
+    extra = sorted(args.suggested - set(names) - SPECIAL)
+    if extra:
+        t2, r2, _ = probe_all(args, so, extra, "zzz")
+        taken |= t2
+        refused |= r2
+        names += extra
     types = {n: "string" for n in taken}
     rest = sorted(refused)
     for value, typ in (("1.5", "float"), ("7", "int"), ("yes", "bool")):
@@ -273,7 +288,11 @@ def main():
     if not pk:
         raise SystemExit("%s: no libtpu package" % args.releases)
     axis = [r["version"] for r in pk["releases"] if r.get("known", True) is not False]
+    # one libtpu a host: the lock the tests take (tests/integration/lib.sh)
+    lock = open("/tmp/xlaunch-tests-libtpu.lock", "a")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     per = {v: registered(args, v) for v in axis}
+    lock.close()
     pinned = pk["fields"]["pinned"]
     names = sorted(set().union(*per.values()))
     out = sys.stdout

@@ -124,6 +124,7 @@ static void add_word(struct xl_absl_words *out, const char *s, size_t start, siz
 	w->start = start;
 }
 
+/* libtpu splits at spaces only: a tab or a newline is part of a word. */
 static void split(const char *s, struct xl_absl_words *out)
 {
 	size_t i = 0, n = strlen(s);
@@ -131,13 +132,11 @@ static void split(const char *s, struct xl_absl_words *out)
 	while (i < n) {
 		size_t k;
 
-		while (i < n && isspace((unsigned char)s[i]))
+		while (i < n && s[i] == ' ')
 			i++;
 		if (i >= n)
 			break;
-		k = i;
-		while (k < n && !isspace((unsigned char)s[k]))
-			k++;
+		k = i + strcspn(s + i, " ");
 		add_word(out, s, i, k - i);
 		i = k;
 	}
@@ -193,7 +192,7 @@ static size_t read_flag(const struct xl_judge *j, struct xl_absl_words *out, siz
 	if (!eq) {
 		if (i + 1 >= out->n) {
 			w->kind = XL_AB_MISSING;
-			w->why = xl_asprintf("--%s takes a %s value and no word is left for it: libtpu exits "
+			w->why = xl_asprintf("--%s takes a value (%s) and no word is left for it: libtpu exits "
 					     "(\"Missing the value\")", d->name, xl_ftype_name(d->type));
 			w->hint = xl_asprintf("write --%s=VALUE", d->name);
 			return 1;

@@ -6,7 +6,8 @@
  * error.  Its reader is not XLA's (xlareader.h), as the libtpu releases of
  * etc/flags/releases.yaml answer on a host without a TPU:
  *
- *   - words are split at blanks; quotes are not special;
+ *   - words are split at spaces, and only there: a tab or a newline is part
+ *     of a word ("--a=1\n--b=2" sets a to "1\n--b=2"); quotes are not special;
  *   - "--" ends the flags: it and every word after it are ignored;
  *   - a word that does not start with '-' (or is "-") is ignored;
  *   - "-name" is "--name"; the name is the text up to the first '=';

@@ -489,6 +489,10 @@ static void lint_libtpu(const struct xl_judge *j, const char *s, unsigned flags,
 		struct xl_absl_word *x = &w.v[i];
 		size_t before = l->n;
 
+		if (strpbrk(x->text, "\t\n\r"))
+			add(l, XL_SEV_WARNING, "blank-in-word", x->text, x->start,
+			    xl_asprintf("%s: '%s' holds a tab or a line break: libtpu splits at spaces only, so it is part of the word",
+					var, x->text), xl_strdup("separate the flags with spaces"));
 		switch (x->kind) {
 		case XL_AB_SET:
 			check_tags(l, var, x->d, x->text, x->start, flags);

@@ -47,7 +47,7 @@ static void test_entries_valid(void **state)
 		if (d->family == xl_family_index("xla"))
 			assert_true(strncmp(d->name, "xla_", 4) == 0);
 		else if (xl_families[d->family].flags)
-			assert_true(strspn(d->name, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(d->name));
+			assert_true(strspn(d->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(d->name));
 		else
 			assert_true(xl_valid_env_name(d->name));
 	}

@@ -25,15 +25,20 @@ committed), unpacks libtpu.so into --work, and:
      TPU_LIBRARY_PATH when it builds a TPU topology: PROBE below), many
      names per process, always with one name no release registers, so that
      every run ends in the parser's report: a run whose report lacks that
-     name proves nothing and stops the script.  One libtpu process at a
-     time.
+     name proves nothing and stops the script, and so does an error line
+     it does not know.  One libtpu process at a time: the script holds the
+     lock the tests that start libtpu take (tests/integration/lib.sh).
 
 The type of a registered name comes from the values its parser takes: a
 name that takes "zzz" is a string (any text); of the rest, one that takes
 "1.5" is a float, one that takes "7" an int, one that takes "yes" a bool
 (absl's booleans: true/false, 1/0, yes/no, t/f, y/n, any case), and one
-that takes none of them has a value type of libtpu's own (an enum: its
-values are not known here, so xlaunch does not check them).
+that takes none of them has a value type of libtpu's own (an enum, or an
+unsigned integer that refuses "-3": its values are not checked).  Each
+type is asked once more with a second value it must take and one it must
+refuse.  A retired flag ("Accessing retired flag") takes any value and
+libtpu starts: it is written as a string, tagged deprecated.  "--noNAME=V"
+of a boolean NAME is absl's negative form, not a name of its own.
 
 Descriptions of the names the earlier hand-written catalog had are kept
 (HAND below); the rest are derived from the name.  Only the Python standard
@@ -179,7 +184,11 @@ def candidates(so):
 
 
 DYM = re.compile(r"Did you mean: (.*?) \?$")
-ERR = re.compile(r"^ERROR: (?:Unknown command line flag '([^']+)'|Illegal value '([^']*)' specified for flag '([^']+)')")
+ERR = re.compile(r"^ERROR: (?:Unknown command line flag '([^']+)'|(?:Illegal value '([^']*)' specified for (?:[a-z0-9]+ )?flag|Failed validation of new value '[^']*' for flag) '([^']+)')")
+# a retired flag: libtpu says so and takes any value (it starts)
+RETIRED = re.compile(r"^ERROR: Accessing retired flag '([^']+)'")
+# "--noNAME=V" of a boolean NAME: absl's negative form, not a name of its own
+NEG = re.compile(r"^ERROR: Negative form with assignment is not valid for the boolean flag '([^']+)'")
 
 
 def probe(args, so, pairs):
@@ -198,6 +207,12 @@ def probe(args, so, pairs):
                 args.suggested.update(x.strip() for x in d.group(1).split(","))
         elif m:
             refused.add(m.group(3))
+        elif RETIRED.match(line):
+            args.retired.setdefault(so, set()).add(RETIRED.match(line).group(1))
+        elif NEG.match(line):
+            unknown.add("no" + NEG.match(line).group(1))
+        elif line.startswith("ERROR:"):
+            raise SystemExit("libtpu at %s: an error this script does not know: %s" % (so, line))
     if SENTINEL not in unknown:
         raise SystemExit("libtpu at %s did not report its parse (no '%s' in its errors):\n%s" %
                          (so, SENTINEL, r.stderr.decode(errors="replace")[-2000:]))
@@ -247,6 +262,9 @@ def registered(args, version):
         rest = sorted(refused)
     for n in rest:
         types[n] = "other"
+    for n in args.retired.get(so, ()):
+        if n in types:
+            types[n] = "retired"
     # each type once more: a name typed bool must take "no" and refuse "zzz"
     check = {"bool": ("no", "maybe"), "int": ("-3", "1.5"), "float": ("2e3", "zzz")}
     for typ, (good, bad_) in check.items():
@@ -284,6 +302,7 @@ def main():
     ap.add_argument("--work", default="build/libtpu")
     ap.add_argument("--keep", action="store_true", help="keep the unpacked libtpu.so files")
     args = ap.parse_args()
+    args.retired = {}
     pk = flagrel.load_releases(args.releases).get("libtpu")
     if not pk:
         raise SystemExit("%s: no libtpu package" % args.releases)
@@ -305,20 +324,24 @@ def main():
         desc, tag = HAND.get(n, (describe(n), None))
         if typ == "other":
             desc += " (a value type of libtpu's own: values not checked)"
-        out.write("  - name: %s\n    type: %s\n" % (n, "string" if typ == "other" else typ))
+        if typ == "retired":
+            desc += " (retired: libtpu takes any value and says it is retired)"
+            tag = "deprecated"
+        out.write("  - name: %s\n    type: %s\n" % (n, "string" if typ in ("other", "retired") else typ))
         if tag:
             out.write("    tags: [%s]\n" % tag)
         out.write("    releases: {libtpu: %s}\n" % flagrel.yq(flagrel.ranges(axis, set(have))))
         diff = {}
+        loose = ("other", "retired", "string")   # all written as string
         for v in have:
-            if typ_of[v] != typ:
+            if typ_of[v] != typ and not (typ_of[v] in loose and typ in loose):
                 diff.setdefault(typ_of[v], set()).add(v)
         if diff:
             out.write("    variants:\n")
             for t, vs in sorted(diff.items()):
                 out.write("      - {releases: {libtpu: %s}, type: %s}\n" %
                           (flagrel.yq(flagrel.ranges(axis, vs)),
-                           "string" if t == "other" else t))
+                           "string" if t in ("other", "retired") else t))
         out.write("    description: %s\n" % flagrel.yq(desc))
 
 

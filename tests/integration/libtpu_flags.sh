@@ -64,8 +64,10 @@ except Exception as e:
 		fail "another libtpu held /tmp/libtpu_lockfile"
 	fi
 	sed -n "s/^ERROR: Unknown command line flag '\([^']*\)'.*/\1/p
-s/^ERROR: Illegal value '[^']*' specified for flag '\([^']*\)'.*/\1/p
+s/^ERROR: Illegal value '[^']*' specified for \([a-z0-9]* \)\{0,1\}flag '\([^']*\)'.*/\2/p
+s/^ERROR: Failed validation of new value '[^']*' for flag '\([^']*\)'.*/\1/p
 s/^ERROR: Negative form is not valid for the flag '\([^']*\)'.*/\1/p
+s/^ERROR: Negative form with assignment is not valid for the boolean flag '\([^']*\)'.*/\1/p
 s/^ERROR: Missing the value for the flag '\([^']*\)'.*/\1/p" "$T/tpu.err" | sort -u
 }
 
@@ -138,6 +140,17 @@ run "$XL" flags lint --var LIBTPU_INIT_ARGS --python "$py" -- "--xla_dump_to=$T/
 expect_out "XLA_FLAGS" "an XLA flag names XLA_FLAGS"
 expect_out "xla_jf_dump_to" "and libtpu's own dump flag"
 expect_out "libtpu $have" "and the release the job loads"
+# TPU_LIBRARY_PATH names the libtpu the job loads, whatever the
+# interpreter has: the version of the wheel beside it, else none xlaunch
+# can place (warnings)
+mkdir -p "$T/site/libtpu" "$T/site/libtpu-0.0.21.dist-info"
+: >"$T/site/libtpu/libtpu.so"
+TPU_LIBRARY_PATH="$T/site/libtpu/libtpu.so" run "$XL" flags lint --var LIBTPU_INIT_ARGS --python "$py" -- "--$new_only=1"
+expect_rc 65 "TPU_LIBRARY_PATH's libtpu 0.0.21 lacks a name of 0.0.52 only"
+expect_out "libtpu 0.0.21" "and is named"
+TPU_LIBRARY_PATH="$T/elsewhere/libtpu.so" run "$XL" flags lint --var LIBTPU_INIT_ARGS --python "$py" -- "--$new_only=1 --xla_bogus_name=1"
+expect_rc 0 "a libtpu of unknown release refuses nothing"
+expect_out "TPU_LIBRARY_PATH=$T/elsewhere/libtpu.so" "and says which file"
 # a libtpu newer than the knowledge: warnings that name it, no refusal
 run "$XL" flags lint --var LIBTPU_INIT_ARGS --release libtpu==9.9.9 -- "--xla_tpu_private_knob=1 --xla_dump_to=$T/d"
 expect_out "libtpu 9.9.9" "a newer libtpu is named"

@@ -427,7 +427,14 @@ static bool same_value(const char *bad, const char *have)
 	    (strcmp(bad, "1") == 0 && strcasecmp(h, "true") == 0) ||
 	    (strcmp(bad, "0") == 0 && strcasecmp(h, "false") == 0))
 		return true;
-	return false;
+	/* libtpu's booleans: yes/no, t/f, y/n as well (a value XLA_FLAGS
+	 * refuses never gets this far) */
+	{
+		bool m;
+		const char *x = xl_bool_normalize(XL_BP_ABSL, bad, &m), *y = xl_bool_normalize(XL_BP_ABSL, h, &m);
+
+		return x && y && strcmp(x, y) == 0;
+	}
 }
 
 int xl_policy_check_known_bad(const struct xl_profile *p, const struct xl_known_bad *bad,

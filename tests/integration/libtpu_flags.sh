@@ -155,4 +155,15 @@ expect_out "TPU_LIBRARY_PATH=$T/elsewhere/libtpu.so" "and says which file"
 run "$XL" flags lint --var LIBTPU_INIT_ARGS --release libtpu==9.9.9 -- "--xla_tpu_private_knob=1 --xla_dump_to=$T/d"
 expect_out "libtpu 9.9.9" "a newer libtpu is named"
 expect_out "0 errors" "and refuses nothing"
+# profiles: --explain names the libtpu judged, the check refuses what it
+# exits on
+mkdir -p "$T/profiles"
+printf 'flags:\n  LIBTPU_INIT_ARGS:\n    xla_tpu_rwb_fusion: "yes"\n' >"$T/profiles/tpuok.yaml"
+printf 'flags:\n  LIBTPU_INIT_ARGS:\n    xla_dump_to: /tmp/d\n' >"$T/profiles/tpubad.yaml"
+XLAUNCH_PROFILE_PATH="$T/profiles" VIRTUAL_ENV="$venv" run "$XL" profile show tpuok --explain
+expect_rc 0 "a profile with libtpu's yes"
+expect_out "LIBTPU_INIT_ARGS             libtpu $have (installed for" "--explain names the libtpu judged"
+XLAUNCH_PROFILE_PATH="$T/profiles" VIRTUAL_ENV="$venv" run "$XL" profile check tpubad
+expect_rc 65 "a profile with an XLA flag in LIBTPU_INIT_ARGS is refused"
+expect_err "it belongs in XLA_FLAGS" "saying where it belongs"
 done_ok

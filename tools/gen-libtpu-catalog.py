@@ -27,7 +27,8 @@ committed), unpacks libtpu.so into --work, and:
      every run ends in the parser's report: a run whose report lacks that
      name proves nothing and stops the script, and so does an error line
      it does not know.  One libtpu process at a time: the script holds the
-     lock the tests that start libtpu take (tests/integration/lib.sh).
+     lock the tests that start libtpu take (tests/integration/lib.sh)
+     while it asks about a release.
 
 The type of a registered name comes from the values its parser takes: a
 name that takes "zzz" is a string (any text); of the rest, one that takes
@@ -40,6 +41,11 @@ refuse.  A retired flag ("Accessing retired flag") takes any value and
 libtpu starts: it is written as a string, tagged deprecated.  "--noNAME=V"
 of a boolean NAME is absl's negative form, not a name of its own.
 
+Each release's answers are kept in --work (answers-VERSION.json, with the
+sha256 of the wheel they came from, which must be releases.yaml's commit):
+a rerun asks libtpu only about releases it has not asked, newest first,
+taking the lock for each release.
+
 Descriptions of the names the earlier hand-written catalog had are kept
 (HAND below); the rest are derived from the name.  Only the Python standard
 library is used, besides pip (through PYTHON) for the download.
@@ -47,6 +53,8 @@ library is used, besides pip (through PYTHON) for the download.
 import argparse
 import fcntl
 import glob
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -239,7 +247,45 @@ def probe_all(args, so, names, value):
     return taken, refused, unknown
 
 
+def wheel_sha256(args, version):
+    found = glob.glob(os.path.join(args.wheels, "libtpu-%s-*.whl" % version))
+    if not found:
+        return None
+    h = hashlib.sha256()
+    with open(found[0], "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    return "sha256:" + h.hexdigest()
+
+
+def registered_cached(args, version, commit):
+    """registered(), or its answer kept in --work from an earlier run on
+    the same wheel (commit is releases.yaml's sha256 of that wheel)."""
+    cache = os.path.join(args.work, "answers-%s.json" % version)
+    if os.path.exists(cache):
+        with open(cache) as f:
+            kept = json.load(f)
+        if kept.get("commit") == commit and commit == wheel_sha256(args, version):
+            log("libtpu %s: the answers of an earlier run on the same wheel" % version)
+            return kept["types"]
+    types = registered(args, version)
+    have = wheel_sha256(args, version)
+    if have != commit:
+        raise SystemExit("libtpu %s: the wheel's sha256 is %s, releases.yaml says %s" % (version, have, commit))
+    with open(cache + ".part", "w") as f:
+        json.dump({"commit": commit, "types": types}, f)
+    os.rename(cache + ".part", cache)
+    return types
+
+
 def registered(args, version):
+    # one libtpu a host: the lock the tests take (tests/integration/lib.sh)
+    with open("/tmp/xlaunch-tests-libtpu.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return registered_locked(args, version)
+
+
+def registered_locked(args, version):
     so = wheel_so(args, version)
     t0 = time.time()
     names = candidates(so)
@@ -306,12 +352,11 @@ def main():
     pk = flagrel.load_releases(args.releases).get("libtpu")
     if not pk:
         raise SystemExit("%s: no libtpu package" % args.releases)
-    axis = [r["version"] for r in pk["releases"] if r.get("known", True) is not False]
-    # one libtpu a host: the lock the tests take (tests/integration/lib.sh)
-    lock = open("/tmp/xlaunch-tests-libtpu.lock", "a")
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    per = {v: registered(args, v) for v in axis}
-    lock.close()
+    known = [r for r in pk["releases"] if r.get("known", True) is not False]
+    axis = [r["version"] for r in known]
+    os.makedirs(args.work, exist_ok=True)
+    # newest first; each release's answers are kept in --work
+    per = {r["version"]: registered_cached(args, r["version"], r.get("commit")) for r in reversed(known)}
     pinned = pk["fields"]["pinned"]
     names = sorted(set().union(*per.values()))
     out = sys.stdout

@@ -6,8 +6,9 @@
 # names xlaunch refuses, and a string libtpu starts with has no error.
 #
 # The releases' wheels come from PyPI once, into build/libtpu-wheels (a
-# cache kept between runs, about 150 MB each); each libtpu.so is unpacked
-# into this test's TMPDIR and removed with it.  The release the tpu venv
+# cache kept between runs, about 150 MB a release); each libtpu.so is
+# unpacked into this test's TMPDIR and removed with it.  Each release costs
+# three libtpu starts, about 8 s in all.  The release the tpu venv
 # has is judged as detected for its interpreter, the others with --release.
 . "$(dirname "$0")/lib.sh"
 venv=$(cd "$SRC" && tools/venv.sh tpu 2>"$T/venv.err") || {

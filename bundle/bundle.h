@@ -317,7 +317,9 @@ struct xl_runtime {
 				  * "--python", "--release", or "none" (static) */
 	char *why;               /* why there is no interpreter, or why the one found
 				  * could not be read (python set), or NULL */
-	char *jaxlib, *jax, *torch, *torch_xla, *libtpu; /* versions as installed; NULL: not installed */
+	char *jaxlib, *jax, *torch, *torch_xla, *libtpu; /* versions as installed; NULL: not installed
+							  * (libtpu: the one TPU_LIBRARY_PATH names, when
+							  * set: its wheel's version, else "unknown (...)") */
 };
 
 /* The runtime of a command line started with environment envp (the

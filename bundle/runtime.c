@@ -11,6 +11,7 @@
 #include "bundle/bundle.h"
 
 #include <fcntl.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,6 +89,42 @@ static bool read_versions(struct xl_runtime *rt, char *const *envp)
 	return true;
 }
 
+/* TPU_LIBRARY_PATH names the libtpu the job loads, whatever the interpreter
+ * has installed: its version is that of the wheel it came from (the
+ * dist-info beside its libtpu/ directory), else one xlaunch cannot place
+ * (judged with warnings, never refused). */
+static void tpu_library_path(struct xl_runtime *rt, char *const *envp)
+{
+	const char *so = xl_env_get(envp, "TPU_LIBRARY_PATH");
+	char *dir, *slash, *pattern;
+	glob_t g;
+
+	if (!so || !*so)
+		return;
+	free(rt->libtpu);
+	rt->libtpu = NULL;
+	dir = xl_strdup(so);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		slash = strrchr(dir, '/');
+	}
+	if (slash && strcmp(slash + 1, "libtpu") == 0) {
+		*slash = '\0';
+		pattern = xl_asprintf("%s/libtpu-*.dist-info", dir);
+		if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1) {
+			const char *v = strrchr(g.gl_pathv[0], '/') + strlen("/libtpu-");
+
+			rt->libtpu = xl_strndup(v, strlen(v) - strlen(".dist-info"));
+		}
+		globfree(&g);
+		free(pattern);
+	}
+	if (!rt->libtpu)
+		rt->libtpu = xl_asprintf("unknown (TPU_LIBRARY_PATH=%s)", so);
+	free(dir);
+}
+
 void xl_runtime_detect(char *const *argv, int argc, char *const *envp, struct xl_runtime *rt)
 {
 	char *prog = argv && argc > 0 ? xl_find_program_in(argv[0], envp) : NULL;
@@ -121,6 +158,7 @@ void xl_runtime_detect(char *const *argv, int argc, char *const *envp, struct xl
 	 * judged as when none is found, rt->why saying why */
 	if (rt->python)
 		read_versions(rt, envp);
+	tpu_library_path(rt, envp);
 }
 
 int xl_runtime_of_python(const char *python, struct xl_runtime *rt)
@@ -137,6 +175,7 @@ int xl_runtime_of_python(const char *python, struct xl_runtime *rt)
 	 * interpreter without jaxlib */
 	if (!read_versions(rt, NULL))
 		return XL_EX_NOINPUT;
+	tpu_library_path(rt, NULL);
 	return 0;
 }
 

@@ -320,12 +320,13 @@ static enum xl_exit flags_explain(struct xl_ctx *ctx, const struct xl_call *call
 		name++;
 	n = find_entries(name, ents, 8);
 	if (!n) {
-		const char *dym = xl_catalog_suggest("LIBTPU_INIT_ARGS", name);
-		const char *dym2 = xl_catalog_suggest(NULL, name);
+		const char *dym = xl_catalog_suggest("XLA_FLAGS", name);
 
 		json_decref(arr);
 		if (!dym)
-			dym = dym2;
+			dym = xl_catalog_suggest("LIBTPU_INIT_ARGS", name);
+		if (!dym)
+			dym = xl_catalog_suggest(NULL, name);
 		if (dym)
 			xl_error("flag '%s' is in no catalog; did you mean '%s'?", name, dym);
 		else
@@ -539,7 +540,7 @@ static const struct xl_opt lint_options[] = {
 	XL_OPTION_CALLBACK(0, "release", "PKG==VERSION", struct lint_opts, release,
 			   struct release_list, parse_release, "PKG==VERSION (at most 5)",
 			   "judge against one release without an interpreter\n"
-			   "(jaxlib, jax, torch_xla; repeatable, one for each package\n"
+			   "(jaxlib, jax, torch_xla, libtpu; repeatable, one for each package\n"
 			   "the job loads)"),
 	XL_OPTION_END,
 };

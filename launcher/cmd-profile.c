@@ -266,6 +266,8 @@ static void show_judged(const struct xl_profile *p, const struct xl_judge *j)
 			continue;
 		if (strcmp(v->name, "XLA_FLAGS") == 0) {
 			against = xl_judge_str(j, xl_family_index("xla"));
+		} else if (strcmp(v->name, "LIBTPU_INIT_ARGS") == 0) {
+			against = xl_judge_str(j, xl_family_index("libtpu"));
 		} else if (!v->composite) {
 			(void)xl_catalog_env_at(j, v->name, &rv);
 			if (rv.family >= 0)
@@ -286,7 +288,7 @@ static void show_judged(const struct xl_profile *p, const struct xl_judge *j)
 		}
 	}
 	if (head)
-		printf("  (XLA's value rules: the reader model of jaxlib %s's XLA)\n",
+		printf("  (XLA's value rules: the reader model of jaxlib %s's XLA; LIBTPU_INIT_ARGS: libtpu's own reader)\n",
 		       xl_knowledge_pinned("jaxlib"));
 }
 

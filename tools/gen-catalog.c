@@ -50,7 +50,7 @@ struct fam {
 
 static const char *const types[] = { "bool", "int", "float", "string", "enum", "list", NULL };
 static const char *const tagnames[] = { "debug", "cache", "perf-risk", "deprecated", "launcher", "observed", NULL };
-static const char *const parsers[] = { "none", "tsl", "python", "atoi", "int", "prealloc", "pyint", "one", "nonempty", "onezero", NULL };
+static const char *const parsers[] = { "none", "tsl", "python", "atoi", "int", "prealloc", "pyint", "one", "nonempty", "onezero", "absl", NULL };
 static const char *const famkeys[] = { "family", "kind", "variables", "complete", "bool_parser",
 				       "source", "flags", "releases", NULL };
 static const char *const srckeys[] = { "repository", "path", "commit", "release", "also", NULL };

@@ -316,6 +316,10 @@ const char *xl_bool_normalize(int parser, const char *v, bool *misread)
 		if (truth == 1)
 			return "1";       /* "true", "yes": a true string; 1 says it plainly */
 		return NULL;
+	case XL_BP_ABSL:
+		if (truth < 0 || strcasecmp(v, "on") == 0 || strcasecmp(v, "off") == 0)
+			return NULL; /* libtpu aborts: "Illegal value" */
+		return truth ? "true" : "false";
 	case XL_BP_NONEMPTY:
 		if (!*v || truth == 0) {
 			*misread = true;  /* "0", "false": set, so true; "": unset to some readers only */

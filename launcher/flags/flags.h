@@ -125,6 +125,7 @@ enum xl_bool_parser {
 	XL_BP_NONEMPTY,  /* set or not: any non-empty value is true, "0" and "false" included */
 	XL_BP_ONEZERO,   /* torch config: exactly "1" true, "0" false; any other word is kept as a
 			  * string, so "false" reads as true */
+	XL_BP_ABSL,      /* libtpu's flag parser (absl): true/false, 1/0, yes/no, t/f, y/n, any case */
 };
 
 struct xl_family {
@@ -382,9 +383,13 @@ struct xl_flag_releases {
 bool xl_flag_releases_get(const char *name, int fam, struct xl_flag_releases *r);
 void xl_flag_releases_release(struct xl_flag_releases *r);
 
-/* The libtpu version the judged runtime has installed, or NULL (libtpu is
- * closed source: its flags are known from published recipes only, so an
- * unknown one is a warning that names this release). */
+/* The name of family fam nearest to word (a typo's "did you mean") among
+ * those the judged release of the family registers, or NULL. */
+const char *xl_judge_suggest(const struct xl_judge *j, int fam, const char *word);
+
+/* The libtpu version the judged runtime has installed, or NULL (its flags
+ * are judged as the libtpu family's releases register them; messages name
+ * this version). */
 const char *xl_judge_libtpu(const struct xl_judge *j);
 
 /* The release of pkg the catalog describes (jaxlib: the one XLA's reader

@@ -4,6 +4,7 @@
  * and tags from the compiled catalogs. */
 #include "launcher/flags/flags.h"
 #include "launcher/flags/xlareader.h"
+#include "launcher/flags/abslreader.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -473,6 +474,88 @@ next:
 	xl_xla_words_release(&w);
 }
 
+/* LIBTPU_INIT_ARGS, as libtpu's own reader takes it (abslreader.h): an
+ * error exactly where that libtpu exits at start, a warning where the
+ * release is not one xlaunch knows. */
+static void lint_libtpu(const struct xl_judge *j, const char *s, unsigned flags, struct xl_lint *l)
+{
+	static const char var[] = "LIBTPU_INIT_ARGS";
+	const char *lt = xl_judge_libtpu(j);
+	char *who = lt ? xl_asprintf("libtpu %s", lt) : xl_strdup("libtpu");
+	struct xl_absl_words w;
+
+	xl_absl_read(j, s, &w);
+	for (size_t i = 0; i < w.n; i++) {
+		struct xl_absl_word *x = &w.v[i];
+		size_t before = l->n;
+
+		if (strpbrk(x->text, "\t\n\r"))
+			add(l, XL_SEV_WARNING, "blank-in-word", x->text, x->start,
+			    xl_asprintf("%s: '%s' holds a tab or a line break: libtpu splits at spaces only, so it is part of the word",
+					var, x->text), xl_strdup("separate the flags with spaces"));
+		switch (x->kind) {
+		case XL_AB_SET:
+			check_tags(l, var, x->d, x->text, x->start, flags);
+			for (size_t k = 0; k < i; k++)
+				if (w.v[k].kind == XL_AB_SET && strcmp(w.v[k].name, x->name) == 0)
+					add(l, XL_SEV_WARNING, "duplicate", x->text, x->start,
+					    xl_asprintf("%s: '%s' is set again (first at column %zu): libtpu takes the last value",
+							var, x->name, w.v[k].start + 1),
+					    xl_strdup("remove one of the two"));
+			break;
+		case XL_AB_IGNORED: {
+			size_t eq = strcspn(x->text, "=");
+			char *env = xl_strndup(x->text, eq);
+
+			add(l, XL_SEV_WARNING, "bare-word", x->text, x->start,
+			    xl_asprintf("%s: '%s' is not a flag: libtpu ignores it", var, x->text),
+			    x->text[eq] && xl_catalog_env(env)
+				    ? xl_asprintf("%s is an environment variable: set it in the profile's env, not in %s",
+						  env, var) : NULL);
+			free(env);
+			break;
+		}
+		case XL_AB_END:
+			if (i + 1 < w.n)
+				add(l, XL_SEV_WARNING, "end-of-flags", x->text, x->start,
+				    xl_asprintf("%s: '--' ends the flags: libtpu ignores the %zu word%s after it", var,
+						w.n - i - 1, w.n - i - 1 == 1 ? "" : "s"), NULL);
+			break;
+		case XL_AB_VALUE:
+			break;
+		case XL_AB_UNKNOWN:
+			add(l, XL_SEV_ERROR, "unknown-flag", x->text, x->start,
+			    xl_asprintf("%s: unknown flag '%s': %s exits at start (\"Unknown command line flag\")",
+					var, x->name, who),
+			    x->hint ? xl_strdup(x->hint) : NULL);
+			break;
+		case XL_AB_XLA:
+			add(l, XL_SEV_ERROR, "xla-flag", x->text, x->start,
+			    xl_asprintf("%s: '%s' is an XLA flag, which %s does not take: it exits at start "
+					"(\"Unknown command line flag\")", var, x->name, who),
+			    x->hint ? xl_strdup(x->hint) : NULL);
+			break;
+		case XL_AB_ELSEWHERE:
+			add(l, XL_SEV_ERROR, "not-in-release", x->text, x->start,
+			    xl_asprintf("%s: %s", var, x->why ? x->why : x->name), x->hint ? xl_strdup(x->hint) : NULL);
+			break;
+		case XL_AB_UNCONFIRMED:
+			add(l, XL_SEV_WARNING, "unconfirmed", x->text, x->start,
+			    xl_asprintf("%s: %s", var, x->why ? x->why : x->name), x->hint ? xl_strdup(x->hint) : NULL);
+			break;
+		case XL_AB_BAD_VALUE:
+		case XL_AB_MISSING:
+			add(l, XL_SEV_ERROR, x->kind == XL_AB_MISSING ? "missing-value" : "type", x->text, x->start,
+			    xl_asprintf("%s: %s", var, x->why), x->hint ? xl_strdup(x->hint) : NULL);
+			break;
+		}
+		for (size_t k = before; k < l->n; k++)
+			l->v[k].aborts = l->v[k].sev == XL_SEV_ERROR && strcmp(l->v[k].code, "debug-in-timing") != 0;
+	}
+	xl_absl_words_release(&w);
+	free(who);
+}
+
 void xl_lint_string(const char *var, const char *s, unsigned flags, struct xl_lint *l)
 {
 	xl_lint_string_at(NULL, var, s, flags, l);
@@ -486,6 +569,10 @@ void xl_lint_string_at(const struct xl_judge *j, const char *var, const char *s,
 
 	if (!xl_is_composite_var(var)) {
 		lint_env_value(j, var, s, flags, l);
+		return;
+	}
+	if (strcmp(var, "LIBTPU_INIT_ARGS") == 0 && xl_catalog_coverage(var) == 0) {
+		lint_libtpu(j, s, flags, l);
 		return;
 	}
 	sc.coverage = xl_catalog_coverage(var);

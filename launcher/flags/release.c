@@ -51,6 +51,8 @@ static const char *installed(const struct xl_runtime *rt, int pkg)
 		return rt->jax;
 	if (strcmp(name, "torch_xla") == 0)
 		return rt->torch_xla;
+	if (strcmp(name, "libtpu") == 0)
+		return rt->libtpu;
 	return NULL;
 }
 
@@ -276,6 +278,28 @@ const struct xl_kflag *xl_knowledge_find(const char *name, int fam)
 	if (lo < xl_nkflags && xl_kflags[lo].family == fam && strcmp(xl_kstr(xl_kflags[lo].name), name) == 0)
 		return &xl_kflags[lo];
 	return NULL;
+}
+
+const char *xl_judge_suggest(const struct xl_judge *j, int fam, const char *word)
+{
+	const struct xl_rel_pos *t[2];
+	size_t n = targets(j, fam, t), len = strlen(word);
+	size_t max = len <= 3 ? 1 : len <= 8 ? 2 : len / 4 + 1, bestd = max + 1;
+	const char *best = NULL;
+
+	for (size_t i = 0; i < xl_nkflags; i++) {
+		const struct xl_kflag *k = &xl_kflags[i];
+		size_t d;
+
+		if (k->family != fam || (n && !registers(k, t[0])))
+			continue;
+		d = xl_edit_distance(word, xl_kstr(k->name), max);
+		if (d < bestd) {
+			bestd = d;
+			best = xl_kstr(k->name);
+		}
+	}
+	return best;
 }
 
 /* ---- words a user can act on ------------------------------------------------------- */
@@ -559,7 +583,17 @@ const struct xl_flagdef *xl_catalog_flag_at(const struct xl_judge *j, const char
 
 	memset(rv, 0, sizeof(*rv));
 	rv->family = -1;
-	/* only XLA_FLAGS: the XLA inside libtpu is none of the releases listed */
+	/* LIBTPU_INIT_ARGS: libtpu's own flags, as the release the job loads
+	 * registers them (its XLA takes none of XLA_FLAGS's) */
+	if (j && strcmp(var, "LIBTPU_INIT_ARGS") == 0) {
+		int tpu = xl_family_index("libtpu");
+
+		if (tpu >= 0 && xl_kfamilies[tpu].pkg[0] >= 0) {
+			judge_in_family(j, tpu, name, rv);
+			return rv->d;
+		}
+	}
+	/* XLA_FLAGS: the XLA of the jaxlib and torch_xla releases listed */
 	if (!j || strcmp(var, "XLA_FLAGS") != 0 || xla < 0 || xl_kfamilies[xla].pkg[0] < 0) {
 		rv->status = d ? XL_RS_REGISTERED : XL_RS_UNKNOWN;
 		rv->d = d;

@@ -250,6 +250,22 @@ static bool not_in_release(struct xl_profile *p, struct verdict *vd, const struc
 	return false;
 }
 
+/* A name the libtpu the job loads does not register: libtpu exits at start;
+ * an XLA flag belongs in XLA_FLAGS. */
+static void libtpu_unknown(struct xl_profile *p, const struct xl_judge *j, const struct xl_prov *src,
+			   const char *name)
+{
+	const char *lt = xl_judge_libtpu(j);
+	int tpu = xl_family_index("libtpu");
+	const char *dym = tpu >= 0 ? xl_judge_suggest(j, tpu, name) : NULL;
+	bool xla = xl_catalog_flag("XLA_FLAGS", name) != NULL;
+
+	report(p, src, "LIBTPU_INIT_ARGS: %s '--%s' (libtpu%s%s exits on it at start)%s%s%s",
+	       xla ? "XLA flag" : "unknown flag", name, lt ? " " : "", lt ? lt : "",
+	       xla ? "; it belongs in XLA_FLAGS" : dym ? "; did you mean '" : "",
+	       !xla && dym ? dym : "", !xla && dym ? "'?" : "");
+}
+
 /* The flags of composite variable v, judged against j's releases. */
 static void check_composite(struct xl_profile *p, struct verdict *vd, const struct xl_judge *j,
 			    struct xl_var *v)
@@ -267,7 +283,10 @@ static void check_composite(struct xl_profile *p, struct verdict *vd, const stru
 			bool tpu = strcmp(v->name, "XLA_FLAGS") == 0 &&
 				   xl_catalog_flag("LIBTPU_INIT_ARGS", f->name);
 
-			if (coverage == 0) {
+			if (coverage == 0 && strcmp(v->name, "LIBTPU_INIT_ARGS") == 0) {
+				libtpu_unknown(p, j, &f->src, f->name);
+				vd->data = true;
+			} else if (coverage == 0) {
 				report(p, &f->src, "%s: unknown flag '--%s' (XLA aborts on it at backend start)%s%s%s",
 				       v->name, f->name,
 				       tpu ? "; it is a libtpu flag: set it in LIBTPU_INIT_ARGS" : dym ? "; did you mean '" : "",
@@ -410,7 +429,14 @@ static bool same_value(const char *bad, const char *have)
 	    (strcmp(bad, "1") == 0 && strcasecmp(h, "true") == 0) ||
 	    (strcmp(bad, "0") == 0 && strcasecmp(h, "false") == 0))
 		return true;
-	return false;
+	/* libtpu's booleans: yes/no, t/f, y/n as well (a value XLA_FLAGS
+	 * refuses never gets this far) */
+	{
+		bool m;
+		const char *x = xl_bool_normalize(XL_BP_ABSL, bad, &m), *y = xl_bool_normalize(XL_BP_ABSL, h, &m);
+
+		return x && y && strcmp(x, y) == 0;
+	}
 }
 
 int xl_policy_check_known_bad(const struct xl_profile *p, const struct xl_known_bad *bad,

@@ -367,6 +367,24 @@ static void classify(struct attempt *at)
 	at->peers = NULL;
 }
 
+/* The TPU compiler refused the program: what it needs is the compiler's
+ * figure of XLA's buffers for this candidate (a prediction of basis
+ * compiler, unless one was made before the launch), the HBM it had the
+ * limit it was judged against (said in the figure's source). */
+static void tpu_compile_oom(struct attempt *at, const struct xl_scan *oom)
+{
+	int64_t need, have;
+	char src[200];
+
+	if (at->cl.outcome != XL_OUT_OOM || !oom || !xl_tpu_hbm_oom(oom->oom_line, &need, &have) ||
+	    calib_attempt_figure(&at->figs, true, CALIB_KIND_XLA_BUFFERS))
+		return;
+	snprintf(src, sizeof(src), "the TPU compiler's out-of-memory message: needs %lld bytes, more than the "
+		 "available HBM, %lld bytes (the limit)", (long long)need, (long long)have);
+	calib_attempt_add_figure(&at->figs, true, CALIB_KIND_XLA_BUFFERS, need, CALIB_BASIS_COMPILER,
+				 CALIB_UNSET, src);
+}
+
 /* What was used, each figure of its kind: the process group, NVML, the
  * job's report file, the failed allocation, XLA's own figure (reused from the last
  * launch of this signature for programs loaded from the cache). */
@@ -392,6 +410,7 @@ static void observe_figures(struct attempt *at)
 	if (xb >= 0)
 		calib_attempt_add_figure(f, false, CALIB_KIND_XLA_BUFFERS, xb, CALIB_BASIS_NONE,
 					 CALIB_UNSET, src);
+	tpu_compile_oom(at, oom);
 	xl_observe_headline(f, &at->it->rank.est);
 }
 

@@ -3,8 +3,12 @@
 #include "launcher/run/outcome.h"
 #include "launcher/run/supervise.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 /* ---- patterns ------------------------------------------------------------------ */
@@ -90,6 +94,8 @@ int xl_patterns_load(const char *path, struct xl_patterns *out)
 	if (!rc)
 		rc = load_list(path, xl_ymap_get(root, "peer_exit"), &out->peer, &out->npeer, true);
 	if (!rc)
+		rc = load_list(path, xl_ymap_get(root, "device_busy"), &out->busy, &out->nbusy, true);
+	if (!rc)
 		rc = xl_cpats_load(path, root, &out->compile);
 	xl_ynode_free(root);
 	free(def);
@@ -114,6 +120,7 @@ void xl_patterns_release(struct xl_patterns *p)
 {
 	release_list(p->oom, p->noom);
 	release_list(p->peer, p->npeer);
+	release_list(p->busy, p->nbusy);
 	xl_cpats_release(&p->compile);
 	memset(p, 0, sizeof(*p));
 }
@@ -156,6 +163,10 @@ static void scan_line(struct xl_scan *s)
 	if (!s->peer && (p = match(s->pats->peer, s->pats->npeer, s->line))) {
 		s->peer = p;
 		s->peer_line = xl_strndup(s->line, s->len > 400 ? 400 : s->len);
+	}
+	if (!s->busy && (p = match(s->pats->busy, s->pats->nbusy, s->line))) {
+		s->busy = p;
+		s->busy_line = xl_strndup(s->line, s->len > 400 ? 400 : s->len);
 	}
 	if (s->watch)
 		xl_watch_line(s->watch, &s->block, s->line, s->len, xl_mono());
@@ -225,13 +236,97 @@ void xl_scan_release(struct xl_scan *s)
 	free(s->oom_id);
 	free(s->oom_line);
 	free(s->peer_line);
-	s->oom_id = s->oom_line = s->peer_line = NULL;
+	free(s->busy_line);
+	s->oom_id = s->oom_line = s->peer_line = s->busy_line = NULL;
 	s->peer = NULL;
+	s->busy = NULL;
 	if (s->watch)
 		xl_cblock_close(s->watch, &s->block);
 }
 
+/* "22.82G" (TSL's HumanReadableNumBytes: B, K, M, G, T, P, E, powers of
+ * 1024) right after p, up to ')': bytes, or -1. */
+static int64_t human_bytes(const char *p)
+{
+	static const char units[] = "BKMGTPE";
+	const char *u;
+	char *end;
+	double v;
+
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	v = strtod(p, &end);
+	if (end == p || !*end || !(u = strchr(units, *end)) || end[1] != ')')
+		return -1;
+	for (long i = u - units; i > 0; i--)
+		v *= 1024.0;
+	return v >= 0 && v < 9.0e18 ? (int64_t)(v + 0.5) : -1;
+}
+
+bool xl_tpu_hbm_oom(const char *line, int64_t *required, int64_t *available)
+{
+	const char *r = strstr(line, "memory required for "), *a = strstr(line, "exceeds available HBM (");
+
+	*required = *available = -1;
+	if (!r || !a || a < r)
+		return false;
+	r = strchr(r, '(');
+	if (!r || r > a)
+		return false;
+	*required = human_bytes(r + 1);
+	*available = human_bytes(a + strlen("exceeds available HBM ("));
+	return *required > 0 && *available > 0;
+}
+
 /* ---- classification --------------------------------------------------------------------- */
+
+/* The live process that holds a lock on file path (from /proc/locks), as
+ * "pid N (COMMAND)", or NULL when none does or it cannot be told. */
+static char *lock_holder(const char *path)
+{
+	struct stat st;
+	char line[256], want[64], *out = NULL;
+	FILE *f;
+
+	if (stat(path, &st) != 0 || !(f = fopen("/proc/locks", "r")))
+		return NULL;
+	snprintf(want, sizeof(want), ":%llu", (unsigned long long)st.st_ino);
+	while (!out && fgets(line, sizeof(line), f)) {
+		/* "1: POSIX  ADVISORY  WRITE 1234 08:01:5678 0 EOF" */
+		char dev[64];
+		long pid;
+
+		if (sscanf(line, "%*s %*s %*s %*s %ld %63s", &pid, dev) != 2 || pid <= 0)
+			continue;
+		if (strlen(dev) >= strlen(want) && strcmp(dev + strlen(dev) - strlen(want), want) == 0 &&
+		    kill((pid_t)pid, 0) == 0) {
+			char comm[64] = "", p[64];
+			FILE *c;
+
+			snprintf(p, sizeof(p), "/proc/%ld/comm", pid);
+			if ((c = fopen(p, "r"))) {
+				if (fgets(comm, sizeof(comm), c))
+					comm[strcspn(comm, "\n")] = '\0';
+				fclose(c);
+			}
+			out = xl_asprintf("pid %ld (%s)", pid, *comm ? comm : "?");
+		}
+	}
+	fclose(f);
+	return out;
+}
+
+/* A launch that could not have the device: another process holds it. */
+static void device_busy(const struct xl_scan *busy, struct xl_classified *out)
+{
+	char *who = lock_holder("/tmp/libtpu_lockfile");
+
+	out->outcome = XL_OUT_ERROR;
+	snprintf(out->reason, sizeof(out->reason), "%s; %s; %s: %.200s", busy->busy->reason,
+		 who ? who : "no live process holds the lock now (the holder has gone, or the lock is another host's view)",
+		 busy->busy->id, busy->busy_line);
+	free(who);
+}
 
 void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		 const struct xl_scan *se, const struct xl_jobreport *rep,
@@ -239,6 +334,7 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 {
 	const struct xl_scan *hit = se && se->oom_id ? se : so && so->oom_id ? so : NULL;
 	const struct xl_scan *peer = se && se->peer ? se : so && so->peer ? so : NULL;
+	const struct xl_scan *busy = se && se->busy ? se : so && so->busy ? so : NULL;
 	bool failed = sr->exit_code != 0;
 
 	memset(out, 0, sizeof(*out));
@@ -279,6 +375,9 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 	} else if (sr->exec_failed) {
 		out->outcome = XL_OUT_ERROR;
 		snprintf(out->reason, sizeof(out->reason), "the command could not be run");
+	} else if (failed && busy) {
+		/* not a crash of the program: the device was never its */
+		device_busy(busy, out);
 	} else if (failed && peer) {
 		/* the rank did not fail on its own: its runtime stopped it when
 		 * another rank left; the class stays what the status says */

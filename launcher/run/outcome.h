@@ -28,6 +28,8 @@ struct xl_patterns {
 	size_t noom;
 	struct xl_pattern *peer;     /* the rank was stopped by another rank's exit */
 	size_t npeer;
+	struct xl_pattern *busy;     /* the device is held by another process (device_busy) */
+	size_t nbusy;
 	struct xl_cpats compile;     /* lines about compiling, the storm rule */
 };
 
@@ -50,6 +52,8 @@ struct xl_scan {
 	char *oom_line;
 	const struct xl_pattern *peer; /* first peer_exit pattern seen (in pats), */
 	char *peer_line;              /* and its line */
+	const struct xl_pattern *busy; /* first device_busy pattern seen, */
+	char *busy_line;              /* and its line */
 	struct xl_watch *watch;       /* compile events go here, or NULL */
 	struct xl_cblock block;       /* this stream's open block of compile lines */
 };
@@ -62,6 +66,12 @@ void xl_scan_finish(struct xl_scan *s);
 /* The last few lines of the stream; caller frees. */
 char *xl_scan_tail(const struct xl_scan *s, int lines);
 void xl_scan_release(struct xl_scan *s);
+
+/* The TPU compiler's figures in its out-of-memory line ("... the total
+ * memory required for HLO temporaries (22.82G) exceeds available HBM
+ * (15.75G)"): what the program needs and what the device has, in bytes
+ * (its units are powers of 1024).  False when the line has not both. */
+bool xl_tpu_hbm_oom(const char *line, int64_t *required, int64_t *available);
 
 /* ---- classification ---------------------------------------------------------------- */
 

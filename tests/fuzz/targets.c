@@ -266,9 +266,11 @@ int xl_fuzz_args(const uint8_t *data, size_t len)
 	return 0;
 }
 
-/* The same bytes through the outcome scanner (OOM and peer_exit lines, the
- * tail kept for messages) in pieces of 1 to 16 bytes, as a pipe delivers
- * them, then classified as a death by SIGABRT. */
+/* The same bytes through the outcome scanner (OOM, peer_exit and
+ * device_busy lines, the tail kept for messages) in pieces of 1 to 16
+ * bytes, as a pipe delivers them, then classified as a death by SIGABRT
+ * (a held device is an error, never a crash); the TPU compiler's figures
+ * of an OOM line, when read, are positive. */
 static void scan_outcome(const struct xl_patterns *pats, const uint8_t *data, size_t len)
 {
 	static struct xl_scan sc;   /* static: its line buffer is 64 KiB */
@@ -282,8 +284,15 @@ static void scan_outcome(const struct xl_patterns *pats, const uint8_t *data, si
 		xl_scan_feed(&sc, (const char *)data + i, len - i < step ? len - i : step);
 	xl_scan_finish(&sc);
 	xl_classify(&sr, NULL, &sc, NULL, NULL, &cl);
-	if (cl.outcome != (sc.oom_id ? XL_OUT_OOM : XL_OUT_CRASH) || (sc.peer && !sc.peer_line))
+	if (cl.outcome != (sc.oom_id ? XL_OUT_OOM : sc.busy ? XL_OUT_ERROR : XL_OUT_CRASH) ||
+	    (sc.peer && !sc.peer_line) || (sc.busy && !sc.busy_line))
 		abort();
+	if (sc.oom_line) {
+		int64_t need, have;
+
+		if (xl_tpu_hbm_oom(sc.oom_line, &need, &have) && (need <= 0 || have <= 0))
+			abort();
+	}
 	tail = xl_scan_tail(&sc, 5);
 	free(tail);
 	xl_scan_release(&sc);

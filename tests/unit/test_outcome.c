@@ -189,6 +189,63 @@ static void test_order(void **state)
 	xl_scan_release(&se);
 }
 
+/* The real TPU compiler (libtpu 0.0.42.1, compiling ahead of time for a
+ * v5e slice on a host without a TPU) refused a program too large for HBM:
+ * oom by the TPU pattern, with what it needs and what the device has. */
+static void test_tpu_compile_oom(void **state)
+{
+	struct xl_classified cl;
+	struct xl_scan se;
+	struct xl_sup_result sr;
+	int64_t need, have;
+
+	(void)state;
+	replay("tpu-compile-oom.txt", &se, &sr);
+	assert_non_null(se.oom_id);
+	assert_string_equal(se.oom_id, "tpu-compile-hbm-total");
+	assert_true(xl_tpu_hbm_oom(se.oom_line, &need, &have));
+	assert_int_equal(need, 48LL << 30);
+	assert_int_equal(have, (int64_t)(15.75 * (1 << 30)));
+	xl_scan_release(&se);
+	classify("tpu-compile-oom.txt", &cl);
+	assert_int_equal(cl.outcome, XL_OUT_OOM);
+	assert_non_null(strstr(cl.reason, "tpu-compile-hbm-total: "));
+
+	/* the issue's own figures; lines without both are no figures */
+	assert_true(xl_tpu_hbm_oom("RESOURCE_EXHAUSTED: Ran out of memory on HBM, the total memory required for "
+				   "HLO temporaries (22.82G) exceeds available HBM (15.75G).", &need, &have));
+	assert_int_equal(need, (int64_t)(22.82 * (1 << 30) + 0.5));
+	assert_false(xl_tpu_hbm_oom("Ran out of memory on HBM", &need, &have));
+	assert_false(xl_tpu_hbm_oom("memory required for x (1.5Q) exceeds available HBM (2G)", &need, &have));
+	assert_false(xl_tpu_hbm_oom("exceeds available HBM (2G) memory required for x (1G)", &need, &have));
+	assert_true(xl_tpu_hbm_oom("memory required for x (512.00M) exceeds available HBM (100B)", &need, &have));
+	assert_int_equal(need, 512LL << 20);
+	assert_int_equal(have, 100);
+}
+
+/* A second process of the host started libtpu while another held it:
+ * JAX raised (exit 1).  An error named as the device held elsewhere, never
+ * a crash, even when the runtime aborts. */
+static void test_tpu_lockfile(void **state)
+{
+	struct xl_classified cl;
+	struct xl_scan se;
+	struct xl_sup_result sr;
+
+	(void)state;
+	classify("tpu-lockfile.txt", &cl);
+	assert_int_equal(cl.outcome, XL_OUT_ERROR);
+	assert_non_null(strstr(cl.reason, "the TPU is held by another process of this host"));
+	assert_non_null(strstr(cl.reason, "libtpu-lockfile: "));
+	replay("tpu-lockfile.txt", &se, &sr);
+	sr.signaled = true;
+	sr.sig = SIGABRT;
+	sr.exit_code = 128 + SIGABRT;
+	xl_classify(&sr, NULL, &se, NULL, NULL, &cl);
+	assert_int_equal(cl.outcome, XL_OUT_ERROR);
+	xl_scan_release(&se);
+}
+
 /* A peer_exit pattern without its reason, or a reason that is not text,
  * is refused with its place. */
 static void test_bad_peer_patterns(void **state)
@@ -230,6 +287,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_clean_end),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_bad_peer_patterns),
+		cmocka_unit_test(test_tpu_compile_oom),
+		cmocka_unit_test(test_tpu_lockfile),
 	};
 
 	return XL_TEST_RUN(tests, setup, teardown);

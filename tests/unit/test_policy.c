@@ -61,9 +61,15 @@ static void test_unknown_and_type(void **state)
 		"flags:\n  XLA_FLAGS:\n    xla_gpu_autotune_level: high\n", NULL), 65);
 	assert_int_equal(check_text("badenv",
 		"env:\n  JAX_ENABLE_X64: maybe\n", NULL), 65);
-	/* unknown in the partial libtpu catalog: a warning only */
+	/* a name no known libtpu registers: libtpu exits on it at start */
 	assert_int_equal(check_text("libtpu",
-		"flags:\n  LIBTPU_INIT_ARGS:\n    xla_tpu_private_knob: 3\n", NULL), 0);
+		"flags:\n  LIBTPU_INIT_ARGS:\n    xla_tpu_private_knob: 3\n", NULL), 65);
+	/* an XLA flag in LIBTPU_INIT_ARGS: the same */
+	assert_int_equal(check_text("libtpu-xla",
+		"flags:\n  LIBTPU_INIT_ARGS:\n    xla_dump_to: /tmp/d\n", NULL), 65);
+	/* libtpu's boolean reader takes yes */
+	assert_int_equal(check_text("libtpu-yes",
+		"flags:\n  LIBTPU_INIT_ARGS:\n    xla_tpu_data_parallel_opt_different_sized_ops: \"yes\"\n", NULL), 0);
 }
 
 static void test_cache_local(void **state)
@@ -177,6 +183,12 @@ static void test_known_bad(void **state)
 		"    xla_tpu_enable_async_collective_fusion_fuse_all_gather: false\n", &p), 0);
 	assert_int_equal(xl_policy_check_known_bad(p, bad_true, 1, "torch29-v6e"), 0);
 	assert_int_equal(xl_policy_check_known_bad(p, bad, 1, "torch29-v6e"), 77);
+	xl_profile_free(p);
+	/* libtpu's own word for true is the same bad value */
+	assert_int_equal(check_text("kb-yes",
+		"env:\n  PJRT_DEVICE: TPU\nflags:\n  LIBTPU_INIT_ARGS:\n"
+		"    xla_tpu_enable_async_collective_fusion_fuse_all_gather: \"Y\"\n", &p), 0);
+	assert_int_equal(xl_policy_check_known_bad(p, bad_true, 1, "torch29-v6e"), 77);
 	xl_profile_free(p);
 	assert_int_equal(check_text("kb2", "env:\n  XLA_USE_BF16: 1\n", &p), 0);
 	assert_int_equal(xl_policy_check_known_bad(p, bad, 2, "b"), 77);

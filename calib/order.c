@@ -47,6 +47,37 @@ static void reason_add(struct calib_rank *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The compiler's own figure of an attempt (a compile-time oom keeps what
+ * the program needed as a prediction of basis compiler). */
+static int compiler_figure(const struct calib_attempt *a, void *arg)
+{
+	struct calib_figure *need = arg;
+
+	for (size_t i = 0; i < a->nfigures; i++)
+		if (a->figures[i].predicted && a->figures[i].basis == CALIB_BASIS_COMPILER &&
+		    a->figures[i].bytes > 0) {
+			need->bytes = a->figures[i].bytes;
+			need->kind = a->figures[i].kind;
+		}
+	return 0;
+}
+
+/* Adds to a known-bad candidate's reason what the compiler said its program
+ * needed, where the oom came at compile time with that figure. */
+static void compiler_need(struct calib_store *st, const char *id, struct calib_rank *r)
+{
+	struct calib_filter f = CALIB_FILTER_INIT;
+	struct calib_figure need = { .bytes = 0 };
+	char b[32];
+
+	f.id_prefix = id;
+	f.limit = 1;
+	if (!id || calib_history(st, &f, compiler_figure, &need) != 0 || need.bytes <= 0)
+		return;
+	reason_add(r, "the compiler needed %s (%s)", xl_fmt_bytes((uint64_t)need.bytes, b, sizeof(b)),
+		   calib_kind_name(need.kind));
+}
+
 /* What the store knows of one candidate: its place, tier and reason. */
 static int rank_one(struct calib_store *st, const struct calib_target *t, struct calib_rank *r)
 {
@@ -80,6 +111,7 @@ static int rank_one(struct calib_store *st, const struct calib_target *t, struct
 		r->tier = 4;
 		reason_add(r, "oom with this signature on this hardware and stack (run %s, %s)",
 			   last.id, xl_iso_time(last.time, when, sizeof(when)));
+		compiler_need(st, last.id, r);
 	} else {
 		bool pfound = false, older = false, suspect;
 

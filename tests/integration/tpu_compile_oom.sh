@@ -64,7 +64,21 @@ run "$XL" run tpuaot --dry-run -- $JOB
 expect_rc 0 "dry run"
 awk '/^  1\. /{print $2}' "$T/out" | grep -qx fits || { cat "$T/out"; fail "fits is not first"; }
 grep -E '^  2\. +big +known-bad +oom' "$T/out" >/dev/null || { cat "$T/out"; fail "big is not last, known-bad for its oom"; }
-ok "the next run orders the oom candidate last, saying why"
+# shellcheck disable=SC2086
+run "$XL" calib predict tpuaot --json -- $JOB
+expect_rc 0 "calib predict"
+python3 - "$T/out" <<'PY' || { cat "$T/out"; fail "calib predict does not say why big is last"; }
+import json, sys
+p = [c for c in json.load(open(sys.argv[1])) if c["candidate"] == "big"][0]
+assert p["place"] == "known-bad", p["place"]
+assert p["place_reason"].startswith("oom with this signature"), p["place_reason"]
+assert "the compiler needed" in p["place_reason"], p["place_reason"]
+PY
+# shellcheck disable=SC2086
+run "$XL" calib predict tpuaot -- $JOB
+grep -E '^  order +known-bad: oom with this signature .*the compiler needed [0-9.]+ GiB \(xla_buffers\)' \
+	"$T/out" >/dev/null || { cat "$T/out"; fail "calib predict's order line"; }
+ok "the next run orders the oom candidate last, and calib predict says why"
 
 # another process holds libtpu: the launch is an error naming it
 "$PY" -c '

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""libtpu_table.py - the libtpu knowledge per release, as a Markdown table:
+the names each known release's own parser registers (etc/flags/libtpu.yaml),
+how many of them are xla_tpu_*, xla_jf_*, megascale_* and retired, and what
+came and went since the release before.  Reads the committed catalog only.
+
+    python3 tests/bench/libtpu_table.py [ROOT]
+"""
+import os
+import sys
+
+import yaml
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    rel = yaml.safe_load(open(os.path.join(root, "etc/flags/releases.yaml")))
+    axis = [r["version"] for r in rel["packages"]["libtpu"]["releases"]]
+    pins = {}
+    for pkg in ("jaxlib", "torch_xla"):
+        for r in rel["packages"][pkg]["releases"]:
+            want = str(r.get("libtpu", ""))
+            wild = want.endswith(".*")
+            want = want[:-2] if wild else want
+            for v in axis:
+                if v == want or (wild and v.startswith(want + ".")):
+                    pins.setdefault(v, []).append("%s %s" % (pkg, r["version"]))
+    cat = yaml.safe_load(open(os.path.join(root, "etc/flags/libtpu.yaml")))
+    per = {v: set() for v in axis}
+    retired = {v: set() for v in axis}
+    for f in cat["flags"]:
+        for part in str(f["releases"]["libtpu"]).replace(",", " ").split():
+            lo, _, hi = part.strip().partition("-")
+            hi = hi or lo
+            for v in axis[axis.index(lo):axis.index(hi) + 1]:
+                per[v].add(f["name"])
+                if "retired" in f.get("description", ""):
+                    retired[v].add(f["name"])
+    print("| libtpu | asked for by | names | xla_tpu_* | xla_jf_* | megascale_* | retired "
+          "| new | gone |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    prev = None
+    for v in axis:
+        n = per[v]
+        by = {}
+        for p in pins.get(v, []):
+            pkg, ver = p.split()
+            by.setdefault(pkg, []).append(ver)
+        pin = "; ".join("%s %s" % (k, ", ".join(vs)) for k, vs in by.items()) or \
+            "(the newest on PyPI)"
+        print("| %s | %s | %d | %d | %d | %d | %d | %s | %s |" % (
+            v, pin, len(n), sum(x.startswith("xla_tpu_") for x in n),
+            sum(x.startswith("xla_jf_") for x in n), sum(x.startswith("megascale_") for x in n),
+            len(retired[v]), "-" if prev is None else len(n - per[prev]),
+            "-" if prev is None else len(per[prev] - n)))
+        prev = v
+
+
+main()

@@ -653,10 +653,12 @@ def main():
     rels = flagrel.known(packages["torch_xla"]["releases"])
     pinned = packages["torch_xla"]["fields"]["pinned"]
     axis = [r["version"] for r in rels]
-    per = {}
+    per, named = {}, set()
     for r in rels:
         root = flagrel.git_tree(a.torch_xla_git, r["commit"], ["torch_xla"])
         try:
+            named |= set(re.findall(r"^\w+\s*=\s*['\"]([A-Z0-9_]+)['\"]", open(os.path.join(
+                root, "torch_xla", "core", "xla_env_vars.py")).read(), re.M))
             reads, unresolved = collect(root)
             for name, func in DEAD_UNLESS_CALLED.items():
                 if name in reads and not called(root, func):
@@ -676,6 +678,9 @@ def main():
         sys.exit(1)
     for n in sorted(n for n in HAND if n not in names):
         sys.stderr.write("gen-torch-xla-catalog: %s is described but no release reads it\n" % n)
+    runtime = set(re.findall(r"name: ([A-Z0-9_]+)", open(os.path.join(
+        os.path.dirname(a.releases), "runtime.yaml")).read()))
+    a.unread = sorted(named - set(names) - runtime - set(LEFT_OUT) - COMPOSITE)
     write(a, per, names, axis, rels, pinned)
 
 
@@ -697,6 +702,10 @@ def write(a, per, names, axis, rels, pinned):
               "# project's own.\n" % (axis[0], axis[-1], pinned, pinned))
     for name, why in sorted(LEFT_OUT.items()):
         out.write("# Left out: %s (%s).\n" % (name, why))
+    if a.unread:
+        out.write("# Named in torch_xla/core/xla_env_vars.py but read by no code of these\n"
+                  "# releases (setting them changes nothing; tests/torch_xla_wheel_ref.py\n"
+                  "# finds the same in each wheel): %s.\n" % ", ".join(a.unread))
     out.write("family: torch_xla\nkind: env\ncomplete: true\nbool_parser: atoi\n"
               "releases: [torch_xla]\n")
     out.write("source:\n  repository: pytorch/xla\n  path: torch_xla/csrc, torch_xla/**/*.py\n"

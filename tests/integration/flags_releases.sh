@@ -17,7 +17,9 @@
 # torch_xla: each release's wheel (downloaded without dependencies, cached
 # under build/wheels/) must hold every variable the knowledge says that
 # release reads (its Python sources, or the strings of its _XLAC library)
-# and every XLA flag the knowledge says its XLA registers (_XLAC's strings).
+# and every XLA flag the knowledge says its XLA registers (_XLAC's strings);
+# and every variable the wheel's Python reads (the catalog generator's own
+# reader, run on the wheel's files) must be one the knowledge says it reads.
 #
 # First run: about 3 GB from PyPI (eight jaxlib venvs, five torch_xla
 # wheels; see tests/bench/RESULTS.md for the time it took); then a few

@@ -696,7 +696,7 @@ static void peer_gone(struct sup *s, double now)
 }
 
 /* compile.on_storm: stop: the storm rule, judged on the run so far, is
- * met: the child is ended as at a timeout, with the profile's grace.  A
+ * met: the child is ended as at a timeout, with run's --grace.  A
  * child already being ended keeps its own outcome. */
 static void storm_check(struct sup *s, double now)
 {

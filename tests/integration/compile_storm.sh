@@ -8,7 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 P="$T/profiles"; mkdir -p "$P"
 export XLAUNCH_PROFILE_PATH="$P:$SRC/profiles" XLAUNCH_STORE="$T/store/calib.db"
-RUNS="$XDG_STATE_HOME/xlaunch/runs"
 printf 'description: nothing set\nenv: {PLAIN: yes}\n' >"$P/plain.yaml"
 cat >"$P/steps.yaml" <<'Y'
 description: steps from the job's lines
@@ -19,21 +18,13 @@ description: a job known to compile ten shapes after warm-up
 extends: steps
 compile: {warmup_steps: 2, max_after_warmup: 12}
 Y
-last_manifest() {
-	id=$(grep -o ' run [0-9]\{8\}T[^ ]*' "$T/err" | tail -1 | sed 's/^ run //')
-	[ -n "$id" ] && [ -f "$RUNS/$id/manifest.json" ] || fail "no run announced"
-	echo "$RUNS/$id/manifest.json"
-}
-jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d
-for k in sys.argv[2].split("."): v=v[k] if not k.isdigit() else v[int(k)]
-print(v)' "$1" "$2"; }
 LINE='Finished XLA compilation of jit(step) in 0.01 sec'
 
 # By the shape of the compile times, no steps shown: twenty compilations of
 # one function at start, then a steady second, is warm-up ...
 run "$XL" run plain -- sh -c 'for i in $(seq 20); do echo "$1" >&2; done; sleep 1' sh "$LINE"
 expect_rc 0 "burst, then steady"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "compilations at start that stop are warm-up, however short the run"
 expect_eq "$(jget "$m" compile_count)" 20 "counted"
 expect_eq "$(jget "$m" compile.storm_by)" time "judged by the compile times"
@@ -44,7 +35,7 @@ run "$XL" run plain -- sh -c 'for i in $(seq 20); do sleep 0.1; echo "$1" >&2; d
 expect_rc 0 "a storm still exits 0"
 expect_err "compile-storm (jit(step) recompiled " "the function in xlaunch's own line"
 expect_err " times after warm-up (the first third of the run): " "by their arrival through the run"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "storm by time"
 expect_eq "$(jget "$m" compile.storm_rule)" arrival "the arrival rule"
 expect_eq "$(jget "$m" compile.functions.0.name)" "jit(step)" "the manifest names the function"
@@ -54,13 +45,13 @@ expect_eq "$(jget "$m" compile.recompilations)" 19 "recompilations counted"
 # ok: the half second was more than four of its gaps; it is a quarter of the
 # storm, which on a loaded machine stretches with it)
 run "$XL" run plain -- sh -c 'for i in $(seq 40); do echo "$1" >&2; sleep 0.05; done; sleep 0.5' sh "$LINE"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "a storm, then a slow exit"
 
 # By steps, from a step pattern the profile names
 STEPJOB='for i in $(seq 0 14); do if [ $i -eq 0 ] || [ $i -gt 3 ]; then echo "$1" >&2; fi; echo "it $i: loss 1" >&2; done'
 run "$XL" run steps -- sh -c "$STEPJOB" sh "$LINE"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "eleven compilations after warm-up (step 5 by default)"
 expect_eq "$(jget "$m" compile.storm_by)" steps "judged by steps"
 expect_eq "$(jget "$m" compile.steps.seen)" 15 "steps from the profile's pattern"
@@ -68,7 +59,7 @@ expect_eq "$(jget "$m" compile.rule.warmup_steps)" 5 "the default warm-up"
 expect_err "jit(step) recompiled 9 times after warm-up (step 5): " "by steps, one count"
 # the thresholds a profile sets
 run "$XL" run lenient -- sh -c "$STEPJOB" sh "$LINE"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "a profile's higher threshold"
 expect_eq "$(jget "$m" compile.rule.max_after_warmup)" 12 "the profile's threshold in the manifest"
 expect_err "recompiled: jit(step) compiled 12 times" "a recompilation that is no storm is still named"
@@ -113,7 +104,7 @@ Y
 # A 40-step shape drift lasting a few seconds, named by the function; the
 # same job with one shape is ok
 run "$XL" run jaxlog -- "$PY" examples/jax_shape_drift.py 40
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "40-step shape drift"
 expect_err " recompiled 34 times after warm-up (step 5): " "xlaunch's line names the function"
 expect_err "compile-storm (jit(step) (jax_shape_drift.py:" "with the place JAX's log gave"
@@ -125,13 +116,13 @@ expect_eq "$(jget "$m" compile_count)" "$(sed -n 's/^compiles: \([0-9]*\),.*/\1/
 # of 10; the storm is named from the compilations' count and order alone)
 echo "the storm took $(jget "$m" wall_s) s"
 run "$XL" run jaxlog -- "$PY" examples/jax_shape_drift.py 40 --steady
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "one shape is ok"
 [ "$(jget "$m" first_step_s)" != None ] || fail "no time to the first step"
 ok "time to the first step recorded"
 # without compile logging the report helper's counts, by step, still see it
 run "$XL" run jax -- "$PY" examples/jax_shape_drift.py 40
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "storm from the report helper's counts"
 run "$XL" profile show jax --explain
 expect_out "compile storm recorded for this profile without compile logging" "the store's storm is shown"

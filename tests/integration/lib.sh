@@ -45,6 +45,19 @@ expect_eq() {  # expect_eq ACTUAL EXPECTED description
 }
 done_ok() { echo "ok ($nchecks checks)"; exit 0; }
 
+# announced_manifest: the manifest.json of the last run `xlaunch run`
+# announced in $T/err ("... run ID"); jget FILE KEY: a field of a JSON file,
+# KEY dotted (compile.functions.0.name)
+announced_manifest() {
+	id=$(grep -o ' run [0-9]\{8\}T[^ ]*' "$T/err" | tail -1 | sed 's/^ run //')
+	m="$XDG_STATE_HOME/xlaunch/runs/$id/manifest.json"
+	[ -n "$id" ] && [ -f "$m" ] || fail "no run announced"
+	echo "$m"
+}
+jget() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v=v[k] if not k.isdigit() else v[int(k)]
+print(v)' "$1" "$2"; }
+
 # Limits that guard against a hang only, never against slowness: the suite
 # also runs on a 2-core host with both cores busy beside it (make test-load)
 # and other work on top.  With a load average of 450 here (another test's

@@ -15,9 +15,6 @@ flags:
 candidates:
   - {name: small, env: {MODE: candidate}}
 Y
-jget() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): v=v[k] if not k.isdigit() else v[int(k)]
-print(v)' "$1" "$2"; }
 
 run "$XL" exec -c small --set MODE=cli --set NEW=1 --flag XLA_FLAGS:--xla_dump_to=/tmp/d \
 	--flag XLA_FLAGS:xla_force_host_platform_device_count=2 base -- sh -c 'echo "$MODE $NEW $KEEP|$XLA_FLAGS"'

@@ -14,15 +14,6 @@ PY="$SRC/$venv/bin/python"
 P="$T/profiles"; mkdir -p "$P"
 export XLAUNCH_PROFILE_PATH="$P:$SRC/profiles" XLAUNCH_STORE="$T/store/calib.db"
 unset JAX_LOG_COMPILES JAX_EXPLAIN_CACHE_MISSES JAX_COMPILATION_CACHE_DIR
-RUNS="$XDG_STATE_HOME/xlaunch/runs"
-last_manifest() {
-	id=$(grep -o ' run [0-9]\{8\}T[^ ]*' "$T/err" | tail -1 | sed 's/^ run //')
-	[ -n "$id" ] && [ -f "$RUNS/$id/manifest.json" ] || fail "no run announced"
-	echo "$RUNS/$id/manifest.json"
-}
-jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d
-for k in sys.argv[2].split("."): v=v[k] if not k.isdigit() else v[int(k)]
-print(v)' "$1" "$2"; }
 n=0
 job() {  # job PROFILE MODE [ARG...]: a compile cache of its own (cold)
 	n=$((n + 1))
@@ -44,7 +35,7 @@ repeat=${STORM_REPEAT:-2}
 while [ $i -lt "$repeat" ]; do
 	i=$((i + 1))
 	job cpu-jax ones 40
-	m=$(last_manifest)
+	m=$(announced_manifest)
 	expect_eq "$(jget "$m" outcome)" compile-storm "ones, run $i: a storm"
 	expect_err "compile-storm (jit(train_step) recompiled " "ones, run $i: the user's function named"
 	expect_err "input 1 (x.1) changed at every recompilation: f32[100,64] -> f32[101,64] -> ... -> f32[139,64]" "ones, run $i: the input that changed"
@@ -63,7 +54,7 @@ done
 # it names is the headline's and the manifest's
 printf 'description: cpu-jax, compile logging on\nextends: [cpu-jax, debug-recompile]\n' >"$P/jaxlog.yaml"
 job jaxlog normal 40
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "normal: a storm"
 expect_err "compile-storm (jit(train_step) (jax_recompile.py:" "normal: the user's function, at the place JAX's log gave"
 expect_err "JAX's own programs recompiling with it: " "normal: _normal listed as JAX's"
@@ -74,7 +65,7 @@ expect_err "different input types" "normal: the cause in JAX's words"
 # two functions of the user's, storming at different rates: the costlier
 # one named, the other listed
 job cpu-jax rates 40 --every 3
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "rates: a storm"
 expect_err "compile-storm (jit(train_step) recompiled " "rates: the function recompiling every step named"
 expect_err "; also recompiling: jit(eval_step) (" "rates: the other listed"
@@ -83,7 +74,7 @@ expect_eq "$(jget "$m" compile.storm_functions.1.name)" "jit(eval_step)" "rates:
 # healthy: a model's parameters made in several shapes at start, then one
 # shape: ok, and no "recompiled:" line for JAX's own programs
 job cpu-jax model 60
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "model: ok"
 expect_no_err "recompiled:" "model: quiet"
 rec=$(python3 -c 'import json,sys; print(sum(1 for f in json.load(open(sys.argv[1]))["compile"]["functions"] if f["internal"] and f["compiles"] > 1))' "$m")

@@ -14,15 +14,6 @@ PY="$SRC/$venv/bin/python"
 P="$T/profiles"; mkdir -p "$P"
 export XLAUNCH_PROFILE_PATH="$P:$SRC/profiles" XLAUNCH_STORE="$T/store/calib.db"
 unset JAX_LOG_COMPILES JAX_EXPLAIN_CACHE_MISSES JAX_COMPILATION_CACHE_DIR PT_XLA_DEBUG_LEVEL TORCH_LOGS
-RUNS="$XDG_STATE_HOME/xlaunch/runs"
-last_manifest() {
-	id=$(grep -o ' run [0-9]\{8\}T[^ ]*' "$T/err" | tail -1 | sed 's/^ run //')
-	[ -n "$id" ] && [ -f "$RUNS/$id/manifest.json" ] || fail "no run announced"
-	echo "$RUNS/$id/manifest.json"
-}
-jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d
-for k in sys.argv[2].split("."): v=v[k] if not k.isdigit() else v[int(k)]
-print(v)' "$1" "$2"; }
 fnget() {  # fnget MANIFEST FUNCTION FIELD
 	python3 -c 'import json,sys; f=[f for f in json.load(open(sys.argv[1]))["compile"]["functions"] if f["name"] == sys.argv[2]]
 print(f[0][sys.argv[3]] if f else "none")' "$1" "$2" "$3"
@@ -40,7 +31,7 @@ ok "cpu-jax logs no compilation"
 
 # a new program every step: a storm, the function and its input named
 job drift 40
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "every-step drift"
 expect_err "compile-storm (jit(train_step) recompiled " "the function in xlaunch's line"
 expect_err "input 1 (x.1) changed at every recompilation: f32[100,64] -> f32[101,64] -> ... -> f32[139,64]" "and the input that changed, with its shapes"
@@ -56,7 +47,7 @@ expect_eq "$(grep -c 'Finished XLA compilation of jit(train_step) ' "$T/jaxlog")
 printf 'description: cpu-jax, compile logging on\nextends: [cpu-jax]\nenv: {JAX_LOG_COMPILES: 1}\n' >"$P/jaxlog.yaml"
 n=$((n + 1))
 XLAUNCH_CACHE_ROOT="$T/cache-$n" run "$XL" run jaxlog -c mb256 -- "$PY" examples/jax_recompile.py drift 40
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" compile_count)" "$count" "the log and the dump together count each compilation once"
 expect_eq "$(jget "$m" compile.from_output)" "$count" "the log saw them all"
 expect_eq "$(jget "$m" compile.from_dump)" "$count" "so did the dump"
@@ -73,27 +64,27 @@ ok "the memory reports read from the same dump"
 
 # one shape: ok
 job steady 40
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "one shape is ok"
 expect_eq "$(fnget "$m" 'jit(train_step)' compiles)" 1 "compiled once"
 # ... however long its exit takes
 job steady 40 --exit-sleep 6
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "steady, then a slow exit, is ok"
 # a new shape every eight steps, all through the run: the slow form
 job sparse 200 --every 8
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "a recompilation every so often"
 expect_eq "$(fnget "$m" 'jit(train_step)' compiles)" 25 "one every eight steps"
 # a storm in one function beside a steady one: the right one named
 job beside 40
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "a storm beside a steady function"
 expect_err "compile-storm (jit(eval_step) recompiled " "the storming function named"
 expect_eq "$(fnget "$m" 'jit(train_step)' compiles)" 1 "the steady one compiled once"
 # the same drift with its compile cache warm: programs loaded, not compiled
 XLAUNCH_CACHE_ROOT="$T/cache-1" run "$XL" run cpu-jax -c mb256 -- "$PY" examples/jax_recompile.py drift 40
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "a warm cache compiles nothing"
 expect_eq "$(jget "$m" compile_count)" 0 "no compilation"
 expect_eq "$(jget "$m" cache_hits)" 42 "every program loaded from the cache, seen in the dump"
@@ -104,13 +95,13 @@ TPY="$SRC/$tvenv/bin/python"
 printf 'description: torch_xla on the cpu, nothing logged\nenv: {PJRT_DEVICE: CPU}\n' >"$P/ptx.yaml"
 run "$XL" run ptx -- "$TPY" examples/train_torch_xla.py 16 --shape-every-step
 expect_rc 0 "torch_xla drift exits 0"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "torch_xla: a new graph every step"
 expect_err "compile-storm (SyncTensorsGraph recompiled " "the graph named"
 expect_err "input 0 (p0.1) changed at every recompilation: f32[32,4] -> f32[33,4] -> ... -> f32[47,4]" "with the input that changed"
 expect_eq "$(jget "$m" compile_count)" "$(sed -n 's/^compiles: \([0-9]*\),.*/\1/p' "$T/out")" "the count is torch_xla's own"
 run "$XL" run ptx -- "$TPY" examples/train_torch_xla.py 16
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "torch_xla: one graph"
 expect_eq "$(jget "$m" compile_count)" 1 "compiled once"
 done_ok

@@ -10,15 +10,6 @@
 P="$T/profiles"; mkdir -p "$P"
 export XLAUNCH_PROFILE_PATH="$P:$SRC/profiles" XLAUNCH_STORE="$T/store/calib.db"
 unset JAX_LOG_COMPILES JAX_EXPLAIN_CACHE_MISSES JAX_COMPILATION_CACHE_DIR
-RUNS="$XDG_STATE_HOME/xlaunch/runs"
-last_manifest() {
-	id=$(grep -o ' run [0-9]\{8\}T[^ ]*' "$T/err" | tail -1 | sed 's/^ run //')
-	[ -n "$id" ] && [ -f "$RUNS/$id/manifest.json" ] || fail "no run announced"
-	echo "$RUNS/$id/manifest.json"
-}
-jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d
-for k in sys.argv[2].split("."): v=v[k] if not k.isdigit() else v[int(k)]
-print(v)' "$1" "$2"; }
 
 # the key and the option are checked
 printf 'description: x\ncompile: {on_storm: halt}\n' >"$P/bad.yaml"
@@ -47,7 +38,7 @@ t0=$(now_s)
 XLAUNCH_CACHE_ROOT="$T/cache-1" run "$XL" run stop -c mb256 --grace 5s -- "$PY" examples/jax_recompile.py drift 2000 --step-ms 30
 took=$(secs_since "$t0")
 expect_rc 79 "a stopped storm exits as --fail-on does"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "stopped: outcome compile-storm"
 expect_err "compile storm after " "the stop said"
 expect_err "stopping the child (on_storm: stop; SIGTERM, then SIGKILL after 5 s)" "through the one way to end a child"
@@ -63,14 +54,14 @@ ok "the job did not reach its end"
 XLAUNCH_CACHE_ROOT="$T/cache-2" run "$XL" run stop -c mb256 -- "$PY" examples/jax_recompile.py model 300 --step-ms 30
 expect_rc 0 "steady under on_storm: stop"
 expect_out "done: 300 steps" "ran to its end"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" ok "steady: ok"
 
 # --on-storm=warn over the profile: a short storm runs out, then is named
 XLAUNCH_CACHE_ROOT="$T/cache-3" run "$XL" run stop -c mb256 --on-storm=warn -- "$PY" examples/jax_recompile.py drift 40
 expect_rc 0 "warn: the child's own status"
 expect_out "done: 40 steps" "warn: ran to its end"
-m=$(last_manifest)
+m=$(announced_manifest)
 expect_eq "$(jget "$m" outcome)" compile-storm "warn: named at the end"
 
 # --retry=compile-storm: the next candidate runs (a steady one)

@@ -56,12 +56,20 @@ rank() {
 		"$XL" run w -- "$T/wait.sh" >"$T/out$r" 2>"$T/err$r" &
 	eval "pid$r=\$!"
 }
-# the child of an xlaunch (its other child, the guardian, is a copy of xlaunch)
-child_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 != "xlaunch" {print $1}'; }
+# the child of an xlaunch (its other child, the guardian, is a copy of
+# xlaunch); a rank's row is in the store before its child is forked, and a
+# forked child is named xlaunch until it execs, so this waits for the exec
+child_of() {
+	for _ in $(seq 1 200); do
+		c=$(ps -o pid=,comm= --ppid "$1" | awk '$2 != "xlaunch" {print $1}')
+		[ -n "$c" ] && { echo "$c"; return 0; }
+		sleep 0.05
+	done
+}
 # waits until every rank's row is in the store
 rows_up() {
 	for _ in $(seq 1 600); do
-		[ "$(q "SELECT count(*) FROM job_ranks WHERE job_id = '$1' AND ended IS NULL")" = "$2" ] && return 0
+		[ "$(q "SELECT count(*) FROM job_ranks WHERE job_id = '$1' AND ended IS NULL" 2>/dev/null)" = "$2" ] && return 0
 		sleep 0.1
 	done
 	fail "job $1: $2 ranks never started"

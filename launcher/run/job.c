@@ -489,10 +489,11 @@ size_t xl_job_limits(const struct xl_profile *p, const json_t *parts,
 
 		xl_fmt_bytes((uint64_t)mem, b, sizeof(b));
 		if (gpu && pjrt_limit) {
-			/* PJRT's memory stats give its allocator's limit, at the
-			 * plugin's default fraction of 0.75 */
-			total /= 0.75;
-			xl_buf_addf(&src, "device memory (%s allocator limit / 0.75)", b);
+			/* PJRT's memory stats give its allocator's limit; the probe
+			 * creates the client with memory_fraction 1, so that limit
+			 * is the device's memory (on an H200: 150109945856 bytes,
+			 * cuDeviceTotalMem 150109880320) */
+			xl_buf_addf(&src, "device memory %s (PJRT allocator limit at memory_fraction 1)", b);
 		} else {
 			xl_buf_addf(&src, "device memory %s", b);
 		}

@@ -482,14 +482,15 @@ static void test_limits(void **state)
 	n = xl_job_limits(torch, parts, &hw, l, CALIB_MAX_LIMITS);
 	assert_int_equal(l[0].bytes, 85000000000LL);
 	json_decref(parts);
-	/* PJRT's figure is its allocator's limit at 0.75: back to the device first */
+	/* PJRT's figure is its allocator's limit, which the probe set at
+	 * memory_fraction 1: the device's memory, of which JAX takes 0.75 */
 	snprintf(hw.backend, sizeof(hw.backend), "pjrt:xla_cuda_plugin.so");
 	snprintf(hw.memory_source, sizeof(hw.memory_source), "PJRT_Device_MemoryStats bytes_limit");
 	parts = json_pack("{s:{s:s, s:s, s:I}}", "hardware", "kind", hw.kind, "type", "accelerator",
-			  "memory", (json_int_t)63750000000LL);
+			  "memory", (json_int_t)85000000000LL);
 	n = xl_job_limits(gpu, parts, &hw, l, CALIB_MAX_LIMITS);
 	assert_int_equal(l[0].bytes, 63750000000LL);
-	assert_non_null(strstr(l[0].source, "allocator limit / 0.75"));
+	assert_non_null(strstr(l[0].source, "PJRT allocator limit at memory_fraction 1) x 0.75"));
 	json_decref(parts);
 	/* a device named by the profile, with units */
 	parts = json_pack("{s:{s:s, s:s}}", "hardware", "kind", "tpu-v6e", "memory", "32GiB");

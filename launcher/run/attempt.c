@@ -336,8 +336,9 @@ static int supervise(struct attempt *at, char **envp)
 					   &at->it->profile->ranks);
 	so.peers = at->peers;
 	/* the kernel's peak and limits.memory, where a cgroup can be had */
-	if (!xl_memcg_open(&at->memcg, at->it->profile->limits.memory) &&
-	    at->it->profile->limits.memory >= 0 && at->it->profile->limits.memory != INT64_MAX)
+	xl_memcg_open(&at->memcg, at->it->profile->limits.memory);
+	if (at->memcg.limit < 0 && at->it->profile->limits.memory >= 0 &&
+	    at->it->profile->limits.memory != INT64_MAX)
 		xl_warn("limits.memory is not enforced: %s", at->memcg.why);
 	so.memcg = at->memcg.dir ? &at->memcg : NULL;
 	so.stop_on_storm = (l->o->on_storm != XL_ON_STORM_UNSET ? l->o->on_storm : pc->on_storm) ==

@@ -79,6 +79,10 @@ bool xl_memcg_possible(char *why, size_t n)
 		snprintf(why, n, "XLAUNCH_MEMCG=0");
 		return false;
 	}
+	if (env && strcmp(env, "own") == 0) {
+		snprintf(why, n, "XLAUNCH_MEMCG=own (the cgroup xlaunch runs in is read, never limited)");
+		return false;
+	}
 	dir = current_dir(&version, why, n);
 	if (!dir)
 		return false;
@@ -142,14 +146,87 @@ static void sweep_stale(const char *parent)
 	closedir(d);
 }
 
+static int64_t read_num(const char *dir, const char *file);
+static long read_oom_kills(const char *dir, int version);
+
+static const char *peak_file(int version)
+{
+	return version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
+}
+
+/* The cgroup xlaunch runs in, taken as the launch's when xlaunch is the
+ * only process in it (the child will be the only other): its peak and OOM
+ * kills as they are now, to tell the launch's from what came before.
+ * why_not says why no cgroup of the launch's own was made; false (m->why
+ * says why) when this one cannot be read or holds other processes. */
+static bool open_own(struct xl_memcg *m, const char *why_not)
+{
+	int version = 0;
+	char why[300], *dir = current_dir(&version, why, sizeof(why)), *procs, *list, *end;
+	long pid;
+	size_t others = 0;
+
+	if (!dir) {
+		snprintf(m->why, sizeof(m->why), "%.140s; %.140s", why_not, why);
+		return false;
+	}
+	procs = xl_asprintf("%s/cgroup.procs", dir);
+	list = xl_read_file(procs, NULL, 1 << 20);
+	free(procs);
+	for (char *q = list; q && *q; q = end) {
+		pid = strtol(q, &end, 10);
+		if (end == q)
+			break;
+		if (pid != (long)getpid())
+			others++;
+	}
+	m->base_peak = read_num(dir, peak_file(version));
+	if (!list || others || m->base_peak < 0) {
+		snprintf(m->why, sizeof(m->why), "%.150s; the cgroup it runs in, %.80s, %s", why_not, dir,
+			 !list ? "cannot be read"
+			 : others ? "holds other processes too"
+				  : "has no peak to read");
+		free(list);
+		free(dir);
+		return false;
+	}
+	free(list);
+	m->dir = dir;
+	m->version = version;
+	m->own = true;
+	m->joined = true;
+	m->base_ooms = read_oom_kills(dir, version);
+	snprintf(m->why, sizeof(m->why), "cgroup v%d %.100s, which xlaunch runs in alone, is read, "
+		 "not limited (%.120s)", version, dir, why_not);
+	return true;
+}
+
+/* The launch's own cgroup made; false (m->why says why) when it cannot be */
+static bool open_made(struct xl_memcg *m, int64_t limit);
+
 bool xl_memcg_open(struct xl_memcg *m, int64_t limit)
+{
+	const char *env = getenv("XLAUNCH_MEMCG");
+	char why[300];
+
+	memset(m, 0, sizeof(*m));
+	m->limit = -1;
+	if (env && strcmp(env, "0") == 0) {
+		snprintf(m->why, sizeof(m->why), "XLAUNCH_MEMCG=0");
+		return false;
+	}
+	if (open_made(m, limit))
+		return true;
+	snprintf(why, sizeof(why), "%s", m->why);
+	return open_own(m, why);
+}
+
+static bool open_made(struct xl_memcg *m, int64_t limit)
 {
 	static unsigned seq;
 	char *parent;
 	int version = 0;
 
-	memset(m, 0, sizeof(*m));
-	m->limit = -1;
 	if (!xl_memcg_possible(m->why, sizeof(m->why)))
 		return false;
 	parent = current_dir(&version, m->why, sizeof(m->why));
@@ -259,22 +336,28 @@ int64_t xl_memcg_peak(const struct xl_memcg *m, char *source, size_t n)
 
 	if (!m || !m->dir || !m->joined)
 		return -1;
-	file = m->version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
+	file = peak_file(m->version);
 	v = read_num(m->dir, file);
-	if (v > 0)
+	/* the cgroup xlaunch was alone in: its peak is the launch's only
+	 * where it rose during the launch (the kernel keeps one peak for the
+	 * cgroup's whole life); otherwise the sampled figure stands */
+	if (m->own && v <= m->base_peak)
+		return -1;
+	if (v > 0 && m->own)
+		snprintf(source, n, "the kernel: cgroup v%d %s of the cgroup xlaunch and the job were "
+			 "alone in (%.80s; xlaunch's own memory included)", m->version, file, m->dir);
+	else if (v > 0)
 		snprintf(source, n, "the kernel: cgroup v%d %s of the launch's own cgroup", m->version,
 			 file);
 	return v > 0 ? v : -1;
 }
 
-long xl_memcg_oom_kills(const struct xl_memcg *m)
+static long read_oom_kills(const char *dir, int version)
 {
 	char *p, *ev, *k;
 	long count = -1;
 
-	if (!m || !m->dir)
-		return -1;
-	p = xl_asprintf("%s/%s", m->dir, m->version == 1 ? "memory.oom_control" : "memory.events");
+	p = xl_asprintf("%s/%s", dir, version == 1 ? "memory.oom_control" : "memory.events");
 	ev = xl_read_file(p, NULL, 1 << 14);
 	/* "oom_kill N" in both (v1 since Linux 4.13) */
 	if (ev && (k = strstr(ev, "oom_kill ")))
@@ -284,9 +367,24 @@ long xl_memcg_oom_kills(const struct xl_memcg *m)
 	return count;
 }
 
+long xl_memcg_oom_kills(const struct xl_memcg *m)
+{
+	long count;
+
+	if (!m || !m->dir)
+		return -1;
+	count = read_oom_kills(m->dir, m->version);
+	/* in the cgroup xlaunch was alone in, those of this launch only */
+	if (m->own && count >= 0)
+		return m->base_ooms >= 0 && count >= m->base_ooms ? count - m->base_ooms : -1;
+	return count;
+}
+
 void xl_memcg_close(struct xl_memcg *m)
 {
-	if (m->dir) {
+	if (m->own) {
+		/* not ours to remove */
+	} else if (m->dir) {
 		/* its last processes may still be leaving */
 		for (int i = 0; i < 50 && rmdir(m->dir) < 0 && errno == EBUSY; i++) {
 			struct timespec ts = { 0, 20 * 1000 * 1000 };

@@ -2,7 +2,10 @@
  * of the launch's own, made under the one xlaunch runs in, so that the
  * kernel says the child's peak (cgroup v2 memory.peak, v1
  * memory.max_usage_in_bytes) and enforces limits.memory, and an OOM kill
- * at that limit is known as such. */
+ * at that limit is known as such.  Where none can be made but xlaunch is
+ * alone in its own cgroup (a Slurm step, a pod, a container), that one is
+ * read instead: its peak where it rose during the launch, its OOM kills;
+ * nothing is enforced or moved there. */
 #ifndef XLAUNCH_LAUNCHER_RUN_MEMCG_H
 #define XLAUNCH_LAUNCHER_RUN_MEMCG_H
 
@@ -16,14 +19,20 @@ struct xl_memcg {
 	int version;        /* 1 or 2 */
 	int64_t limit;      /* the limit it enforces; -1: none */
 	bool joined;        /* the child is in it (xlaunch moved it there too) */
+	bool own;           /* it is the cgroup xlaunch was alone in, not made */
+	int64_t base_peak;  /* own: its peak when the launch began */
+	long base_ooms;     /* own: its OOM kills when the launch began */
 	char why[300];      /* where it is, or why there is none */
 };
 
 /* Whether a cgroup can be made for a launch here; *why (size n) says where
- * or why not.  XLAUNCH_MEMCG=0 turns it off. */
+ * or why not.  XLAUNCH_MEMCG=0 turns it off; XLAUNCH_MEMCG=own makes none
+ * and reads the one xlaunch is alone in. */
 bool xl_memcg_possible(char *why, size_t n);
 /* Makes the launch's cgroup under this process's, with limit (bytes; < 0:
- * none).  False (m->why says why) when it cannot be had. */
+ * none), or, where none can be made, takes this process's own when it is
+ * alone in it (m->own; m->limit -1: nothing enforced).  False (m->why says
+ * why) when neither can be had. */
 bool xl_memcg_open(struct xl_memcg *m, int64_t limit);
 /* In the forked child, before exec: moves the calling process into it.
  * Only system calls. */

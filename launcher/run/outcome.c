@@ -353,7 +353,8 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 	} else if (failed && sr->oom_cgroup) {
 		out->outcome = XL_OUT_OOM;
 		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer at the cgroup"
-			 " limit (limits.memory, the launch's own cgroup)");
+			 " limit (%s)", sr->oom_cgroup_own ? "of the cgroup xlaunch runs in"
+							    : "limits.memory, the launch's own cgroup");
 	} else if (sr->storm_stopped) {
 		/* ended by xlaunch for the storm (compile.on_storm: stop): the
 		 * verdict at that moment */

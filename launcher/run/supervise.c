@@ -831,8 +831,10 @@ static void finish(struct sup *s)
 
 		r->oom_killed = after > s->oom_before && r->signaled && r->sig == SIGKILL;
 	}
-	if (r->signaled && r->sig == SIGKILL && xl_memcg_oom_kills(s->o->memcg) > 0)
+	if (r->signaled && r->sig == SIGKILL && xl_memcg_oom_kills(s->o->memcg) > 0) {
 		r->oom_killed = r->oom_cgroup = true;
+		r->oom_cgroup_own = s->o->memcg->own;
+	}
 }
 
 int xl_supervise(const struct xl_sup_opts *o, struct xl_sup_result *r)

@@ -54,6 +54,8 @@ struct xl_sup_result {
 	bool peer_ended;      /* ended because another rank of the job was gone */
 	bool oom_cgroup;      /* the OOM killer acted in the launch's own cgroup
 			       * (at its limit: limits.memory) */
+	bool oom_cgroup_own;  /* ... and that cgroup is the one xlaunch runs in
+			       * (a step's, a pod's), not one of its own */
 	bool storm_stopped;   /* ended for a compile storm (stop_on_storm) */
 	double storm_at_s;    /* when the storm rule was met (seconds from the start) */
 	char storm_reason[512];   /* the storm rule's verdict at that moment */

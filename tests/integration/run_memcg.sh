@@ -2,7 +2,9 @@
 # kernel measured (cgroup v1 memory.max_usage_in_bytes, v2 memory.peak),
 # limits.memory enforced by it and predicted against before launch, an OOM
 # kill at it named as such; XLAUNCH_MEMCG=0 falls back to sampling and says
-# that the limit is not enforced.  Then a family with figures of one kind
+# that the limit is not enforced.  The cgroup xlaunch runs in alone (a Slurm
+# step's, a pod's; XLAUNCH_MEMCG=own) is read where its peak rose in the
+# launch, its OOM kills named, nothing enforced.  Then a family with figures of one kind
 # only and no limit of that kind: that kind is predicted, and said so.
 . "${XLAUNCH_SRC:-.}/tests/integration/lib.sh"
 
@@ -55,6 +57,51 @@ if [ "$kernel" = 1 ]; then
 	run sh -c "XLAUNCH_MEMCG=0 $XL run capped -- $(job 40)"
 	expect_rc 0 "XLAUNCH_MEMCG=0 runs"
 	expect_err "limits.memory is not enforced: XLAUNCH_MEMCG=0" "not enforced, said so"
+
+	# the cgroup xlaunch runs in, as a Slurm step's or a pod's: made here
+	# under the current one, xlaunch started in it alone (XLAUNCH_MEMCG=own
+	# stands for "no cgroup of the launch's own can be made")
+	own_peak() { sqlite3 "$XLAUNCH_STORE" "select bytes || '|' || source from figures where kind = 'host_peak_rss' and role = 'observed' and attempt = (select id from attempts order by time desc limit 1)"; }
+	cur=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3; exit} $2 == "" {v2 = $3} END {if (v2 != "") print v2}' /proc/self/cgroup | head -1)
+	if [ -d /sys/fs/cgroup/memory ]; then OWN=/sys/fs/cgroup/memory${cur%/}/xltest-own-$$; LIM=memory.limit_in_bytes
+	else OWN=/sys/fs/cgroup${cur%/}/xltest-own-$$; LIM=memory.max; fi
+	mkdir "$OWN" || fail "cannot make $OWN"
+	trap 'rmdir "$OWN" 2>/dev/null; rm -rf "$T"' EXIT
+	# in_own CMD: CMD (a shell command line) exec'd by a shell that moved
+	# itself into $OWN, so that xlaunch is alone there
+	in_own() { sh -c 'echo $$ >"$1/cgroup.procs"; XLAUNCH_MEMCG=own; export XLAUNCH_MEMCG; eval "exec $2"' sh "$OWN" "$1"; }
+	run in_own "$XL run plain -- $(job 240)"
+	expect_rc 0 "a launch alone in its cgroup"
+	p=$(own_peak)
+	case $p in *"of the cgroup xlaunch and the job were alone in"*) ;; *) fail "own cgroup source: '$p'" ;; esac
+	[ "${p%%|*}" -ge $((240 * 1048576)) ] && [ "${p%%|*}" -lt $((400 * 1048576)) ] ||
+		fail "the own cgroup's peak ${p%%|*} for a 240 MiB job"
+	ok "the peak of the cgroup xlaunch was alone in, said so"
+	# the cgroup's peak is that of its whole life: a smaller job after it
+	# cannot be told from it, and is sampled
+	run in_own "$XL run plain -- $(job 100)"
+	expect_rc 0 "a smaller launch in the same cgroup"
+	p=$(own_peak)
+	case $p in *"the kernel"*) fail "a peak from before the launch taken: '$p'" ;; esac
+	[ "${p%%|*}" -lt $((240 * 1048576)) ] || fail "the smaller job's peak ${p%%|*}"
+	ok "a peak that did not rise in the launch is not taken"
+	# another process in it: not the launch's alone, sampled
+	sleep 60 & sp=$!
+	echo "$sp" >"$OWN/cgroup.procs"
+	run in_own "$XL run plain -- $(job 300)"
+	kill "$sp"; wait "$sp" 2>/dev/null || true
+	p=$(own_peak)
+	case $p in *"the kernel"*) fail "a shared cgroup's peak taken: '$p'" ;; esac
+	ok "a cgroup shared with another process is not read"
+	# its limit (a pod's): an OOM kill there is oom, and limits.memory is
+	# said not to be enforced
+	echo $((160 * 1048576)) >"$OWN/$LIM"
+	run in_own "$XL run --try-infeasible capped -- $(job 240)"
+	[ "$rc" -ne 0 ] || fail "a 240 MiB job under a 160 MiB cgroup ended 0"
+	expect_err "oom (killed by the kernel OOM killer at the cgroup limit (of the cgroup xlaunch runs in))" \
+		"an OOM kill at the limit of the cgroup xlaunch runs in is named"
+	expect_err "limits.memory is not enforced: cgroup v" "limits.memory not enforced there, said so"
+	expect_err "which xlaunch runs in alone, is read, not limited" "and why"
 fi
 
 # the kind follows the data: three launches recorded as host_peak_vm, on a

@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* the source of a device peak NVML saw */
+static const char NVML_SOURCE[] = "NVML: the group's processes on their busiest device, sampled";
+
 /* ---- NVML, through dlopen ------------------------------------------------------------ */
 
 /* The few NVML entry points used, declared here (NVML's C API: integer
@@ -713,8 +716,7 @@ void xl_observe_figures(struct calib_attempt *a, const struct xl_observe *o,
 	}
 	if (o->device_peak >= 0)
 		calib_attempt_add_figure(a, false, CALIB_KIND_DEVICE_PEAK, o->device_peak,
-					 CALIB_BASIS_NONE, CALIB_UNSET,
-					 "NVML: the group's processes on their busiest device, sampled");
+					 CALIB_BASIS_NONE, CALIB_UNSET, NVML_SOURCE);
 	if (jobreport)
 		xl_jobreport_figures(jobreport, a);
 	if (oom_line) {
@@ -731,8 +733,18 @@ void xl_observe_headline(struct calib_attempt *a, const struct calib_estimate *e
 	static const enum calib_kind order[] = {
 		CALIB_KIND_DEVICE_PEAK, CALIB_KIND_HOST_PEAK_VM, CALIB_KIND_HOST_PEAK_RSS,
 	};
-	const struct calib_figure *f = e ? calib_attempt_figure(a, false, e->kind) : NULL;
+	const struct calib_figure *f = NULL;
 
+	/* a job NVML saw on a device, with nothing predicted for it: its
+	 * device peak (a GPU job launched before any probe is judged in the
+	 * host's kind, and its host peak tells nothing of its OOM) */
+	if (!e || !e->known) {
+		f = calib_attempt_figure(a, false, CALIB_KIND_DEVICE_PEAK);
+		if (f && (!f->source || strcmp(f->source, NVML_SOURCE) != 0))
+			f = NULL;
+	}
+	if (!f && e)
+		f = calib_attempt_figure(a, false, e->kind);
 	/* the kind the launch was judged in, else the most telling one seen */
 	for (size_t i = 0; !f && i < sizeof(order) / sizeof(order[0]); i++)
 		f = calib_attempt_figure(a, false, order[i]);

@@ -262,6 +262,48 @@ static void test_report_figures(void **state)
 	free(path);
 }
 
+/* The headline of a GPU job with nothing predicted: the device peak NVML
+ * saw, though the launch was judged in the host's kind (no probe: the
+ * cgroup's limit); with a prediction, the kind it was made in; a device
+ * figure of the job's own report does not outrank the kind judged. */
+static void test_headline_device(void **state)
+{
+	struct calib_attempt a;
+	struct calib_estimate e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	e.kind = CALIB_KIND_HOST_PEAK_RSS;
+	e.predicted_bytes = CALIB_UNSET;
+	calib_attempt_init(&a);
+	calib_attempt_add_figure(&a, false, CALIB_KIND_HOST_PEAK_RSS, 5522309120LL, CALIB_BASIS_NONE,
+				 CALIB_UNSET, "sampled");
+	calib_attempt_add_figure(&a, false, CALIB_KIND_DEVICE_PEAK, 113233625088LL, CALIB_BASIS_NONE,
+				 CALIB_UNSET, "NVML: the group's processes on their busiest device, sampled");
+	xl_observe_headline(&a, &e);
+	assert_int_equal(a.observed_kind, CALIB_KIND_DEVICE_PEAK);
+	assert_int_equal(a.observed_bytes, 113233625088LL);
+	/* predicted in the host's kind: that kind */
+	e.known = true;
+	e.predicted_bytes = 4LL << 30;
+	e.error_bytes = 1LL << 30;
+	xl_observe_headline(&a, &e);
+	assert_int_equal(a.observed_kind, CALIB_KIND_HOST_PEAK_RSS);
+	assert_int_equal(a.observed_bytes, 5522309120LL);
+	calib_attempt_release(&a);
+	/* a device figure from the job's report, nothing predicted: the kind judged */
+	e.known = false;
+	e.predicted_bytes = CALIB_UNSET;
+	calib_attempt_init(&a);
+	calib_attempt_add_figure(&a, false, CALIB_KIND_HOST_PEAK_RSS, 300, CALIB_BASIS_NONE,
+				 CALIB_UNSET, "sampled");
+	calib_attempt_add_figure(&a, false, CALIB_KIND_DEVICE_PEAK, 5000, CALIB_BASIS_NONE,
+				 CALIB_UNSET, "device_memory_stats");
+	xl_observe_headline(&a, &e);
+	assert_int_equal(a.observed_kind, CALIB_KIND_HOST_PEAK_RSS);
+	calib_attempt_release(&a);
+}
+
 /* Of two sources of one kind, the larger peak; on a tie, the line that
  * reached it first; a figure already there stays when it is as large. */
 static void test_report_figures_order(void **state)
@@ -511,6 +553,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_modules_figure),
 		cmocka_unit_test(test_dump_setup),
 		cmocka_unit_test(test_report_figures),
+		cmocka_unit_test(test_headline_device),
 		cmocka_unit_test(test_report_figures_order),
 		cmocka_unit_test(test_report_one_rule),
 		cmocka_unit_test(test_job_identity),

@@ -96,6 +96,9 @@ if [ "$kernel" = 1 ]; then
 	# its limit (a pod's): an OOM kill there is oom, and limits.memory is
 	# said not to be enforced
 	echo $((160 * 1048576)) >"$OWN/$LIM"
+	# and no swapping out of it, as a pod's
+	[ -f "$OWN/memory.swap.max" ] && { echo 0 >"$OWN/memory.swap.max" || true; }
+	[ -f "$OWN/memory.memsw.limit_in_bytes" ] && { echo $((160 * 1048576)) >"$OWN/memory.memsw.limit_in_bytes" || true; }
 	run in_own "$XL run --try-infeasible capped -- $(job 240)"
 	[ "$rc" -ne 0 ] || fail "a 240 MiB job under a 160 MiB cgroup ended 0"
 	expect_err "oom (killed by the kernel OOM killer at the cgroup limit (of the cgroup xlaunch runs in))" \

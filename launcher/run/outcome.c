@@ -354,7 +354,8 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		out->outcome = XL_OUT_OOM;
 		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer at the cgroup"
 			 " limit (%s)", sr->oom_cgroup_own ? "of the cgroup xlaunch runs in"
-							    : "limits.memory, the launch's own cgroup");
+			 : sr->oom_cgroup_limited ? "limits.memory, the launch's own cgroup"
+			 : "of a cgroup above the launch's own: the one xlaunch runs in, or one above it");
 	} else if (sr->storm_stopped) {
 		/* ended by xlaunch for the storm (compile.on_storm: stop): the
 		 * verdict at that moment */

@@ -834,6 +834,7 @@ static void finish(struct sup *s)
 	if (r->signaled && r->sig == SIGKILL && xl_memcg_oom_kills(s->o->memcg) > 0) {
 		r->oom_killed = r->oom_cgroup = true;
 		r->oom_cgroup_own = s->o->memcg->own;
+		r->oom_cgroup_limited = s->o->memcg->limit >= 0;
 	}
 }
 

@@ -56,6 +56,9 @@ struct xl_sup_result {
 			       * (at its limit: limits.memory) */
 	bool oom_cgroup_own;  /* ... and that cgroup is the one xlaunch runs in
 			       * (a step's, a pod's), not one of its own */
+	bool oom_cgroup_limited; /* ... and the launch's own cgroup had a limit
+				  * (limits.memory); without one, the limit met
+				  * was that of a cgroup above it */
 	bool storm_stopped;   /* ended for a compile storm (stop_on_storm) */
 	double storm_at_s;    /* when the storm rule was met (seconds from the start) */
 	char storm_reason[512];   /* the storm rule's verdict at that moment */

@@ -105,6 +105,12 @@ if [ "$kernel" = 1 ]; then
 		"an OOM kill at the limit of the cgroup xlaunch runs in is named"
 	expect_err "limits.memory is not enforced: cgroup v" "limits.memory not enforced there, said so"
 	expect_err "which xlaunch runs in alone, is read, not limited" "and why"
+	# a cgroup of the launch's own made under it, without a limit of its
+	# own: the limit met is the one above, and said so
+	run sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" run plain -- python3 -c "b = bytearray(240 * 1048576)"' sh "$OWN" "$XL"
+	[ "$rc" -ne 0 ] || fail "a 240 MiB job under a 160 MiB parent cgroup ended 0"
+	expect_err "oom (killed by the kernel OOM killer at the cgroup limit (of a cgroup above the launch's own" \
+		"an OOM kill at the limit of a cgroup above the launch's own is named"
 fi
 
 # the kind follows the data: three launches recorded as host_peak_vm, on a

@@ -23,6 +23,11 @@
 # machine has (SlurmdParameters=config_overrides): tasks of the tests are
 # small.  Processes are tracked by parentage (proctrack/linuxproc), so no
 # cgroup setup is needed.  SLURM_WAIT_S bounds the wait for the node (60).
+# SLURM_CGROUP=1 makes a cluster that puts each step in memory cgroups of
+# its own (proctrack/cgroup, task/cgroup, ConstrainRAMSpace, no swap), with
+# 8 GiB of node memory handed out by --mem (CR_CPU_Memory) and job ids
+# from a number of its own (FirstJobId), so that two such clusters on one
+# host never share a job's cgroup.
 set -eu
 
 PROGS="munged slurmctld slurmd srun sbatch scontrol squeue scancel sinfo"
@@ -129,6 +134,12 @@ new() {
 	ctlport=$(free_port)
 	dport=$(free_port)
 	while [ "$dport" = "$ctlport" ]; do dport=$(free_port); done
+	if [ "${SLURM_CGROUP:-0}" = 1 ]; then
+		track=proctrack/cgroup task=task/cgroup select=CR_CPU_Memory mem=" RealMemory=8192"
+		first="FirstJobId=$(( (($$ * 7919) + $(date +%s)) % 60000000 + 1000000 ))"
+	else
+		track=proctrack/linuxproc task=task/none select=CR_CPU mem="" first="#"
+	fi
 	cat >"$D/slurm.conf" <<EOF
 # a private single-node cluster made by tools/slurm.sh
 ClusterName=xltest
@@ -147,8 +158,9 @@ SlurmdPidFile=$D/run/slurmd.pid
 SlurmctldLogFile=$D/log/slurmctld.log
 SlurmdLogFile=$D/log/slurmd.log
 PlugStackConfig=$D/plugstack.conf
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+ProctrackType=$track
+TaskPlugin=$task
+$first
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
@@ -156,15 +168,17 @@ MpiDefault=none
 SwitchType=switch/none
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
+SelectTypeParameters=$select
 ReturnToService=2
 SlurmdParameters=config_overrides
 SlurmctldTimeout=30
 SlurmdTimeout=60
-NodeName=$host NodeAddr=127.0.0.1 CPUs=16 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=16$mem State=UNKNOWN
 PartitionName=xl Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 	: >"$D/plugstack.conf"
+	[ "${SLURM_CGROUP:-0}" = 1 ] && printf '%s\n' "CgroupPlugin=autodetect" "ConstrainRAMSpace=yes" \
+		"ConstrainSwapSpace=yes" "AllowedSwapSpace=0" >"$D/cgroup.conf"
 	# slurm.conf first: destroy, from here on, finds and stops what started
 	# the key: 1024 random bytes, readable only by munged's user
 	as_munge sh -c "umask 077; head -c 1024 /dev/urandom >'$D/munge/munge.key'"

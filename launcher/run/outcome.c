@@ -353,7 +353,7 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 	} else if (failed && sr->oom_cgroup) {
 		out->outcome = XL_OUT_OOM;
 		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer at the cgroup"
-			 " limit (%s)", sr->oom_cgroup_own ? "of the cgroup xlaunch runs in"
+			 " limit (%s)", sr->oom_cgroup_own ? "of the cgroup xlaunch runs in, or one above it"
 			 : sr->oom_cgroup_limited ? "limits.memory, the launch's own cgroup"
 			 : "of a cgroup above the launch's own: the one xlaunch runs in, or one above it");
 	} else if (sr->storm_stopped) {

@@ -45,11 +45,12 @@ expect_eq() {  # expect_eq ACTUAL EXPECTED description
 }
 done_ok() { echo "ok ($nchecks checks)"; exit 0; }
 
-# announced_manifest: the manifest.json of the last run `xlaunch run`
-# announced in $T/err ("... run ID"); jget FILE KEY: a field of a JSON file,
-# KEY dotted (compile.functions.0.name)
+# announced_id: the id of the last run `xlaunch run` announced in $T/err
+# ("... run ID"); announced_manifest: its manifest.json; jget FILE KEY: a
+# field of a JSON file, KEY dotted (compile.functions.0.name)
+announced_id() { grep -o ' run [0-9]\{8\}T[^ ]*' "$T/err" | tail -1 | sed 's/^ run //'; }
 announced_manifest() {
-	id=$(grep -o ' run [0-9]\{8\}T[^ ]*' "$T/err" | tail -1 | sed 's/^ run //')
+	id=$(announced_id)
 	m="$XDG_STATE_HOME/xlaunch/runs/$id/manifest.json"
 	[ -n "$id" ] && [ -f "$m" ] || fail "no run announced"
 	echo "$m"

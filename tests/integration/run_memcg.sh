@@ -61,7 +61,7 @@ if [ "$kernel" = 1 ]; then
 	# the cgroup xlaunch runs in, as a Slurm step's or a pod's: made here
 	# under the current one, xlaunch started in it alone (XLAUNCH_MEMCG=own
 	# stands for "no cgroup of the launch's own can be made")
-	own_peak() { sqlite3 "$XLAUNCH_STORE" "select bytes || '|' || source from figures where kind = 'host_peak_rss' and role = 'observed' and attempt = (select id from attempts order by time desc limit 1)"; }
+	own_peak() { sqlite3 "$XLAUNCH_STORE" "select bytes || '|' || source from figures where kind = 'host_peak_rss' and role = 'observed' and attempt = '$(announced_id)'"; }
 	cur=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3; exit} $2 == "" {v2 = $3} END {if (v2 != "") print v2}' /proc/self/cgroup | head -1)
 	if [ -d /sys/fs/cgroup/memory ]; then OWN=/sys/fs/cgroup/memory${cur%/}/xltest-own-$$; LIM=memory.limit_in_bytes
 	else OWN=/sys/fs/cgroup${cur%/}/xltest-own-$$; LIM=memory.max; fi
@@ -101,7 +101,7 @@ if [ "$kernel" = 1 ]; then
 	[ -f "$OWN/memory.memsw.limit_in_bytes" ] && { echo $((160 * 1048576)) >"$OWN/memory.memsw.limit_in_bytes" || true; }
 	run in_own "$XL run --try-infeasible capped -- $(job 240)"
 	[ "$rc" -ne 0 ] || fail "a 240 MiB job under a 160 MiB cgroup ended 0"
-	expect_err "oom (killed by the kernel OOM killer at the cgroup limit (of the cgroup xlaunch runs in))" \
+	expect_err "oom (killed by the kernel OOM killer at the cgroup limit (of the cgroup xlaunch runs in, or one above it))" \
 		"an OOM kill at the limit of the cgroup xlaunch runs in is named"
 	expect_err "limits.memory is not enforced: cgroup v" "limits.memory not enforced there, said so"
 	expect_err "which xlaunch runs in alone, is read, not limited" "and why"

@@ -489,18 +489,6 @@ char *xl_nvidia_driver_parse(const char *text, size_t len)
 	return NULL;
 }
 
-/* A host file under $XLAUNCH_HOST_ROOT (test fixtures), else itself;
- * caller frees the text, NULL when it cannot be read. */
-static char *read_host_file(const char *path, size_t *len, size_t max)
-{
-	const char *root = getenv("XLAUNCH_HOST_ROOT");
-	char *p = xl_asprintf("%s%s", root && *root ? root : "", path);
-	char *t = xl_read_file(p, len, max);
-
-	free(p);
-	return t;
-}
-
 void xl_bundle_host_read(struct xl_bundle_host *h)
 {
 	static const char *const module_files[] = {
@@ -514,18 +502,18 @@ void xl_bundle_host_read(struct xl_bundle_host *h)
 	memset(h, 0, sizeof(*h));
 	h->cuda_driver_api = xl_cuda_driver_version(&v) == 0 ? v : -1;
 	for (size_t i = 0; i < 2 && !h->nvidia_module; i++) {
-		if ((t = read_host_file(module_files[i], &len, 1 << 16))) {
+		if ((t = xl_read_host_file(module_files[i], &len, 1 << 16))) {
 			h->nvidia_module = xl_nvidia_driver_parse(t, len);
 			free(t);
 		}
 	}
-	t = read_host_file("/usr/local/cuda/version.json", NULL, 1 << 20);
+	t = xl_read_host_file("/usr/local/cuda/version.json", NULL, 1 << 20);
 	if (t) {
 		const char *c = strstr(t, "\"cuda\"");
 
 		h->cuda_toolkit = first_version_after(c, "\"version\"");
 		free(t);
-	} else if ((t = read_host_file("/usr/local/cuda/version.txt", NULL, 1 << 16))) {
+	} else if ((t = xl_read_host_file("/usr/local/cuda/version.txt", NULL, 1 << 16))) {
 		h->cuda_toolkit = first_version_after(t, "CUDA Version");
 		free(t);
 	}

@@ -171,6 +171,14 @@ const char *xl_fmt_bytes(uint64_t v, char *buf, size_t n);
 /* Read a whole file (up to max bytes; 0 means 64 MiB).  Returns NULL with errno
  * set on failure (EFBIG when too large).  Caller frees. */
 char *xl_read_file(const char *path, size_t *len, size_t max);
+/* A host file's path under $XLAUNCH_HOST_ROOT (a directory of test fixtures
+ * that stands for /: the bundle's driver files, the probe's caches and
+ * memory), else path itself.  Caller frees. */
+char *xl_host_path(const char *path);
+/* Whether $XLAUNCH_HOST_ROOT is set (not empty). */
+bool xl_host_root_set(void);
+/* xl_read_file of xl_host_path(path). */
+char *xl_read_host_file(const char *path, size_t *len, size_t max);
 /* Writes all len bytes, retrying short writes and EINTR.  Returns 0, or -1
  * with errno set. */
 int xl_write_all(int fd, const void *buf, size_t len);

@@ -75,6 +75,27 @@ char *xl_read_file(const char *path, size_t *len, size_t max)
 	return xl_buf_detach(&b);
 }
 
+bool xl_host_root_set(void)
+{
+	const char *root = getenv("XLAUNCH_HOST_ROOT");
+
+	return root && *root;
+}
+
+char *xl_host_path(const char *path)
+{
+	return xl_asprintf("%s%s", xl_host_root_set() ? getenv("XLAUNCH_HOST_ROOT") : "", path);
+}
+
+char *xl_read_host_file(const char *path, size_t *len, size_t max)
+{
+	char *p = xl_host_path(path);
+	char *t = xl_read_file(p, len, max);
+
+	free(p);
+	return t;
+}
+
 int xl_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

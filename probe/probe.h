@@ -127,9 +127,10 @@ struct xl_host_cache {
 	const char *source;        /* "sysfs", "sysconf" or "unknown" (static) */
 };
 /* Reads root/cpuN/cache/indexM/{level,type,size,shared_cpu_list} (root NULL:
- * /sys/devices/system/cpu, with sysconf's _SC_LEVELn_CACHE_SIZE as the
- * fallback) for the CPUs in only (NULL: every cpuN under root): the highest
- * data or unified level, each instance counted once. */
+ * /sys/devices/system/cpu under $XLAUNCH_HOST_ROOT, with sysconf's
+ * _SC_LEVELn_CACHE_SIZE as the fallback where that is unset) for the CPUs in
+ * only (NULL: every cpuN under root): the highest data or unified level,
+ * each instance counted once. */
 void xl_host_cache_read(const char *root, const cpu_set_t *only, struct xl_host_cache *c);
 /* The working set, in bytes, of a memory bandwidth figure on this host:
  * four times the last-level cache (STREAM's rule), at least 64 MiB, 1 GiB
@@ -137,7 +138,8 @@ void xl_host_cache_read(const char *root, const cpu_set_t *only, struct xl_host_
  * *rule (static text) says which of these decided. */
 uint64_t xl_host_working_set(const struct xl_host_cache *c, uint64_t avail_bytes,
 			     const char **rule);
-/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+/* MemAvailable of /proc/meminfo (under $XLAUNCH_HOST_ROOT) in bytes; 0 when
+ * unknown. */
 uint64_t xl_host_mem_available(void);
 /* The CPUs this process may run on, and their number (at least 1). */
 int xl_host_cpus(cpu_set_t *set);

@@ -122,10 +122,14 @@ static void cache_from_sysfs(const char *root, const cpu_set_t *only, struct xl_
 
 void xl_host_cache_read(const char *root, const cpu_set_t *only, struct xl_host_cache *c)
 {
+	char *sys = root ? NULL : xl_host_path("/sys/devices/system/cpu");
+
 	memset(c, 0, sizeof(*c));
 	c->source = "unknown";
-	cache_from_sysfs(root ? root : "/sys/devices/system/cpu", only, c);
-	if (c->llc_bytes || root)
+	cache_from_sysfs(root ? root : sys, only, c);
+	free(sys);
+	/* a host root stands for the whole host: its sysfs is all there is */
+	if (c->llc_bytes || root || xl_host_root_set())
 		return;
 	/* no sysfs cache directory (some VMs and ARM hosts): what the C library
 	 * knows, one instance of the highest level */
@@ -181,7 +185,7 @@ uint64_t xl_host_working_set(const struct xl_host_cache *c, uint64_t avail_bytes
 
 uint64_t xl_host_mem_available(void)
 {
-	char *t = xl_read_file("/proc/meminfo", NULL, 1 << 16), *p;
+	char *t = xl_read_host_file("/proc/meminfo", NULL, 1 << 16), *p;
 	uint64_t v = 0;
 
 	if (t && (p = strstr(t, "MemAvailable:")))

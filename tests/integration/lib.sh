@@ -92,11 +92,33 @@ wait_until() {
 # holds that until this test exits.  libtpu allows one process a host (its
 # /tmp/libtpu_lockfile): a second one aborts, so tests that start libtpu
 # take this lock first, and tests run side by side (tools/run-tests.sh)
-# never start two.
+# never start two.  A process outside the suite may hold libtpu too (a
+# user's notebook, another checkout's tests): once the suite's lock is
+# taken, the test waits for that one as well, LIBTPU_WAIT_S at most
+# (default 120), saying who holds it, and then fails naming it rather than
+# meeting libtpu's own "Internal error when accessing libtpu multi-process
+# lockfile".
+LIBTPU_LOCKFILE=${LIBTPU_LOCKFILE:-/tmp/libtpu_lockfile}
 libtpu_lock() {
 	command -v flock >/dev/null || fail "flock is not installed (util-linux; tools/deps.sh installs it)"
 	exec 8>>/tmp/xlaunch-tests-libtpu.lock
 	flock -w "$HANG_S" 8 || fail "another test held libtpu for $HANG_S s"
+	libtpu_wait_outside "${LIBTPU_WAIT_S:-120}"
+}
+# libtpu_wait_outside SECONDS: waits until no live process holds
+# $LIBTPU_LOCKFILE, SECONDS at most; fails naming the holder after that
+libtpu_wait_outside() {
+	_lw_end=$(( $(date +%s) + $1 )) _lw_said=
+	while :; do
+		_lw_who=$(python3 "$SRC/tests/integration/lock_holder.py" "$LIBTPU_LOCKFILE" | tr '\n' ' ')
+		[ -n "$_lw_who" ] || return 0
+		if [ "$(date +%s)" -ge "$_lw_end" ]; then
+			fail "libtpu is held outside the test suite by ${_lw_who% } ($LIBTPU_LOCKFILE) for $1 s: end it, or raise LIBTPU_WAIT_S"
+		fi
+		[ -n "$_lw_said" ] || echo "waiting for libtpu: ${_lw_who% } holds $LIBTPU_LOCKFILE (at most $1 s)"
+		_lw_said=1
+		sleep 0.2
+	done
 }
 
 # slurm_setup: a private single-node Slurm cluster (tools/slurm.sh) for

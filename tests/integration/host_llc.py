@@ -89,7 +89,7 @@ def make(root, llc, avail):
     shared = ",".join(str(c) for c in cpus)
     os.makedirs(root + "/sys/devices/system/cpu", exist_ok=True)
     for c in cpus:
-        d = "%s/sys/devices/system/cpu/cpu%d/cache/index3" % (root, c)
+        d = "%s/sys/devices/system/cpu/cpu%d/cache/index0" % (root, c)
         if not llc:
             os.makedirs(os.path.dirname(d), exist_ok=True)
             continue

@@ -65,6 +65,7 @@ static int teardown(void **state)
 	char *cmd = xl_asprintf("rm -rf '%s'", root);
 
 	(void)state;
+	unsetenv("XLAUNCH_HOST_ROOT");
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	return 0;
@@ -227,8 +228,8 @@ static void test_host_root(void **state)
 
 		snprintf(saved, sizeof(saved), "%s", root);
 		snprintf(root, sizeof(root), "%s", sys);
-		put_cache(0, 3, "3", "Unified", "8192K", "0-1");
-		put_cache(1, 3, "3", "Unified", "8192K", "0-1");
+		put_cache(0, 0, "3", "Unified", "8192K", "0-1");
+		put_cache(1, 0, "3", "Unified", "8192K", "0-1");
 		snprintf(root, sizeof(root), "%s", saved);
 	}
 	xl_host_cache_read(NULL, NULL, &c);

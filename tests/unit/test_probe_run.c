@@ -166,13 +166,16 @@ static void test_isolated_exit(void **state)
 
 static void test_no_child_left(void **state)
 {
-	char path[] = "/tmp/xl-probe-gc-XXXXXX";
-	int fd = mkstemp(path), gpid = 0;
+	char path[256];
+	int fd, gpid = 0;
 	json_t *o;
 	FILE *f;
 	bool gone = false;
 
 	(void)state;
+	snprintf(path, sizeof(path), "%s/xl-probe-gc-XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
 	/* 2 s for the child to start the grandchild and write its pid */

@@ -161,7 +161,8 @@ man: $(BUILD)/xlaunch.1
 help:
 	@echo 'make              build ./xlaunch and build/rel/xlaunch.1 (SAN=1: build/san/, ASan+UBSan)'
 	@echo 'make test         install what is missing, build, run every test, JOBS at a time'
-	@echo '                  (default: the number of CPUs; JOBS=1: one after another)'
+	@echo '                  (default: the number of CPUs, at most one per 3 GiB of memory;'
+	@echo '                  JOBS=1: one after another)'
 	@echo 'make test-load    the same while stress-ng keeps the CPUs busy (LOAD_CPUS=N), with'
 	@echo '                  LOAD_JOBS tests at once (default: twice the CPUs)'
 	@echo 'make demo         probe, then a JAX job on the CPU through the cpu-jax profile'
@@ -185,10 +186,11 @@ deps:
 check-deps:
 	@tools/check-deps.sh .
 
-# Tests side by side, JOBS at a time (default: the number of CPUs; JOBS=1
-# runs them one after another); tools/run-tests.sh keeps them apart.
+# Tests side by side, JOBS at a time (default: the number of CPUs, at most
+# one per 3 GiB of memory, which tools/run-tests.sh works out; JOBS=1 runs
+# them one after another); tools/run-tests.sh keeps them apart.
 NCPUS := $(shell nproc 2>/dev/null || echo 2)
-JOBS ?= $(NCPUS)
+JOBS ?=
 test: deps check-deps
 	$(MAKE) all $(UNIT_BINS)
 	JOBS=$(JOBS) tools/run-tests.sh $(BUILD) $(BIN)

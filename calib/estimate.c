@@ -1028,7 +1028,15 @@ static void say_differs(const struct ctx *c, char *out, size_t n)
 						       : "no launch of its family (the job at other sizes)");
 		return;
 	}
+	/* the newest attempt; of one second (times are whole seconds), the
+	 * greater id: a run id begins with its start in microseconds */
 	p = &c->fam.v[0];
+	for (size_t i = 1; i < c->fam.n; i++) {
+		const struct fpoint *q = &c->fam.v[i];
+
+		if (q->time > p->time || (q->time == p->time && strcmp(q->attempt, p->attempt) > 0))
+			p = q;
+	}
 	l = (size_t)snprintf(out, n, "differs from the family's latest launch (run %s) in ", p->attempt);
 	json_object_foreach(c->coords, k, v) {
 		const json_t *pv = json_object_get(p->coords, k);

@@ -3,8 +3,9 @@
 # time, then prints one closing line: "N passed, N failed, N skipped".
 #   tools/run-tests.sh BUILD_DIR XLAUNCH_BINARY
 #
-# JOBS (default: the number of CPUs; `make test JOBS=1` runs one at a time)
-# tests run side by side, as `ctest -j` and `prove -j` do.  No two can meet:
+# JOBS (default: the number of CPUs, at most one per 3 GiB of memory; `make
+# test JOBS=1` runs one at a time) tests run side by side, as `ctest -j` and
+# `prove -j` do.  No two can meet:
 # each runs in its own process group and session, with its own TMPDIR (so
 # its temporary, state and cache directories, made under TMPDIR by
 # tests/integration/lib.sh and tests/unit/unit.c, are its own), its own
@@ -67,7 +68,19 @@ export XLAUNCH_SRC="$(pwd)"
 export XLAUNCH_DATADIR="$(pwd)"
 TESTS=${TESTS:-}
 
-JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+# JOBS by default: the CPUs, and no more tests at once than the memory
+# holds.  A test's largest process keeps up to 2.5 GiB resident (the JAX
+# jobs of calib_curves and report_helper; most take far less), so one test
+# per 3 GiB of the host's memory.
+if [ -z "${JOBS:-}" ]; then
+	JOBS=$(nproc 2>/dev/null || echo 2)
+	mem_gib=$(awk '/^MemTotal:/ { print int($2 / 1048576) }' /proc/meminfo 2>/dev/null)
+	if [ -n "$mem_gib" ] && [ $((mem_gib / 3)) -lt "$JOBS" ]; then
+		JOBS=$((mem_gib / 3))
+		[ "$JOBS" -ge 1 ] || JOBS=1
+		echo "JOBS=$JOBS: $(nproc) CPUs, but $mem_gib GiB of memory, 3 GiB a test (JOBS=N sets it)"
+	fi
+fi
 case "$JOBS" in '' | *[!0-9]* | 0) echo "run-tests: JOBS='$JOBS': not a positive number" >&2; exit 64 ;; esac
 pass=0 fail=0 skip=0 failed=""
 log=$(mktemp -d "${TMPDIR:-/tmp}/xlaunch-tests.XXXXXX") || exit 70

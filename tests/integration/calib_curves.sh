@@ -37,7 +37,7 @@ YAML
 cp "$SRC/examples/train_attention.py" "$T/train_attention.py"
 JOB="$PY $T/train_attention.py 1"
 
-run "$XL" probe --backend cpu
+run "$XL" probe --backend cpu --timeout $PROBE_LIMIT
 expect_rc 0 "probe cpu"
 for c in s512 s1024 s2048; do
 	# shellcheck disable=SC2086

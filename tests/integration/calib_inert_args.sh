@@ -65,6 +65,20 @@ expect_out ") in --steps 200 (was 100)" "which part differs, said"
 run "$XL" calib predict plain -c mb8 -- python3 job.py --steps 200 --log-every=5
 expect_out "never launched; differs from the family's latest launch (run " "predict says it too"
 expect_out ") in --steps 200 (was 100)" "with the part that differs"
+# the latest launch of attempts in one second (times are whole seconds, as
+# a retry's two attempts often are): the later one, whichever candidate it
+# ran and however their signatures' hashes sort
+for later in mb8 mb16; do
+	export XLAUNCH_STORE="$T/tie-$later.db"
+	earlier=mb8; [ "$later" = mb8 ] && earlier=mb16
+	for c in "$earlier 20260101T000000.000001Z-h-1-r0-a1" "$later 20260101T000000.000002Z-h-1-r0-a2"; do
+		run "$XL" calib record plain -c "${c% *}" --outcome ok --id "${c#* }" --time 2026-01-01T00:00:00Z -- \
+			python3 job.py --steps 100 --log-every=5
+		expect_rc 0 "record ${c% *} at 00:00:00"
+	done
+	run "$XL" calib predict plain -c mb8 -- python3 job.py --steps 200 --log-every=5
+	expect_out "latest launch (run 20260101T000000.000002Z-h-1-r0-a2) in " "$later recorded last in the same second is the latest launch"
+done
 
 # with it: the same signature, the history kept
 [ "$(order inert 200)" = "mb8:known-good mb16:known-bad" ] || fail "inert, --steps 200: $(cat "$T/out")"

@@ -33,7 +33,7 @@ build_pjrt hang FAKE_HANG_CREATE
 build_pjrt compile FAKE_FAIL_COMPILE
 build_pjrt major FAKE_API_MAJOR=99
 
-LD_LIBRARY_PATH="$T/nodev" run "$XL" probe --backend cuda --json --no-record
+LD_LIBRARY_PATH="$T/nodev" run "$XL" probe --backend cuda --json --no-record --timeout $PROBE_LIMIT
 expect_rc 69 "no device: installed but not alive"
 expect_eq "$(field 'b["state"]+"/"+b["stage"]')" "installed/installed" "no device stops at installed"
 expect_out "CUDA_ERROR_NO_DEVICE" "driver's own error name"
@@ -51,12 +51,12 @@ expect_out "hung at installed" "hang error text"
 ok "returned at the limit (${secs}s with a 1s limit)"
 no_leftover "$T/hang"
 
-LD_LIBRARY_PATH="$T/crash" run "$XL" probe --backend cuda --json --no-record
+LD_LIBRARY_PATH="$T/crash" run "$XL" probe --backend cuda --json --no-record --timeout $PROBE_LIMIT
 expect_rc 69 "crash"
 expect_eq "$(field 'b["state"]+"/"+b["stage"]')" "crashed/installed" "crash in cuInit"
 expect_out "crashed at installed (SIGSEGV)" "crash names the signal"
 
-LD_LIBRARY_PATH="$T/wrong" XLAUNCH_DATADIR="$SRC" run "$XL" probe --backend cuda --json --no-record
+LD_LIBRARY_PATH="$T/wrong" XLAUNCH_DATADIR="$SRC" run "$XL" probe --backend cuda --json --no-record --timeout $PROBE_LIMIT
 expect_rc 69 "wrong numbers"
 expect_eq "$(field 'b["state"]+"/"+b["stage"]')" "installed/executed" "wrong numbers stop at executed"
 expect_out "verification failed: element 12345" "wrong element named"
@@ -71,7 +71,7 @@ expect_eq "$(field 'b["version"]')" "PJRT C API 0.7" "API version read before th
 ok "returned at the limit (${secs}s with a 1s limit)"
 no_leftover "$T/fake_pjrt_hang.so"
 
-XLAUNCH_DATADIR="$SRC" run "$XL" probe --backend "pjrt:$T/fake_pjrt_compile.so" --json --no-record
+XLAUNCH_DATADIR="$SRC" run "$XL" probe --backend "pjrt:$T/fake_pjrt_compile.so" --json --no-record --timeout $PROBE_LIMIT
 expect_rc 69 "pjrt compile failure"
 expect_eq "$(field 'b["state"]+"/"+b["stage"]')" "installed/devices" "compile failure stops at devices"
 expect_out "PJRT_Client_Compile: fake_pjrt: compilation refused" "plugin's own message"
@@ -81,18 +81,18 @@ expect_eq "$(field 'b["devices"][0]["memory_source"]')" "PJRT_Device_MemoryStats
 # a GPU plugin older than the allocator options the probe gives: the client
 # is made again with the platform allocator, and the refusal is kept
 build_pjrt gpu_options FAKE_REFUSE_OPTIONS
-XLAUNCH_DATADIR="$SRC" run "$XL" probe --backend "pjrt:$T/fake_pjrt_gpu_options.so" --json --no-record
+XLAUNCH_DATADIR="$SRC" run "$XL" probe --backend "pjrt:$T/fake_pjrt_gpu_options.so" --json --no-record --timeout $PROBE_LIMIT
 expect_rc 69 "pjrt options refused, then compile failure"
 expect_eq "$(field 'b["state"]+"/"+b["stage"]')" "installed/devices" "client made the second time"
 expect_eq "$(field 'b["details"]["allocator"]')" "platform" "platform allocator after the refusal"
 expect_eq "$(field 'b["details"]["client_options_refused"]')" "fake_pjrt: unknown option memory_fraction (injected fault)" "refusal recorded"
 
-run "$XL" probe --backend "pjrt:$T/fake_pjrt_major.so" --json --no-record
+run "$XL" probe --backend "pjrt:$T/fake_pjrt_major.so" --json --no-record --timeout $PROBE_LIMIT
 expect_rc 69 "unsupported API major"
 expect_eq "$(field 'b["state"]+"/"+b["stage"]')" "installed/installed" "unsupported major is installed"
 expect_out "speaks PJRT C API 99.7; this xlaunch supports major version 0 only" "unsupported major named"
 
-run "$XL" probe --backend "pjrt:$T/nonexistent.so" --json --no-record
+run "$XL" probe --backend "pjrt:$T/nonexistent.so" --json --no-record --timeout $PROBE_LIMIT
 expect_rc 0 "a missing plugin is absent"
 expect_eq "$(field 'b["state"]')" "absent" "missing plugin absent"
 

@@ -25,8 +25,10 @@ Y
 printf 'extends: caches\nenv: {EXTRA: 1}\n' >"$P/caches2.yaml"
 listing() { find "$T" ! -path "$T/out" ! -path "$T/err" ! -path "$T/before" ! -path "$T/after" | sort; }
 listing >"$T/before"
+# a HOME that is not there yet and that this user could make (policy
+# cache: local asks that of sh and json, which render for this machine)
 for f in sh json dotenv k8s; do
-	run "$XL" env caches --format "$f" --set HOME=/home/trainer
+	run "$XL" env caches --format "$f" --set HOME="$T/trainer"
 	expect_rc 0 "env --format $f"
 done
 run "$XL" env caches -c b
@@ -103,8 +105,8 @@ expect_out 'JAX_COMPILATION_CACHE_DIR="/home/trainer/.cache/jax"' "dotenv: the -
 expect_out "# \${HOME} from --set" "dotenv: says so"
 
 # --set in sh takes the place of this shell's value
-run "$XL" env caches --set HOME=/elsewhere
-expect_out "export JAX_COMPILATION_CACHE_DIR='/elsewhere/.cache/jax'" "sh: --set replaces this shell's value"
+run "$XL" env caches --set HOME="$T/elsewhere"
+expect_out "export JAX_COMPILATION_CACHE_DIR='$T/elsewhere/.cache/jax'" "sh: --set replaces this shell's value"
 run "$XL" env caches --set 1BAD=x
 expect_rc 64 "--set needs a valid name"
 done_ok

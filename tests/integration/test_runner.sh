@@ -119,6 +119,24 @@ fresh
 runner 8 "a_meet b_meet e_waits f_quick"
 expect_out "5 passed, 0 failed, 0 skipped" "JOBS=8 on five tests"
 
+# ---- JOBS unset: the CPUs, at most one test per 3 GiB of memory ---------------------------
+fresh
+want=$(nproc); memg=$(awk '/^MemTotal:/ { print int($2 / 1048576) }' /proc/meminfo)
+[ $((memg / 3)) -ge "$want" ] || want=$((memg / 3))
+[ "$want" -ge 1 ] || want=1
+# a_meet and b_meet pass only side by side: where one at a time is the
+# default, two that never wait for each other stand in
+if [ "$want" -ge 2 ]; then
+	runner "" "a_meet b_meet f_quick"
+	expect_out "4 passed, 0 failed, 0 skipped" "JOBS unset: the tests that meet met"
+else
+	runner "" "c_fail f_quick"
+fi
+[ "$(max_in)" -le "$want" ] || fail "JOBS unset: $(max_in) at once, more than $want ($(nproc) CPUs, $memg GiB)"
+if [ "$want" -lt "$(nproc)" ]; then expect_out "JOBS=$want: " "JOBS unset: lowered for the memory, and said so"
+else expect_no_out "JOBS=" "JOBS unset: the CPUs, nothing said"; fi
+ok "JOBS unset: at most $want at once ($(nproc) CPUs, $memg GiB of memory)"
+
 # ---- a database of its own ---------------------------------------------------------------
 if "$SRC/tools/pg.sh" available 2>/dev/null; then
 	fresh

@@ -802,6 +802,7 @@ static void test_gate(void **state)
 
 	(void)state;
 	if (xl_pyenv_open(NULL, 0, &host_py) != 0) {
+		fprintf(stderr, "SKIP: no python3 on PATH to stand in a synthetic venv\n");
 		skip();
 		return;
 	}
@@ -1056,6 +1057,7 @@ static void test_summary_env(void **state)
 	(void)state;
 	if (xl_pyenv_open(NULL, XL_PYENV_QUIET | XL_PYENV_PATHS, &host_py) != 0 ||
 	    !xl_is_elf(host_py.executable)) {
+		fprintf(stderr, "SKIP: no python3 on PATH, or it is a script (a shim), not the interpreter\n");
 		xl_pyenv_release(&host_py);
 		skip();
 		return;

@@ -1664,8 +1664,8 @@ static void test_rank_watch(void **state)
 	assert_int_equal(calib_rank_begin(st, "j", 0, 3, "r0", 30, &t0), 0);
 	assert_true(fabs(t0 - xl_now()) < 60);
 	assert_int_equal(calib_rank_begin(st, "j", 1, 3, "r1", 30, NULL), 0);
-	assert_int_equal(calib_rank_begin(st, "j", 2, 3, "r2", 0.2, NULL), 0);
-	/* nothing is gone */
+	assert_int_equal(calib_rank_begin(st, "j", 2, 3, "r2", 30, NULL), 0);
+	/* nothing is gone (each lease 30 s: however slow the host) */
 	assert_int_equal(calib_rank_poll(st, "j", 0, 30, t0 - 30, true, &e), 0);
 	assert_false(e.found);
 	assert_true(fabs(e.now - xl_now()) < 60);
@@ -1673,7 +1673,9 @@ static void test_rank_watch(void **state)
 	assert_int_equal(calib_rank_end(st, "j", 1, XL_OUT_OK, 0, -1, XL_OUT_COUNT), 0);
 	assert_int_equal(calib_rank_poll(st, "j", 0, 30, t0 - 30, false, &e), 0);
 	assert_false(e.found);
-	/* rank 2's short lease runs out: seen only when judging leases */
+	/* rank 2 renews its lease for 0.2 s, which runs out: seen only when
+	 * judging leases */
+	assert_int_equal(calib_rank_poll(st, "j", 2, 0.2, t0 - 30, false, &e), 0);
 	usleep(400000);
 	assert_int_equal(calib_rank_poll(st, "j", 0, 30, t0 - 30, false, &e), 0);
 	assert_false(e.found);

@@ -17,7 +17,7 @@
 
 #define ROUNDS 100
 
-static char dir[] = "/tmp/xlaunch-crash.XXXXXX";
+static char dir[256];
 
 /* Child: records attempts forever; after each one the store acknowledged,
  * writes its id to the ack pipe. */
@@ -56,6 +56,8 @@ static void test_killed_100_times(void **state)
 	unsigned seed = (unsigned)time(NULL);
 
 	(void)state;
+	snprintf(dir, sizeof(dir), "%s/xlaunch-crash.XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	assert_non_null(mkdtemp(dir));
 	path = xl_asprintf("%s/calib.db", dir);
 	srand(seed);
@@ -135,7 +137,7 @@ static void test_killed_100_times(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
+	char cmd[sizeof(dir) + 16];
 
 	(void)state;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

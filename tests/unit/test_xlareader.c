@@ -111,7 +111,7 @@ static enum xl_xla_verdict judge(const char *s)
 
 static void test_verdicts(void **state)
 {
-	char path[] = "/tmp/xlareader-XXXXXX";
+	char path[256];
 	int fd;
 
 	(void)state;
@@ -136,6 +136,8 @@ static void test_verdicts(void **state)
 	assert_int_equal(judge("--xla_fuel=a=1,b=2"), XL_XLA_ACCEPTS);
 	assert_int_equal(judge("--xla_fuel="), XL_XLA_PARSE_FAILS);
 	assert_int_equal(judge("/nonexistent/xlaunch-flags"), XL_XLA_NO_FILE);
+	snprintf(path, sizeof(path), "%s/xlareader-XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "--xla_hlo_profile\n--xla_bogus\n", 30), 30);

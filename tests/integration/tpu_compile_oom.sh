@@ -25,14 +25,13 @@ candidates:
 YAML
 cp "$SRC/tests/integration/tpu_compile.py" "$T/tpu_compile.py"
 JOB="$PY $T/tpu_compile.py"
-latest() { ls -td "$XDG_STATE_HOME"/xlaunch/runs/*/ | head -1; }
 
 libtpu_lock
 # shellcheck disable=SC2086
 run "$XL" run tpuaot -c big -- $JOB
 [ "$rc" -ne 0 ] || fail "the program too large for HBM compiled"
 ok "the program too large for HBM fails"
-python3 - "$(latest)manifest.json" <<'PY' || fail "big's outcome and figures"
+python3 - "$(announced_manifest)" <<'PY' || fail "big's outcome and figures"
 import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["outcome"] == "oom", m["outcome"]
@@ -48,7 +47,7 @@ ok "oom by the TPU pattern, the compiler's need and the HBM kept"
 # shellcheck disable=SC2086
 run "$XL" run tpuaot -c fits -- $JOB
 expect_rc 0 "the program that fits compiles"
-python3 - "$(latest)manifest.json" <<'PY' || fail "fits' figure"
+python3 - "$(announced_manifest)" <<'PY' || fail "fits' figure"
 import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["outcome"] == "ok", m["outcome"]
@@ -95,7 +94,7 @@ wait_until "$HANG_S" holding || { kill "$holder"; cat "$T/hold.out"; fail "the h
 run "$XL" run tpuaot -c fits -- $JOB
 kill "$holder"
 wait "$holder" 2>/dev/null || true
-python3 - "$(latest)manifest.json" "$holder" <<'PY' || fail "the held TPU"
+python3 - "$(announced_manifest)" "$holder" <<'PY' || fail "the held TPU"
 import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["outcome"] == "error", m["outcome"]

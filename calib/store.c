@@ -977,37 +977,36 @@ int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
 
 /* ---- export and import ------------------------------------------------------------ */
 
-static int export_probe(const struct calib_probe_row *p, void *arg)
+/* Writes line as one line of JSON to f (dumped with flags), and drops it. */
+static int export_line(json_t *line, size_t flags, FILE *f)
 {
-	char tb[40];
-	json_t *line = json_pack("{s:s, s:s?, s:s?, s:s, s:O?}", "type", "probe", "uid", p->uid,
-				 "host", p->host, "time", xl_iso_time_ms(p->time, tb, sizeof(tb)),
-				 "doc", p->doc);
-	char *text = json_dumps(line, JSON_COMPACT);
+	char *text = json_dumps(line, flags);
 
 	if (!text)
 		xl_oom();
-	fprintf(arg, "%s\n", text);
+	fprintf(f, "%s\n", text);
 	free(text);
 	json_decref(line);
 	return 0;
+}
+
+static int export_probe(const struct calib_probe_row *p, void *arg)
+{
+	char tb[40];
+
+	return export_line(json_pack("{s:s, s:s?, s:s?, s:s, s:O?}", "type", "probe", "uid", p->uid,
+				     "host", p->host, "time", xl_iso_time_ms(p->time, tb, sizeof(tb)),
+				     "doc", p->doc), JSON_COMPACT, arg);
 }
 
 static int export_attempt(const struct calib_attempt *a, void *arg)
 {
 	json_t *line = json_pack("{s:s}", "type", "attempt");
 	json_t *o = calib_attempt_to_json(a, CALIB_JSON_FULL);
-	char *text;
 
 	json_object_update(line, o);
 	json_decref(o);
-	text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	if (!text)
-		xl_oom();
-	fprintf(arg, "%s\n", text);
-	free(text);
-	json_decref(line);
-	return 0;
+	return export_line(line, JSON_COMPACT | JSON_REAL_PRECISION(17), arg);
 }
 
 int calib_export(struct calib_store *st, FILE *f)

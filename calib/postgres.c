@@ -112,8 +112,6 @@ struct pg {
 				    * is sending, one at a time */
 };
 
-static void hold_rest(struct calib_stmt *cs);
-
 static bool lost(const struct pg *g)
 {
 	return !g->conn || g->ended || pq.PQstatus(g->conn) == CONNECTION_BAD;

@@ -228,6 +228,8 @@ void calib_family_cache_drop(struct calib_store *st);
 
 /* ---- shared by the operations ---------------------------------------------- */
 
+/* A probe document as the store keeps it (calib/probedoc.c). */
+
 /* The uid of a probe recorded without one: SHA-256 hex of host, time and
  * the document's compact sorted-key JSON.  Caller frees. */
 char *calib_probe_uid(const char *host, double t, const char *doc_text);
@@ -246,6 +248,8 @@ struct calib_probe_backend {
  * kind.  The strings are doc's; the array is the caller's to free.
  * Returns how many. */
 size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out);
+
+/* The rest: calib/store.c, and the analytic model calib/predict.c. */
 
 /* Appends one stored probe row to *all (of *n; caller frees the array):
  * what latest_hardware returns, for calib_latest_hardware to choose from. */

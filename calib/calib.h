@@ -15,7 +15,7 @@
  * environment, service and password files apply); its tables live in the
  * database named, in the first schema of its search_path, versioned by the
  * table calib_schema and migrated forward on open like SQLite's.  Every
- * function below works the same on either backend (calib/backend.h is the
+ * function below works the same on either backend (calib/driver.h is the
  * interface a backend implements).  A server that cannot be reached fails
  * calib_open with 73, "unreachable: why", without waiting longer than the
  * store's wait; a message never shows the location's password.

@@ -1,7 +1,7 @@
-/* columns.c - the columns of an attempt as data (calib/backend.h): one
+/* columns.c - the columns of an attempt as data (calib/store.h): one
  * table that the store's queries, its row reader and its writer
  * (calib/query.c) and the JSON codec (calib/store.c) all follow. */
-#include "calib/backend.h"
+#include "calib/store.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * against it (curve.c chooses it), the compiler's own figure and its
  * growth, the analytic model as a prior, and feasibility against the
  * launch's real limits. */
-#include "calib/backend.h"
+#include "calib/store.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -908,9 +908,9 @@ static bool ctx_init(struct calib_store *st, const json_t *parts, struct ctx *c,
 		c->have_family = true;
 		c->fc = st->fcache;
 	} else if (st) {
-		*rc = st->ops.family_points(st, c->family, c->stack, collect, &c->fam);
+		*rc = st->ops->family_points(st, c->family, c->stack, collect, &c->fam);
 		if (*rc == 0)
-			*rc = st->ops.family_other_stacks(st, c->family, c->stack, &c->other_stacks);
+			*rc = st->ops->family_other_stacks(st, c->family, c->stack, &c->other_stacks);
 		c->have_family = *rc == 0;
 		if (c->have_family) {
 			/* kept for the next candidate: the store's, released there */

@@ -1,6 +1,6 @@
 /* family.c - memory kinds and bases, and the family of a launch: the job at
  * one size, less the numbers its sizes differ in (its coordinates). */
-#include "calib/backend.h"
+#include "calib/store.h"
 
 #include <ctype.h>
 #include <math.h>

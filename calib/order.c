@@ -1,5 +1,5 @@
 /* order.c - the order in which to try a profile's candidates. */
-#include "calib/backend.h"
+#include "calib/store.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -98,7 +98,7 @@ static int rank_one(struct calib_store *st, const struct calib_target *t, struct
 	calib_attempt_init(&last);
 	calib_attempt_init(&prev);
 	if (st && rc == 0)
-		rc = st->ops.latest_attempt(st, sig.hash, &last, &found);
+		rc = st->ops->latest_attempt(st, sig.hash, &last, &found);
 	r->place = CALIB_PLACE_UNSEEN;
 	r->reason[0] = '\0';
 	if (found && (last.outcome == XL_OUT_OK || last.outcome == XL_OUT_COMPILE_STORM)) {
@@ -116,7 +116,7 @@ static int rank_one(struct calib_store *st, const struct calib_target *t, struct
 		bool pfound = false, older = false, suspect;
 
 		if (st && rc == 0)
-			rc = st->ops.latest_same_shape(st, sig.shape_hash, sig.stack_hash, sig.hash, &prev,
+			rc = st->ops->latest_same_shape(st, sig.shape_hash, sig.stack_hash, sig.hash, &prev,
 						       &pfound, &older);
 		suspect = pfound && prev.outcome == XL_OUT_OOM;
 		if (suspect)

@@ -1,11 +1,11 @@
-/* postgres.c - the PostgreSQL store driver, on libpq (calib/backend.h):
- * connecting, schema migrations, transactions and statements for the
- * queries of calib/query.c, and the operations it writes itself: the
- * leases of ranks on the server's clock, and reads of one round trip where
- * the common query would take one per row (stats, families) or where the
- * planner needs LATERAL to stay on an index.  Each schema version's DDL is
- * a statement of its own, as in calib/sqlite.c, so that a schema change is
- * made in both files the same way.
+/* postgres.c - the PostgreSQL store driver, on libpq (calib/driver.h):
+ * connecting, transactions, statements, and the schema's steps, its
+ * version (the table calib_schema) and the lock a migration holds (an
+ * advisory lock of the transaction).  Each schema version's DDL is a step
+ * of its own, as in calib/sqlite.c, so that a schema change is made in both
+ * files the same way.  It writes no operation of its own: where PostgreSQL
+ * takes SQL of its own (the server's clock, one round trip, LATERAL), that
+ * SQL is the store's (calib_pg_queries, calib/query.c).
  *
  * libpq: loaded with dlopen() the first time a postgresql:// store is
  * opened (or linked, when built with LIBPQ=link), so that no other command,
@@ -26,7 +26,7 @@
  * server restarted since the last one) runs again, once, on a new
  * connection; inside a transaction the whole write is retried.
  */
-#include "calib/backend.h"
+#include "calib/driver.h"
 
 #include <libpq-fe.h>
 
@@ -106,14 +106,11 @@ struct pg {
 	bool ended;                /* the server ended the connection (it may not
 				    * know it yet) */
 	char sqlstate[6];          /* of the last failed statement, "" when none */
-	bool whole;                /* the next statement's rows go to its row
-				    * function once all have come (the function may
-				    * run statements of its own); else one at a time */
+	bool connecting;           /* inside pg_connect: a statement found lost
+				    * is not run again on a new connection */
 	struct calib_stmt *active; /* the statement whose rows the connection
 				    * is sending, one at a time */
 };
-
-static void hold_rest(struct calib_stmt *cs);
 
 static bool lost(const struct pg *g)
 {
@@ -220,7 +217,7 @@ static double connect_limit(PGconn *conn)
 	return limit;
 }
 
-static int run_script(struct calib_store *st, const char *what, const char *sql);
+static int exec_sql(struct calib_store *st, const char *sql, const char *what);
 
 /* Whether the server refused the connection for want of a free slot
  * (SQLSTATE 53300, which libpq gives a connection only as its message:
@@ -264,8 +261,10 @@ static int pg_connect(struct calib_store *st)
 	unsigned tries = 0;
 	int rc;
 
+	((struct pg *)st->impl)->connecting = true;
 	while ((rc = pg_connect_once(st, &deadline)) == -1)
 		full_backoff(tries++, deadline);
+	((struct pg *)st->impl)->connecting = false;
 	return rc;
 }
 
@@ -320,7 +319,7 @@ static int pg_connect_once(struct calib_store *st, double *deadline_io)
 	pq.PQsetNoticeProcessor(g->conn, quiet, NULL);
 	/* doubles as text both ways without loss (PostgreSQL 12 and later
 	 * print the shortest exact form for any value above 0) */
-	return run_script(st, "cannot set up the connection", "SET extra_float_digits = 3");
+	return exec_sql(st, "SET extra_float_digits = 3", "cannot set up the connection");
 }
 
 /* Waits until a result can be read without blocking.  A server that does
@@ -373,591 +372,9 @@ static int pg_error(struct calib_store *st, const char *what, const PGresult *r)
 	return rc;
 }
 
-/* Runs SQL of one or more statements without parameters (DDL, session
- * settings), every result read.  Returns 0 or 73. */
-static int run_script(struct calib_store *st, const char *what, const char *sql)
-{
-	struct pg *g = st->impl;
-	PGresult *r;
-	int rc = 0;
-
-	if (lost(g))
-		return pg_error(st, what, NULL);
-	if (!pq.PQsendQuery(g->conn, sql))
-		return pg_error(st, what, NULL);
-	for (;;) {
-		if (await(st, what))
-			return XL_EX_CANTCREAT;
-		if (!(r = pq.PQgetResult(g->conn)))
-			break;
-		if (rc == 0 && pq.PQresultStatus(r) != PGRES_COMMAND_OK &&
-		    pq.PQresultStatus(r) != PGRES_TUPLES_OK)
-			rc = pg_error(st, what, r);
-		pq.PQclear(r);
-	}
-	return rc;
-}
-
-/* One statement's parameters, as text; NULL is SQL NULL.  Numbers are
- * written into the struct, which therefore is not copied. */
-#define NUM_STR_(x) #x
-#define NUM_STR(x) NUM_STR_(x)
+/* ---- statements ------------------------------------------------------------ */
 
 #define MAX_PARAMS 24
-struct params {
-	const char *v[MAX_PARAMS];
-	char num[MAX_PARAMS][32];
-	int n;
-};
-
-static void p_text(struct params *p, const char *s)
-{
-	p->v[p->n++] = s;
-}
-
-static void p_int(struct params *p, int64_t v)
-{
-	if (v == CALIB_UNSET) {
-		p->v[p->n++] = NULL;
-		return;
-	}
-	snprintf(p->num[p->n], sizeof(p->num[p->n]), "%" PRId64, v);
-	p->v[p->n] = p->num[p->n];
-	p->n++;
-}
-
-/* Exact: 17 significant digits read back to the same double. */
-static void p_real(struct params *p, double v)
-{
-	if (isnan(v)) {
-		p->v[p->n++] = NULL;
-		return;
-	}
-	snprintf(p->num[p->n], sizeof(p->num[p->n]), "%.17g", v);
-	p->v[p->n] = p->num[p->n];
-	p->n++;
-}
-
-/* Called with each row of a statement's result (row of r); a non-zero
- * return is what the statement returns (the rest of the rows are read
- * and dropped). */
-typedef int row_fn(struct calib_store *st, const PGresult *r, int row, void *arg);
-
-/* run() once; *again when it failed on a connection found lost before any
- * row was handed out, so that running it on a new connection is safe. */
-static int run_once(struct calib_store *st, const char *what, const char *sql,
-		    const struct params *p, row_fn *fn, void *arg, int64_t *changed, bool whole,
-		    bool *again)
-{
-	struct pg *g = st->impl;
-	bool rows = false;
-	int rc = 0;
-	PGresult *r, *held = NULL;
-
-	*again = false;
-	if (g->active)
-		hold_rest(g->active);
-	if (lost(g)) {
-		*again = g->tx_depth == 0;
-		return pg_error(st, what, NULL);
-	}
-	if (!pq.PQsendQueryParams(g->conn, sql, p ? p->n : 0, NULL, p ? p->v : NULL, NULL, NULL, 0)) {
-		rc = pg_error(st, what, NULL);
-		*again = lost(g) && g->tx_depth == 0;
-		return rc;
-	}
-	/* rows one at a time, so that a long history is never all in memory */
-	if (fn && !whole)
-		pq.PQsetSingleRowMode(g->conn);
-	for (;;) {
-		if (await(st, what)) {
-			if (held)
-				pq.PQclear(held);
-			return XL_EX_CANTCREAT;
-		}
-		if (!(r = pq.PQgetResult(g->conn)))
-			break;
-		switch (pq.PQresultStatus(r)) {
-		case PGRES_SINGLE_TUPLE:
-		case PGRES_TUPLES_OK:
-			if (whole && fn && !held && pq.PQresultStatus(r) == PGRES_TUPLES_OK) {
-				if (changed)
-					*changed = strtoll(pq.PQcmdTuples(r), NULL, 10);
-				held = r;      /* handed out when the connection is free */
-				continue;
-			}
-			for (int i = 0; fn && rc == 0 && i < pq.PQntuples(r); i++) {
-				rows = true;
-				rc = fn(st, r, i, arg);
-			}
-			/* fall through */
-		case PGRES_COMMAND_OK:
-			if (changed && pq.PQresultStatus(r) != PGRES_SINGLE_TUPLE)
-				*changed = strtoll(pq.PQcmdTuples(r), NULL, 10);
-			break;
-		default:
-			if (rc == 0) {
-				rc = pg_error(st, what, r);
-				*again = !rows && lost(g) && g->tx_depth == 0;
-			}
-			break;
-		}
-		pq.PQclear(r);
-	}
-	for (int i = 0; held && rc == 0 && i < pq.PQntuples(held); i++)
-		rc = fn(st, held, i, arg);
-	if (held)
-		pq.PQclear(held);
-	return rc;
-}
-
-/* Runs one statement with parameters p (NULL: none).  Each row of its
- * result goes to fn (may be NULL); *changed (may be NULL) is how many rows
- * it inserted, updated or deleted.  Outside a transaction, a statement
- * whose connection was lost runs again on a new one.  Returns 0, what fn
- * returned, or 73 with st->err "WHAT: why". */
-static int run(struct calib_store *st, const char *what, const char *sql, const struct params *p,
-	       row_fn *fn, void *arg, int64_t *changed)
-{
-	struct pg *g = st->impl;
-	bool again, whole = g->whole;
-	int rc;
-
-	g->whole = false;
-	g->sqlstate[0] = '\0';
-	rc = run_once(st, what, sql, p, fn, arg, changed, whole, &again);
-	if (rc && again && pg_connect(st) == 0)
-		rc = run_once(st, what, sql, p, fn, arg, changed, whole, &again);
-	return rc;
-}
-
-/* Runs sql, keeping st->err as it is: for a rollback after a failure. */
-static void run_quietly(struct calib_store *st, const char *sql)
-{
-	char *err = st->err ? xl_strdup(st->err) : NULL;
-	bool retry = st->retry;
-
-	run_script(st, "cannot roll back", sql);
-	free(st->err);
-	st->err = err;
-	st->retry = retry;
-}
-
-/* ---- transactions ---------------------------------------------------------- */
-
-/* BEGIN (or begin_sql) and COMMIT; nested calls join the outermost
- * transaction.  A BEGIN on a connection found lost runs on a new one. */
-static int tx_begin_as(struct calib_store *st, const char *begin_sql)
-{
-	struct pg *g = st->impl;
-	int rc;
-
-	if (g->tx_depth > 0) {
-		g->tx_depth++;
-		return 0;
-	}
-	if ((rc = run(st, "cannot begin a transaction", begin_sql, NULL, NULL, NULL, NULL)))
-		return rc;
-	g->tx_depth = 1;
-	return 0;
-}
-
-/* a snapshot: one view of the store for every statement, read only */
-static int tx_begin(struct calib_store *st, bool snapshot)
-{
-	return tx_begin_as(st, snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY" : "BEGIN");
-}
-
-static int tx_commit(struct calib_store *st)
-{
-	struct pg *g = st->impl;
-	int rc;
-
-	if (g->tx_depth > 1) {
-		g->tx_depth--;
-		return 0;
-	}
-	/* not run again on a new connection: the commit may have happened */
-	rc = run(st, "cannot commit", "COMMIT", NULL, NULL, NULL, NULL);
-	g->tx_depth = 0;
-	return rc;
-}
-
-static void tx_rollback(struct calib_store *st)
-{
-	struct pg *g = st->impl;
-
-	g->tx_depth = 0;
-	if (!lost(g) && pq.PQtransactionStatus(g->conn) != PQTRANS_IDLE)
-		run_quietly(st, "ROLLBACK");
-}
-
-/* ---- schema ------------------------------------------------------------------ */
-
-/* The schema version of the store in this database (its search_path): one
- * row per version applied, the highest is the store's (what PRAGMA
- * user_version is to SQLite). */
-static const char schema_table[] =
-	"CREATE TABLE IF NOT EXISTS calib_schema ("
-	" version integer PRIMARY KEY,"
-	" applied double precision NOT NULL)";
-
-/* v0 -> v3: a new store starts at schema 3, which is SQLite's v3 in one
- * step (no PostgreSQL store ever had versions 1 and 2).  Types keep what
- * SQLite keeps: 64-bit integers, doubles, text compared byte by byte
- * (COLLATE "C", as SQLite's BINARY) for keys and hashes; seq is the order
- * attempts were recorded in (SQLite's rowid), the tie-break of every
- * "newest first".  Indexes: those of SQLite's v3, with seq last. */
-static const char schema_v3[] =
-	"CREATE TABLE signatures ("
-	" hash text COLLATE \"C\" PRIMARY KEY,"
-	" shape_hash text COLLATE \"C\","
-	" stack_hash text COLLATE \"C\","
-	" hardware_kind text,"
-	" json text,"
-	" first_seen double precision NOT NULL);"
-	"CREATE TABLE attempts ("
-	" seq bigint GENERATED ALWAYS AS IDENTITY,"
-	" id text COLLATE \"C\" PRIMARY KEY,"
-	" time double precision NOT NULL,"
-	" profile text,"
-	" candidate text,"
-	" signature text COLLATE \"C\" NOT NULL REFERENCES signatures(hash) ON DELETE CASCADE,"
-	" host text,"
-	" rank bigint,"
-	" outcome text NOT NULL,"
-	" exit_status bigint,"
-	" predicted_bytes bigint,"
-	" observed_bytes bigint,"
-	" wall_s double precision,"
-	" compile_count bigint,"
-	" host_peak_rss_bytes bigint);"
-	"CREATE TABLE probes ("
-	" id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-	" uid text COLLATE \"C\","
-	" host text NOT NULL,"
-	" time double precision NOT NULL,"
-	" doc text NOT NULL);"
-	"CREATE TABLE probe_backends ("
-	" probe bigint NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
-	" name text NOT NULL,"
-	" state text,"
-	" kind text,"
-	" count bigint,"
-	" memory_bytes bigint);"
-	"CREATE INDEX attempts_time ON attempts(time, seq);"
-	"CREATE INDEX attempts_signature_time ON attempts(signature, time, seq);"
-	"CREATE INDEX attempts_profile_time ON attempts(profile, time, seq);"
-	"CREATE INDEX attempts_host_time ON attempts(host, time, seq);"
-	"CREATE INDEX attempts_outcome_time ON attempts(outcome, time, seq);"
-	"CREATE INDEX signatures_shape ON signatures(shape_hash);"
-	"CREATE INDEX signatures_kind_stack ON signatures(hardware_kind, stack_hash);"
-	"CREATE INDEX probes_host_time ON probes(host, time, id);"
-	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
-	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
-
-/* v3 -> v4, as SQLite's v4: the kind of every figure and a table of
- * figures (what was recorded before is classified where it can be, and
- * marked unclassified where not); job id, cache hits, time to the first
- * step, details; signature schemes and families; probe backends grouped by
- * device kind (refilled from the stored documents by migrate_v4_fill). */
-static const char schema_v4[] =
-	"ALTER TABLE attempts ADD COLUMN predicted_kind text;"
-	"ALTER TABLE attempts ADD COLUMN predicted_basis text;"
-	"ALTER TABLE attempts ADD COLUMN observed_kind text;"
-	"ALTER TABLE attempts ADD COLUMN job_id text;"
-	"ALTER TABLE attempts ADD COLUMN cache_hits bigint;"
-	"ALTER TABLE attempts ADD COLUMN first_step_s double precision;"
-	"ALTER TABLE attempts ADD COLUMN details text;"
-	"ALTER TABLE signatures ADD COLUMN scheme integer NOT NULL DEFAULT 1;"
-	"ALTER TABLE signatures ADD COLUMN family_hash text COLLATE \"C\";"
-	"ALTER TABLE signatures ADD COLUMN coords text;"
-	"ALTER TABLE probe_backends ADD COLUMN device_type text;"
-	"ALTER TABLE probe_backends ADD COLUMN memory_source text;"
-	"CREATE TABLE figures ("
-	" attempt text COLLATE \"C\" NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,"
-	" role text NOT NULL,"
-	" kind text NOT NULL,"
-	" bytes bigint NOT NULL,"
-	" basis text,"
-	" error_bytes bigint,"
-	" source text,"
-	" PRIMARY KEY (attempt, role, kind));"
-	"CREATE INDEX signatures_family ON signatures(family_hash, stack_hash);"
-	"CREATE INDEX attempts_job ON attempts(job_id);"
-	CALIB_V4_CLASSIFY;
-
-static int migrate_v4_fill(struct calib_store *st);
-
-/* v4 -> v5, as SQLite's v5: the candidate each job launch runs, chosen once
- * for all its ranks; a job's ranks merged by job and signature. */
-static const char schema_v5[] =
-	"CREATE TABLE job_choices ("
-	" job_id text COLLATE \"C\" PRIMARY KEY,"
-	" candidate text,"
-	" signature text COLLATE \"C\","
-	" rank bigint,"
-	" host text,"
-	" time double precision NOT NULL);"
-	"CREATE INDEX attempts_job_signature ON attempts(job_id, signature, seq);";
-
-/* v5 -> v6, as SQLite's v6: the ranks of a job launch watching each other,
- * one row per rank (its lease and its end), probed through two partial
- * indexes. */
-static const char schema_v6[] =
-	"CREATE TABLE job_ranks ("
-	" job_id text COLLATE \"C\" NOT NULL,"
-	" rank bigint NOT NULL,"
-	" world bigint,"
-	" host text,"
-	" pid bigint,"
-	" run_id text,"
-	" started double precision NOT NULL,"
-	" renewed double precision NOT NULL,"
-	" expires double precision NOT NULL,"
-	" ended double precision,"
-	" outcome text,"
-	" exit_status bigint,"
-	" peer_rank bigint,"
-	" peer_outcome text,"
-	" PRIMARY KEY (job_id, rank));"
-	"CREATE INDEX job_ranks_bad ON job_ranks(job_id, ended) WHERE outcome <> 'ok';"
-	"CREATE INDEX job_ranks_live ON job_ranks(job_id, expires) WHERE ended IS NULL;";
-
-/* The steps from an older store to this build's, oldest first: each runs
- * in the one migration transaction when the store is below its version, its
- * DDL first, then its fill (data the new schema derives from the old, as
- * migrate_v2_backfill is to SQLite), when it has one.  A new schema version
- * is one more step here (and one in sqlite.c). */
-static const struct {
-	int version;
-	const char *sql;
-	int (*fill)(struct calib_store *st);
-} migrations[] = {
-	{ 3, schema_v3, NULL },
-	{ 4, schema_v4, migrate_v4_fill },
-	{ 5, schema_v5, NULL },
-	{ 6, schema_v6, NULL },
-};
-
-static const char q_schema_version[] = "SELECT coalesce(max(version), 0) FROM calib_schema";
-static const char q_schema_set[] = "INSERT INTO calib_schema (version, applied) VALUES ($1, $2)";
-/* READ COMMITTED whatever the server's default: each statement must see
- * what a migration that held the lock before committed */
-static const char q_migration_begin[] = "BEGIN ISOLATION LEVEL READ COMMITTED";
-/* one migration at a time per database ('xlaunch' as a number) */
-static const char q_migration_lock[] = "SELECT pg_advisory_xact_lock(33896163043074920)";
-
-static int version_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	*(int *)arg = atoi(pq.PQgetvalue(r, row, 0));
-	return 0;
-}
-
-/* *v: the store's schema version, 0 when this database has none. */
-static int schema_version(struct calib_store *st, int *v)
-{
-	struct pg *g = st->impl;
-	int rc;
-
-	*v = 0;
-	rc = run(st, "cannot read the schema version", q_schema_version, NULL, version_row, v, NULL);
-	if (rc && strcmp(g->sqlstate, "42P01") == 0) {   /* undefined_table: a new store */
-		*v = 0;
-		return 0;
-	}
-	return rc;
-}
-
-static int migrate(struct calib_store *st, unsigned flags)
-{
-	int v, rc;
-
-	if ((rc = schema_version(st, &v)))
-		return rc;
-	if (v == CALIB_SCHEMA_VERSION)
-		return 0;
-	if (v > CALIB_SCHEMA_VERSION)
-		return calib_fail(st, XL_EX_CANTCREAT,
-				  "schema version %d is newer than this xlaunch knows (%d)",
-				  v, CALIB_SCHEMA_VERSION);
-	if (v == 0 && (flags & CALIB_OPEN_NOCREATE)) {
-		st->absent = true;
-		return calib_fail(st, XL_EX_CANTCREAT, "no store in this database");
-	}
-	if ((rc = tx_begin_as(st, q_migration_begin)))
-		return rc;
-	/* another process may be migrating: wait for it, then look again */
-	if ((rc = run(st, "cannot lock for a schema migration", q_migration_lock, NULL, NULL, NULL,
-		      NULL)) ||
-	    (rc = run_script(st, "cannot create the schema table", schema_table)) ||
-	    (rc = run(st, "cannot read the schema version", q_schema_version, NULL, version_row, &v,
-		      NULL)))
-		goto out;
-	for (size_t i = 0; i < sizeof(migrations) / sizeof(migrations[0]); i++) {
-		struct params p = { .n = 0 };
-		char what[64];
-
-		if (migrations[i].version <= v)
-			continue;
-		snprintf(what, sizeof(what), "migration to schema %d", migrations[i].version);
-		p_int(&p, migrations[i].version);
-		p_real(&p, xl_now());
-		if ((rc = run_script(st, what, migrations[i].sql)) ||
-		    (migrations[i].fill && (rc = migrations[i].fill(st))) ||
-		    (rc = run(st, "cannot set the schema version", q_schema_set, &p, NULL, NULL, NULL)))
-			goto out;
-		v = migrations[i].version;
-	}
-	if (v != CALIB_SCHEMA_VERSION) {
-		rc = calib_fail(st, XL_EX_SOFTWARE, "no migration to schema %d in this build",
-				CALIB_SCHEMA_VERSION);
-		goto out;
-	}
-	rc = tx_commit(st);
-out:
-	if (rc)
-		tx_rollback(st);
-	return rc;
-}
-
-/* A location libpq cannot read (an unknown parameter, a bad escape) is
- * said to be so, not unreachable. */
-static int check_location(struct calib_store *st, const char *uri)
-{
-	char *err = NULL, *msg;
-	PQconninfoOption *opts = pq.PQconninfoParse(uri, &err);
-	int rc;
-
-	if (opts) {
-		/* the password as libpq reads it, whatever the URI's shape */
-		for (PQconninfoOption *o = opts; o->keyword; o++)
-			if (strcmp(o->keyword, "password") == 0)
-				calib_add_secret(st, o->val);
-		pq.PQconninfoFree(opts);
-		return 0;
-	}
-	if (!err)
-		xl_oom();
-	msg = one_line(err);
-	pq.PQfreemem(err);
-	rc = calib_fail(st, XL_EX_CANTCREAT, "invalid location: %s", msg);
-	free(msg);
-	return rc;
-}
-
-static int pg_open(struct calib_store *st, const char *uri, unsigned flags)
-{
-	struct pg *g = xl_calloc(1, sizeof(*g));
-	char why[300];
-	int rc;
-
-	st->impl = g;
-	if (pq_load(why, sizeof(why)))
-		return calib_fail(st, XL_EX_CANTCREAT, "PostgreSQL stores need libpq (%s)", why);
-	if ((rc = check_location(st, uri)))
-		return rc;
-	g->uri = xl_strdup(uri);
-	if ((rc = pg_connect(st)))
-		return rc;
-	return migrate(st, flags);
-}
-
-static void pg_close(struct calib_store *st)
-{
-	struct pg *g = st->impl;
-
-	if (!g)
-		return;
-	drop(g);
-	if (g->uri) {
-		/* the password goes no further than libpq */
-		memset(g->uri, 0, strlen(g->uri));
-		free(g->uri);
-	}
-	free(g);
-	st->impl = NULL;
-}
-
-/* ---- column helpers ---------------------------------------------------------- */
-
-static const char *col(const PGresult *r, int row, int c)
-{
-	return pq.PQgetisnull(r, row, c) ? NULL : pq.PQgetvalue(r, row, c);
-}
-
-static char *col_dup(const PGresult *r, int row, int c)
-{
-	const char *v = col(r, row, c);
-
-	return v ? xl_strdup(v) : NULL;
-}
-
-/* a boolean is 1 or 0 */
-static int64_t col_int(const PGresult *r, int row, int c)
-{
-	const char *v = col(r, row, c);
-
-	if (v && (v[0] == 't' || v[0] == 'f') && !v[1])
-		return v[0] == 't';
-	return v ? (int64_t)strtoll(v, NULL, 10) : CALIB_UNSET;
-}
-
-static double col_real(const PGresult *r, int row, int c)
-{
-	const char *v = col(r, row, c);
-
-	return v ? strtod(v, NULL) : NAN;
-}
-
-static void col_hash(const PGresult *r, int row, int c, char hash[65])
-{
-	const char *v = col(r, row, c);
-
-	snprintf(hash, 65, "%s", v ? v : "");
-}
-
-/* v4's fill: the probe backends again from every stored document, grouped
- * by kind of device (the documents are read first: one statement at a time
- * on a connection). */
-struct probe_docs {
-	int64_t *id;
-	char **doc;
-	size_t n;
-};
-
-static int probe_doc_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct probe_docs *d = arg;
-
-	d->id = xl_realloc(d->id, (d->n + 1) * sizeof(*d->id));
-	d->doc = xl_realloc(d->doc, (d->n + 1) * sizeof(*d->doc));
-	d->id[d->n] = col_int(r, row, 0);
-	d->doc[d->n] = col_dup(r, row, 1);
-	d->n++;
-	return 0;
-}
-
-static int migrate_v4_fill(struct calib_store *st)
-{
-	struct probe_docs d = { NULL, NULL, 0 };
-	int rc = run(st, "migration to schema 4", "SELECT id, doc FROM probes ORDER BY id", NULL,
-		     probe_doc_row, &d, NULL);
-
-	for (size_t i = 0; i < d.n; i++) {
-		json_t *doc = rc == 0 && d.doc[i] ? json_loads(d.doc[i], 0, NULL) : NULL;
-
-		if (doc)
-			rc = calib_insert_backends(st, d.id[i], doc);
-		json_decref(doc);
-		free(d.doc[i]);
-	}
-	free(d.id);
-	free(d.doc);
-	return rc;
-}
-
-/* ---- statements ------------------------------------------------------------ */
 
 /* A statement: its parameters (typed, so that one a query leaves out does
  * no harm), and its results, read one row at a time while it is the
@@ -1089,6 +506,14 @@ static int send_stmt(struct calib_stmt *cs, bool *again)
 	return 0;
 }
 
+/* A new connection for cs, found lost outside a transaction before any row
+ * was handed out; none while connecting (the session's set-up fails as it
+ * is).  Returns 0 or an exit status. */
+static int reconnect(struct calib_stmt *cs)
+{
+	return ((struct pg *)cs->st->impl)->connecting ? XL_EX_CANTCREAT : pg_connect(cs->st);
+}
+
 static void pg_reset(struct calib_stmt *cs)
 {
 	struct pg *g = cs->st->impl;
@@ -1122,7 +547,7 @@ static int pg_step(struct calib_stmt *cs)
 	cs->row = NULL;
 	if (cs->rc)
 		return cs->rc;
-	if (!cs->sent && (rc = send_stmt(cs, &again)) && again && pg_connect(cs->st) == 0)
+	if (!cs->sent && (rc = send_stmt(cs, &again)) && again && reconnect(cs) == 0)
 		rc = send_stmt(cs, &again);
 	if (rc)
 		return cs->rc = rc;
@@ -1143,7 +568,7 @@ static int pg_step(struct calib_stmt *cs)
 			/* lost before any row was handed out: once more, on a new one */
 			again = !cs->rows && !cs->retried && lost(g) && g->tx_depth == 0;
 			pg_reset(cs);
-			if (again && pg_connect(cs->st) == 0) {
+			if (again && reconnect(cs) == 0) {
 				cs->retried = true;
 				return pg_step(cs);
 			}
@@ -1160,17 +585,24 @@ static int64_t pg_changes(struct calib_stmt *cs)
 
 static const char *pg_col_text(struct calib_stmt *cs, int c)
 {
-	return cs->row ? col(cs->row, 0, c) : NULL;
+	return cs->row && !pq.PQgetisnull(cs->row, 0, c) ? pq.PQgetvalue(cs->row, 0, c) : NULL;
 }
 
+/* a boolean is 1 or 0 */
 static int64_t pg_col_int(struct calib_stmt *cs, int c)
 {
-	return cs->row ? col_int(cs->row, 0, c) : CALIB_UNSET;
+	const char *v = pg_col_text(cs, c);
+
+	if (v && (v[0] == 't' || v[0] == 'f') && !v[1])
+		return v[0] == 't';
+	return v ? (int64_t)strtoll(v, NULL, 10) : CALIB_UNSET;
 }
 
 static double pg_col_real(struct calib_stmt *cs, int c)
 {
-	return cs->row ? col_real(cs->row, 0, c) : NAN;
+	const char *v = pg_col_text(cs, c);
+
+	return v ? strtod(v, NULL) : NAN;
 }
 
 static void pg_finalize(struct calib_stmt *cs)
@@ -1182,315 +614,322 @@ static void pg_finalize(struct calib_stmt *cs)
 	free(cs);
 }
 
-/* ---- the operations of its own --------------------------------------------------- */
-
-static int id_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+/* Runs sql (no parameters) to its end through the driver's own statements.
+ * Returns 0 or 73. */
+static int exec_sql(struct calib_store *st, const char *sql, const char *what)
 {
-	*(int64_t *)arg = col_int(r, row, 0);
-	return 0;
-}
-
-struct stats_rows {
-	calib_stats_fn *fn;
-	void *arg;
-};
-
-/* The observed/predicted ratios of a stats row: a float8[] as text,
- * "{1.1,1.25}" (NULL: none), into the median. */
-static double median_of_array(const char *text)
-{
-	double *v = NULL, med;
-	size_t n = 0, cap = 0;
-	const char *s = text;
-
-	if (!s || *s++ != '{')
-		return NAN;
-	while (*s && *s != '}') {
-		char *end;
-		double d = strtod(s, &end);
-
-		if (end == s)
-			break;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			v = xl_realloc(v, cap * sizeof(*v));
-		}
-		v[n++] = d;
-		s = *end == ',' ? end + 1 : end;
-	}
-	med = calib_median(v, n);
-	free(v);
-	return med;
-}
-
-static int stats_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct stats_rows *sr = arg;
-	struct calib_sig_stats ss;
-
-	memset(&ss, 0, sizeof(ss));
-	col_hash(r, row, 0, ss.signature);
-	ss.attempts = col_int(r, row, 1);
-	ss.ok = col_int(r, row, 2);
-	ss.oom = col_int(r, row, 3);
-	ss.last_seen = col_real(r, row, 4);
-	ss.profile = col(r, row, 5);
-	ss.candidate = col(r, row, 6);
-	ss.kind = col(r, row, 7);
-	ss.ratio_median = median_of_array(col(r, row, 8));
-	return sr->fn(&ss, sr->arg);
-}
-
-/* like for like: the successful attempts whose prediction is of the kind
- * observed (never unclassified) */
-#define LIKE_FOR_LIKE \
-	" AND b.outcome IN ('ok', 'compile-storm') AND b.observed_bytes > 0" \
-	" AND b.predicted_bytes > 0 AND b.observed_kind = b.predicted_kind" \
-	" AND b.observed_kind <> 'unclassified'"
-
-static int pg_stats(struct calib_store *st, const char *profile, long long limit,
-		    calib_stats_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct stats_rows sr = { fn, arg };
+	struct calib_stmt *cs = pg_prepare(st, sql, what);
 	int rc;
 
-	/* a job's ranks are one launch: ok when every rank is, oom when any is */
-	xl_buf_adds(&q, "WITH j AS (SELECT signature, max(time) AS time,"
-			" bool_and(outcome = 'ok') AS ok, bool_or(outcome = 'oom') AS oom"
-			" FROM attempts GROUP BY signature, coalesce(job_id, id))"
-			" SELECT a.signature, count(*), count(*) FILTER (WHERE a.ok),"
-			" count(*) FILTER (WHERE a.oom), max(a.time),"
-			" (SELECT b.profile FROM attempts b WHERE b.signature = a.signature"
-			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
-			" (SELECT b.candidate FROM attempts b WHERE b.signature = a.signature"
-			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
-			" k.kind, (SELECT array_agg(b.observed_bytes::float8 / b.predicted_bytes::float8)"
-			" FROM attempts b WHERE b.signature = a.signature" LIKE_FOR_LIKE
-			" AND b.observed_kind = k.kind)"
-			" FROM j a LEFT JOIN LATERAL (SELECT b.observed_kind AS kind FROM attempts b"
-			" WHERE b.signature = a.signature" LIKE_FOR_LIKE
-			" ORDER BY b.time DESC, b.seq DESC LIMIT 1) k ON true");
-	if (profile) {
-		p_text(&p, profile);
-		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = $1)");
-	}
-	xl_buf_adds(&q, " GROUP BY a.signature, k.kind ORDER BY max(a.time) DESC, a.signature");
-	if (limit > 0)
-		xl_buf_addf(&q, " LIMIT %lld", limit);
-	rc = run(st, "cannot read attempts", xl_buf_str(&q), &p, stats_row, &sr, NULL);
-	xl_buf_release(&q);
+	while ((rc = pg_step(cs)) == CALIB_ROW)
+		;
+	pg_finalize(cs);
 	return rc;
 }
 
-/* The queries below go from the signatures to each one's newest
- * attempts (LATERAL, on attempts(signature, time, seq)): their cost is
- * bounded by the signatures that match, never by all the attempts, which a
- * plan walking attempts newest first until one matches would read through
- * when none does (the planner's guess for LIMIT; SQLite's CROSS JOIN). */
-static int pg_latest_same_shape(struct calib_store *st, const char *shape, const char *stack,
-				const char *not_signature, struct calib_attempt *out, bool *found,
-				bool *other_stack)
+/* ---- transactions ---------------------------------------------------------- */
+
+/* BEGIN (or begin_sql) and COMMIT; nested calls join the outermost
+ * transaction.  A BEGIN on a connection found lost runs on a new one. */
+static int tx_begin_as(struct calib_store *st, const char *begin_sql)
 {
-	struct calib_stmt *s;
-
-	*found = *other_stack = false;
-	s = calib_prepare_attempt(st, ", s.stack_hash IS DISTINCT FROM CAST($2 AS TEXT)",
-				  " FROM signatures s CROSS JOIN LATERAL (SELECT * FROM attempts b"
-				  " WHERE b.signature = s.hash ORDER BY b.time DESC, b.seq DESC LIMIT 1) a"
-				  " WHERE s.shape_hash = $1 AND s.hash <> $3"
-				  " ORDER BY a.time DESC, a.seq DESC LIMIT 1");
-	if (!s)
-		return XL_EX_CANTCREAT;
-	pg_bind_text(s, 1, shape);
-	pg_bind_text(s, 2, stack);
-	pg_bind_text(s, 3, not_signature);
-	return calib_one_attempt(st, s, out, found, other_stack);
-}
-
-/* bounded whatever the store holds: at most CALIB_FAMILY_SIGS signatures of
- * the family (index on family and stack), of each the newest
- * CALIB_FAMILY_PER_SIG attempts that say anything of memory (index on
- * signature and time), with their observed figures */
-static const char q_family_points[] =
-	"SELECT r.id, r.time, r.outcome, f.kind, f.bytes, s.hash, s.coords, s.json"
-	" FROM (SELECT hash, coords, json, first_seen FROM signatures"
-	" WHERE family_hash = $1 AND stack_hash = $2 ORDER BY first_seen DESC, hash"
-	" LIMIT " NUM_STR(CALIB_FAMILY_SIGS) ") s"
-	" CROSS JOIN LATERAL (SELECT b.id, b.time, b.outcome, b.seq FROM attempts b"
-	" WHERE b.signature = s.hash AND b.outcome IN ('ok', 'compile-storm', 'oom')"
-	" ORDER BY b.time DESC, b.seq DESC LIMIT " NUM_STR(CALIB_FAMILY_PER_SIG) ") r"
-	" LEFT JOIN figures f ON f.attempt = r.id AND f.role = 'observed'"
-	" ORDER BY s.first_seen DESC, s.hash, r.time DESC, r.seq DESC, f.kind";
-
-struct point_rows {
-	calib_point_fn *fn;
-	void *arg;
-};
-
-static int point_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct point_rows *pr = arg;
-	struct calib_point p;
-	enum xl_outcome o = XL_OUT_ERROR;
-	const char *kind = col(r, row, 3);
-
-	/* an attempt without figures comes once, with no kind */
-	if (!kind)
-		p.kind = CALIB_KIND_COUNT;
-	else if (!calib_kind_parse(kind, &p.kind))
-		return 0;
-	xl_outcome_parse(col(r, row, 2), &o);
-	p.attempt = col(r, row, 0);
-	p.time = col_real(r, row, 1);
-	p.outcome = o;
-	p.bytes = kind ? col_int(r, row, 4) : 0;
-	p.signature = col(r, row, 5);
-	p.coords = col(r, row, 6);
-	p.parts = col(r, row, 7);
-	return pr->fn(&p, pr->arg);
-}
-
-static int pg_family_points(struct calib_store *st, const char *family, const char *stack,
-			    calib_point_fn *fn, void *arg)
-{
-	struct point_rows pr = { fn, arg };
-	struct params p = { .n = 0 };
-
-	p_text(&p, family);
-	p_text(&p, stack);
-	return run(st, "cannot read past launches", q_family_points, &p, point_row, &pr, NULL);
-}
-
-static const char q_family_other_stacks[] =
-	"SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN LATERAL (SELECT 1"
-	" FROM attempts b WHERE b.signature = s.hash AND b.outcome IN ('ok', 'compile-storm')"
-	" AND b.observed_bytes > 0 LIMIT 1000) a"
-	" WHERE s.family_hash = $1 AND s.stack_hash IS DISTINCT FROM $2::text LIMIT 1000) x";
-
-static int pg_family_other_stacks(struct calib_store *st, const char *family, const char *stack,
-				  unsigned *n)
-{
-	struct params p = { .n = 0 };
-	int64_t count = 0;
+	struct pg *g = st->impl;
 	int rc;
 
-	*n = 0;
-	p_text(&p, family);
-	p_text(&p, stack);
-	rc = run(st, "cannot read past launches", q_family_other_stacks, &p, id_row, &count, NULL);
-	if (rc == 0)
-		*n = (unsigned)count;
+	if (g->tx_depth > 0) {
+		g->tx_depth++;
+		return 0;
+	}
+	if ((rc = exec_sql(st, begin_sql, "cannot begin a transaction")))
+		return rc;
+	g->tx_depth = 1;
+	return 0;
+}
+
+/* a snapshot: one view of the store for every statement, read only */
+static int tx_begin(struct calib_store *st, bool snapshot)
+{
+	return tx_begin_as(st, snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY" : "BEGIN");
+}
+
+static int tx_commit(struct calib_store *st)
+{
+	struct pg *g = st->impl;
+	int rc;
+
+	if (g->tx_depth > 1) {
+		g->tx_depth--;
+		return 0;
+	}
+	/* not run again on a new connection (inside the transaction): the
+	 * commit may have happened */
+	rc = exec_sql(st, "COMMIT", "cannot commit");
+	g->tx_depth = 0;
 	return rc;
 }
 
-/* ---- ranks watching each other ------------------------------------------------------------ */
-
-/* The server's clock: hosts of one job may disagree on the time. */
-#define SERVER_NOW "extract(epoch FROM clock_timestamp())::double precision"
-
-static const char q_rank_begin[] =
-	"INSERT INTO job_ranks (job_id, rank, world, host, pid, run_id, started, renewed, expires)"
-	" SELECT $1, $2, $3, $4, $5, $6, t, t, t + $7 FROM (SELECT " SERVER_NOW " AS t) n"
-	" ON CONFLICT (job_id, rank) DO UPDATE SET world = excluded.world, host = excluded.host,"
-	" pid = excluded.pid, run_id = excluded.run_id, started = excluded.started,"
-	" renewed = excluded.renewed, expires = excluded.expires, ended = NULL, outcome = NULL,"
-	" exit_status = NULL, peer_rank = NULL, peer_outcome = NULL"
-	" RETURNING started";
-
-static int real_row(struct calib_store *st, const PGresult *r, int row, void *arg)
+/* st->err and st->retry stay those of the failure; the ROLLBACK runs
+ * inside the transaction it ends, so never on a new connection */
+static void tx_rollback(struct calib_store *st)
 {
-	*(double *)arg = col_real(r, row, 0);
-	return 0;
-}
+	struct pg *g = st->impl;
 
-static int pg_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
-			 const char *run_id, double lease_s, double *started)
-{
-	struct params p = { .n = 0 };
+	if (!lost(g) && pq.PQtransactionStatus(g->conn) != PQTRANS_IDLE) {
+		char *err = st->err ? xl_strdup(st->err) : NULL;
+		bool retry = st->retry;
 
-	p_text(&p, job_id);
-	p_int(&p, rank);
-	p_int(&p, world);
-	p_text(&p, xl_hostname());
-	p_int(&p, (int64_t)getpid());
-	p_text(&p, run_id);
-	p_real(&p, lease_s);
-	*started = NAN;
-	return run(st, "cannot start the rank's lease", q_rank_begin, &p, real_row, started, NULL);
-}
-
-/* One round trip: the renewal, then a probe of job_ranks_bad (the first bad
- * end of another rank since $4) and one of job_ranks_live (the first lease
- * of another rank without an end that ran out, since $4, when $5). */
-static const char q_rank_poll[] =
-	"WITH n AS (SELECT " SERVER_NOW " AS t),"
-	" renew AS (UPDATE job_ranks SET renewed = n.t, expires = n.t + $3 FROM n"
-	" WHERE job_id = $1 AND rank = $2 AND ended IS NULL)"
-	" (SELECT 0, rank, outcome, ended, host, (SELECT t FROM n) FROM job_ranks"
-	" WHERE job_id = $1 AND outcome <> 'ok' AND outcome <> 'compile-storm'"
-	" AND ended >= $4 AND rank <> $2"
-	" ORDER BY ended LIMIT 1)"
-	" UNION ALL (SELECT 1, rank, NULL, expires, host, (SELECT t FROM n) FROM job_ranks"
-	" WHERE job_id = $1 AND ended IS NULL AND expires >= $4 AND expires < (SELECT t FROM n)"
-	" AND rank <> $2"
-	" AND $5 ORDER BY expires LIMIT 1)"
-	" UNION ALL (SELECT 2, NULL, NULL, NULL, NULL, t FROM n)";
-
-static int peer_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct calib_peer_end *out = arg;
-	int kind = atoi(pq.PQgetvalue(r, row, 0));
-	const char *host = col(r, row, 4);
-
-	out->now = col_real(r, row, 5);
-	/* an end wins over a lapse */
-	if (kind == 2 || (out->found && (!out->lapsed || kind == 1)))
-		return 0;
-	out->found = true;
-	out->lapsed = kind == 1;
-	out->rank = col_int(r, row, 1);
-	if (!out->lapsed) {
-		int o = calib_peer_outcome_parse(col(r, row, 2));
-
-		out->outcome = o >= 0 && o < XL_OUT_COUNT ? (enum xl_outcome)o : XL_OUT_ERROR;
+		g->tx_depth = 1;
+		exec_sql(st, "ROLLBACK", "cannot roll back");
+		free(st->err);
+		st->err = err;
+		st->retry = retry;
 	}
-	out->when = col_real(r, row, 3);
-	snprintf(out->host, sizeof(out->host), "%s", host ? host : "");
-	return 0;
+	g->tx_depth = 0;
 }
 
-static int pg_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, double lease_s,
-			double since, bool judge_leases, struct calib_peer_end *out)
-{
-	struct params p = { .n = 0 };
+/* ---- schema ------------------------------------------------------------------ */
 
-	p_text(&p, job_id);
-	p_int(&p, rank);
-	p_real(&p, lease_s);
-	p_real(&p, since);
-	p_text(&p, judge_leases ? "true" : "false");
-	return run(st, "cannot read the job's ranks", q_rank_poll, &p, peer_row, out, NULL);
+/* The schema version of the store in this database (its search_path): one
+ * row per version applied, the highest is the store's (what PRAGMA
+ * user_version is to SQLite). */
+static const char schema_table[] =
+	"CREATE TABLE IF NOT EXISTS calib_schema ("
+	" version integer PRIMARY KEY,"
+	" applied double precision NOT NULL)";
+
+/* v0 -> v3: a new store starts at schema 3, which is SQLite's v3 in one
+ * step (no PostgreSQL store ever had versions 1 and 2).  Types keep what
+ * SQLite keeps: 64-bit integers, doubles, text compared byte by byte
+ * (COLLATE "C", as SQLite's BINARY) for keys and hashes; seq is the order
+ * attempts were recorded in (SQLite's rowid), the tie-break of every
+ * "newest first".  Indexes: those of SQLite's v3, with seq last. */
+static const char schema_v3[] =
+	"CREATE TABLE signatures ("
+	" hash text COLLATE \"C\" PRIMARY KEY,"
+	" shape_hash text COLLATE \"C\","
+	" stack_hash text COLLATE \"C\","
+	" hardware_kind text,"
+	" json text,"
+	" first_seen double precision NOT NULL);"
+	"CREATE TABLE attempts ("
+	" seq bigint GENERATED ALWAYS AS IDENTITY,"
+	" id text COLLATE \"C\" PRIMARY KEY,"
+	" time double precision NOT NULL,"
+	" profile text,"
+	" candidate text,"
+	" signature text COLLATE \"C\" NOT NULL REFERENCES signatures(hash) ON DELETE CASCADE,"
+	" host text,"
+	" rank bigint,"
+	" outcome text NOT NULL,"
+	" exit_status bigint,"
+	" predicted_bytes bigint,"
+	" observed_bytes bigint,"
+	" wall_s double precision,"
+	" compile_count bigint,"
+	" host_peak_rss_bytes bigint);"
+	"CREATE TABLE probes ("
+	" id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+	" uid text COLLATE \"C\","
+	" host text NOT NULL,"
+	" time double precision NOT NULL,"
+	" doc text NOT NULL);"
+	"CREATE TABLE probe_backends ("
+	" probe bigint NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
+	" name text NOT NULL,"
+	" state text,"
+	" kind text,"
+	" count bigint,"
+	" memory_bytes bigint);"
+	"CREATE INDEX attempts_time ON attempts(time, seq);"
+	"CREATE INDEX attempts_signature_time ON attempts(signature, time, seq);"
+	"CREATE INDEX attempts_profile_time ON attempts(profile, time, seq);"
+	"CREATE INDEX attempts_host_time ON attempts(host, time, seq);"
+	"CREATE INDEX attempts_outcome_time ON attempts(outcome, time, seq);"
+	"CREATE INDEX signatures_shape ON signatures(shape_hash);"
+	"CREATE INDEX signatures_kind_stack ON signatures(hardware_kind, stack_hash);"
+	"CREATE INDEX probes_host_time ON probes(host, time, id);"
+	"CREATE UNIQUE INDEX probes_uid ON probes(uid);"
+	"CREATE INDEX probe_backends_probe ON probe_backends(probe);";
+
+/* v3 -> v4, as SQLite's v4: the kind of every figure and a table of
+ * figures (what was recorded before is classified where it can be, and
+ * marked unclassified where not); job id, cache hits, time to the first
+ * step, details; signature schemes and families; probe backends grouped by
+ * device kind (the store classifies and refills after this DDL,
+ * calib/migrate.c). */
+static const char schema_v4[] =
+	"ALTER TABLE attempts ADD COLUMN predicted_kind text;"
+	"ALTER TABLE attempts ADD COLUMN predicted_basis text;"
+	"ALTER TABLE attempts ADD COLUMN observed_kind text;"
+	"ALTER TABLE attempts ADD COLUMN job_id text;"
+	"ALTER TABLE attempts ADD COLUMN cache_hits bigint;"
+	"ALTER TABLE attempts ADD COLUMN first_step_s double precision;"
+	"ALTER TABLE attempts ADD COLUMN details text;"
+	"ALTER TABLE signatures ADD COLUMN scheme integer NOT NULL DEFAULT 1;"
+	"ALTER TABLE signatures ADD COLUMN family_hash text COLLATE \"C\";"
+	"ALTER TABLE signatures ADD COLUMN coords text;"
+	"ALTER TABLE probe_backends ADD COLUMN device_type text;"
+	"ALTER TABLE probe_backends ADD COLUMN memory_source text;"
+	"CREATE TABLE figures ("
+	" attempt text COLLATE \"C\" NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,"
+	" role text NOT NULL,"
+	" kind text NOT NULL,"
+	" bytes bigint NOT NULL,"
+	" basis text,"
+	" error_bytes bigint,"
+	" source text,"
+	" PRIMARY KEY (attempt, role, kind));"
+	"CREATE INDEX signatures_family ON signatures(family_hash, stack_hash);"
+	"CREATE INDEX attempts_job ON attempts(job_id);";
+
+/* v4 -> v5, as SQLite's v5: the candidate each job launch runs, chosen once
+ * for all its ranks; a job's ranks merged by job and signature. */
+static const char schema_v5[] =
+	"CREATE TABLE job_choices ("
+	" job_id text COLLATE \"C\" PRIMARY KEY,"
+	" candidate text,"
+	" signature text COLLATE \"C\","
+	" rank bigint,"
+	" host text,"
+	" time double precision NOT NULL);"
+	"CREATE INDEX attempts_job_signature ON attempts(job_id, signature, seq);";
+
+/* v5 -> v6, as SQLite's v6: the ranks of a job launch watching each other,
+ * one row per rank (its lease and its end), probed through two partial
+ * indexes. */
+static const char schema_v6[] =
+	"CREATE TABLE job_ranks ("
+	" job_id text COLLATE \"C\" NOT NULL,"
+	" rank bigint NOT NULL,"
+	" world bigint,"
+	" host text,"
+	" pid bigint,"
+	" run_id text,"
+	" started double precision NOT NULL,"
+	" renewed double precision NOT NULL,"
+	" expires double precision NOT NULL,"
+	" ended double precision,"
+	" outcome text,"
+	" exit_status bigint,"
+	" peer_rank bigint,"
+	" peer_outcome text,"
+	" PRIMARY KEY (job_id, rank));"
+	"CREATE INDEX job_ranks_bad ON job_ranks(job_id, ended) WHERE outcome <> 'ok';"
+	"CREATE INDEX job_ranks_live ON job_ranks(job_id, expires) WHERE ended IS NULL;";
+
+/* The steps from an older store to this build's, oldest first: a new
+ * store starts at schema 3. */
+static const struct calib_step steps[] = {
+	{ 3, schema_v3 }, { 4, schema_v4 }, { 5, schema_v5 }, { 6, schema_v6 },
+};
+
+static const char q_schema_version[] = "SELECT coalesce(max(version), 0) FROM calib_schema";
+static const char q_schema_set[] = "INSERT INTO calib_schema (version, applied) VALUES ($1, $2)";
+/* READ COMMITTED whatever the server's default: each statement must see
+ * what a migration that held the lock before committed */
+static const char q_migration_begin[] = "BEGIN ISOLATION LEVEL READ COMMITTED";
+/* one migration at a time per database ('xlaunch' as a number) */
+static const char q_migration_lock[] = "SELECT pg_advisory_xact_lock(33896163043074920)";
+
+/* *v: the store's schema version, 0 when this database has none. */
+static int pg_version(struct calib_store *st, int *v)
+{
+	struct pg *g = st->impl;
+	struct calib_stmt *cs = pg_prepare(st, q_schema_version, "cannot read the schema version");
+	int rc;
+
+	*v = 0;
+	if ((rc = pg_step(cs)) == CALIB_ROW) {
+		*v = (int)pg_col_int(cs, 0);
+		rc = pg_step(cs);
+	}
+	pg_finalize(cs);
+	if (rc && strcmp(g->sqlstate, "42P01") == 0) {   /* undefined_table: a new store */
+		free(st->err);
+		st->err = NULL;
+		return 0;
+	}
+	return rc;
 }
 
-static const char q_rank_end[] =
-	"UPDATE job_ranks SET ended = " SERVER_NOW ", outcome = $3, exit_status = $4,"
-	" peer_rank = $5, peer_outcome = $6 WHERE job_id = $1 AND rank = $2";
-
-static int pg_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
-		       const char *outcome, int64_t exit_status, int64_t peer_rank,
-		       const char *peer_outcome)
+static int pg_set_version(struct calib_store *st, int v)
 {
-	struct params p = { .n = 0 };
+	struct calib_stmt *cs = pg_prepare(st, q_schema_set, "cannot set the schema version");
+	int rc;
 
-	p_text(&p, job_id);
-	p_int(&p, rank);
-	p_text(&p, outcome);
-	p_int(&p, exit_status);
-	p_int(&p, peer_rank);
-	p_text(&p, peer_outcome);
-	return run(st, "cannot write the rank's end", q_rank_end, &p, NULL, NULL, NULL);
+	pg_bind_int(cs, 1, v);
+	pg_bind_real(cs, 2, xl_now());
+	rc = pg_step(cs);
+	pg_finalize(cs);
+	return rc;
+}
+
+/* another process may be migrating: its lock is waited for, and the
+ * schema table made when none is there */
+static int pg_lock(struct calib_store *st)
+{
+	int rc;
+
+	if ((rc = tx_begin_as(st, q_migration_begin)) ||
+	    (rc = exec_sql(st, q_migration_lock, "cannot lock for a schema migration")))
+		return rc;
+	return exec_sql(st, schema_table, "cannot create the schema table");
+}
+
+/* A location libpq cannot read (an unknown parameter, a bad escape) is
+ * said to be so, not unreachable. */
+static int check_location(struct calib_store *st, const char *uri)
+{
+	char *err = NULL, *msg;
+	PQconninfoOption *opts = pq.PQconninfoParse(uri, &err);
+	int rc;
+
+	if (opts) {
+		/* the password as libpq reads it, whatever the URI's shape */
+		for (PQconninfoOption *o = opts; o->keyword; o++)
+			if (strcmp(o->keyword, "password") == 0)
+				calib_add_secret(st, o->val);
+		pq.PQconninfoFree(opts);
+		return 0;
+	}
+	if (!err)
+		xl_oom();
+	msg = one_line(err);
+	pq.PQfreemem(err);
+	rc = calib_fail(st, XL_EX_CANTCREAT, "invalid location: %s", msg);
+	free(msg);
+	return rc;
+}
+
+static int pg_open(struct calib_store *st, const char *uri, unsigned flags)
+{
+	struct pg *g = xl_calloc(1, sizeof(*g));
+	char why[300];
+	int rc;
+
+	st->impl = g;
+	if (pq_load(why, sizeof(why)))
+		return calib_fail(st, XL_EX_CANTCREAT, "PostgreSQL stores need libpq (%s)", why);
+	if ((rc = check_location(st, uri)))
+		return rc;
+	g->uri = xl_strdup(uri);
+	return pg_connect(st);
+}
+
+static void pg_close(struct calib_store *st)
+{
+	struct pg *g = st->impl;
+
+	if (!g)
+		return;
+	drop(g);
+	if (g->uri) {
+		/* the password goes no further than libpq */
+		memset(g->uri, 0, strlen(g->uri));
+		free(g->uri);
+	}
+	free(g);
+	st->impl = NULL;
 }
 
 /* The connection goes back to the server while the handle waits unused;
@@ -1503,108 +942,6 @@ static void pg_idle(struct calib_store *st)
 	if (g && g->tx_depth == 0)
 		drop(g);
 }
-
-/* ---- report queries ---------------------------------------------------------------------- */
-
-/* The parameter numbers of a report filter ($N; 0: not given). */
-struct rfilter {
-	int profile, since;
-};
-
-/* The filter's values as parameters of p. */
-static void report_params(struct params *p, const struct calib_report_filter *f, struct rfilter *r)
-{
-	r->profile = r->since = 0;
-	if (f->profile && *f->profile) {
-		p_text(p, f->profile);
-		r->profile = p->n;
-	}
-	if (!isnan(f->since)) {
-		p_real(p, f->since);
-		r->since = p->n;
-	}
-}
-
-/* The attempt filter (a profile of "" is attempts without one). */
-static void report_where(struct xl_buf *q, const struct calib_report_filter *f,
-			 const struct rfilter *r)
-{
-	if (f->profile && *f->profile)
-		xl_buf_addf(q, " AND a.profile = $%d", r->profile);
-	else if (f->profile)
-		xl_buf_adds(q, " AND a.profile IS NULL");
-	if (r->since)
-		xl_buf_addf(q, " AND a.time >= $%d", r->since);
-}
-
-struct report_rows {
-	void *fn, *arg;
-};
-
-static int report_run(struct calib_store *st, struct xl_buf *q, const struct params *p,
-		      row_fn *row, void *fn, void *arg)
-{
-	struct report_rows rr = { fn, arg };
-	int rc;
-
-	/* aggregates, few rows: the report may ask more of the store per row */
-	((struct pg *)st->impl)->whole = true;
-	rc = run(st, "cannot read the store for the report", xl_buf_str(q), p, row, &rr, NULL);
-
-	xl_buf_release(q);
-	return rc;
-}
-
-static int family_row(struct calib_store *st, const PGresult *r, int row, void *arg)
-{
-	struct report_rows *rr = arg;
-	struct calib_report_family fa = {
-		col(r, row, 0), col(r, row, 1), col_int(r, row, 2), col_int(r, row, 3),
-		col_real(r, row, 4), col(r, row, 5), col(r, row, 6),
-	};
-
-	return ((calib_report_family_fn *)rr->fn)(&fa, rr->arg);
-}
-
-static int pg_report_families(struct calib_store *st, const struct calib_report_filter *f,
-			      long long limit, calib_report_family_fn *fn, void *arg)
-{
-	struct xl_buf q = XL_BUF_INIT;
-	struct params p = { .n = 0 };
-	struct rfilter r;
-
-	report_params(&p, f, &r);
-	/* one statement (a connection runs one at a time): the families, and
-	 * of each the profile and parts of its latest attempt */
-	xl_buf_adds(&q, "SELECT g.family_hash, g.stack_hash, g.n, g.nsig, g.last, l.profile, l.json"
-			" FROM (SELECT s.family_hash, s.stack_hash, count(*) AS n,"
-			" count(DISTINCT s.hash) AS nsig, max(a.time) AS last FROM attempts a"
-			" JOIN signatures s ON s.hash = a.signature WHERE s.family_hash IS NOT NULL");
-	report_where(&q, f, &r);
-	xl_buf_adds(&q, " GROUP BY s.family_hash, s.stack_hash ORDER BY max(a.time) DESC,"
-			" s.family_hash");
-	if (limit > 0)
-		xl_buf_addf(&q, " LIMIT %lld", limit);
-	xl_buf_adds(&q, ") g LEFT JOIN LATERAL (SELECT a.profile, s.json FROM signatures s"
-			" JOIN attempts a ON a.signature = s.hash WHERE s.family_hash = g.family_hash"
-			" AND s.stack_hash IS NOT DISTINCT FROM g.stack_hash");
-	report_where(&q, f, &r);
-	xl_buf_adds(&q, " ORDER BY a.time DESC, a.seq DESC LIMIT 1) l ON true"
-			" ORDER BY g.last DESC, g.family_hash");
-	return report_run(st, &q, &p, family_row, (void *)fn, arg);
-}
-
-
-static const struct calib_ops pg_own = {
-	.stats = pg_stats,
-	.latest_same_shape = pg_latest_same_shape,
-	.family_points = pg_family_points,
-	.family_other_stacks = pg_family_other_stacks,
-	.rank_begin = pg_rank_begin,
-	.rank_poll = pg_rank_poll,
-	.rank_end = pg_rank_end,
-	.report_families = pg_report_families,
-};
 
 const struct calib_driver calib_pg_driver = {
 	.name = "postgresql",
@@ -1630,5 +967,10 @@ const struct calib_driver calib_pg_driver = {
 	.figures = "(SELECT json_agg(json_build_array(f.role, f.kind, f.bytes, f.basis, f.error_bytes,"
 		   " f.source) ORDER BY f.role, f.kind) FROM figures f WHERE f.attempt = a.id)",
 	.bin = " COLLATE \"C\"",
-	.own = &pg_own,
+	.steps = steps,
+	.nsteps = sizeof(steps) / sizeof(steps[0]),
+	.version = pg_version,
+	.set_version = pg_set_version,
+	.lock = pg_lock,
+	.absent_without_schema = true,
 };

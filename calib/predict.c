@@ -1,6 +1,6 @@
 /* predict.c - the analytic memory model (constants in etc/memory.yaml); the
  * correction learned from a family's launches is in estimate.c. */
-#include "calib/backend.h"
+#include "calib/store.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,10 @@
 /* query.c - the store's operations, written once over a driver
- * (calib/backend.h): every read and write of the store in one SQL dialect
+ * (calib/store.h): every read and write of the store in one SQL dialect
  * that SQLite and PostgreSQL both take, with the attempt's columns bound
- * and read as calib_attempt_cols lists them. */
-#include "calib/backend.h"
+ * and read as calib_attempt_cols lists them; and beside some of them, the
+ * SQL PostgreSQL takes of its own (calib_pg_queries: one round trip,
+ * LATERAL, the server's clock), bound and read by the same code. */
+#include "calib/store.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -541,6 +543,41 @@ static int q_history(struct calib_store *st, const struct calib_filter *f, calib
 	return attempt_rows(st, s, false, fn, arg);
 }
 
+/* like for like: the successful attempts whose prediction is of the kind
+ * observed (never unclassified) */
+#define LIKE_FOR_LIKE \
+	" AND b.outcome IN ('ok', 'compile-storm') AND b.observed_bytes > 0" \
+	" AND b.predicted_bytes > 0 AND b.observed_kind = b.predicted_kind" \
+	" AND b.observed_kind <> 'unclassified'"
+
+/* The median of ratios given as a float8[] in text, "{1.1,1.25}" (NULL:
+ * none). */
+static double median_of_array(const char *text)
+{
+	double *v = NULL, med;
+	size_t n = 0, cap = 0;
+	const char *p = text;
+
+	if (!p || *p++ != '{')
+		return NAN;
+	while (*p && *p != '}') {
+		char *end;
+		double d = strtod(p, &end);
+
+		if (end == p)
+			break;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xl_realloc(v, cap * sizeof(*v));
+		}
+		v[n++] = d;
+		p = *end == ',' ? end + 1 : end;
+	}
+	med = calib_median(v, n);
+	free(v);
+	return med;
+}
+
 /* The observed/predicted ratios of signature's successful attempts whose
  * prediction is of the kind observed (never unclassified), of the kind of
  * the newest such attempt: their median and that kind (caller frees). */
@@ -571,13 +608,48 @@ static double like_for_like(struct calib_store *st, struct calib_stmt *r, const 
 	return med;
 }
 
+/* Each row of s, a stats query, to fn: signature, attempts, ok, oom, last
+ * seen, profile, candidate; then the like-for-like kind and ratios, from r
+ * (like_for_like) or, without r, from columns 7 and 8 (a float8[] as
+ * text).  Finalizes s and r. */
+static int stats_rows(struct calib_store *st, struct calib_stmt *s, struct calib_stmt *r,
+		      calib_stats_fn *fn, void *arg)
+{
+	int rc, ret = 0;
+
+	while (ret == 0 && (rc = STEP(st, s)) == CALIB_ROW) {
+		struct calib_sig_stats ss;
+		char *kind;
+
+		memset(&ss, 0, sizeof(ss));
+		col_hash(st, s, 0, ss.signature);
+		ss.attempts = COL_INT(st, s, 1);
+		ss.ok = COL_INT(st, s, 2);
+		ss.oom = COL_INT(st, s, 3);
+		ss.last_seen = COL_REAL(st, s, 4);
+		ss.profile = COL_TEXT(st, s, 5);
+		ss.candidate = COL_TEXT(st, s, 6);
+		if (r) {
+			ss.ratio_median = like_for_like(st, r, ss.signature, &kind);
+		} else {
+			kind = col_dup(st, s, 7);
+			ss.ratio_median = median_of_array(COL_TEXT(st, s, 8));
+		}
+		ss.kind = kind;
+		ret = fn(&ss, arg);
+		free(kind);
+	}
+	finalize(st, s);
+	finalize(st, r);
+	return ret ? ret : rc;
+}
+
 static int q_stats(struct calib_store *st, const char *profile, long long limit,
 		   calib_stats_fn *fn, void *arg)
 {
 	const char *what = "cannot read attempts";
 	struct xl_buf q = XL_BUF_INIT;
 	struct calib_stmt *s, *r;
-	int rc, ret = 0;
 
 	/* a job's ranks are one launch: ok when every rank is, oom when any is */
 	xl_buf_adds(&q, "WITH j AS (SELECT signature, max(time) AS time,"
@@ -596,9 +668,7 @@ static int q_stats(struct calib_store *st, const char *profile, long long limit,
 		xl_buf_addf(&q, " LIMIT %lld", limit);
 	s = prepare_buf(st, &q, what);
 	r = s ? prepare(st, "SELECT b.observed_bytes, b.predicted_bytes, b.observed_kind FROM attempts b"
-			" WHERE b.signature = $1 AND b.outcome IN ('ok', 'compile-storm')"
-			" AND b.observed_bytes > 0 AND b.predicted_bytes > 0"
-			" AND b.observed_kind = b.predicted_kind AND b.observed_kind <> 'unclassified'"
+			" WHERE b.signature = $1" LIKE_FOR_LIKE
 			" ORDER BY b.time DESC, b.@seq DESC", what) : NULL;
 	if (!r) {
 		finalize(st, s);
@@ -606,26 +676,43 @@ static int q_stats(struct calib_store *st, const char *profile, long long limit,
 	}
 	if (profile)
 		TEXT(st, s, 1, profile);
-	while (ret == 0 && (rc = STEP(st, s)) == CALIB_ROW) {
-		struct calib_sig_stats ss;
-		char *kind;
+	return stats_rows(st, s, r, fn, arg);
+}
 
-		memset(&ss, 0, sizeof(ss));
-		col_hash(st, s, 0, ss.signature);
-		ss.attempts = COL_INT(st, s, 1);
-		ss.ok = COL_INT(st, s, 2);
-		ss.oom = COL_INT(st, s, 3);
-		ss.last_seen = COL_REAL(st, s, 4);
-		ss.profile = COL_TEXT(st, s, 5);
-		ss.candidate = COL_TEXT(st, s, 6);
-		ss.ratio_median = like_for_like(st, r, ss.signature, &kind);
-		ss.kind = kind;
-		ret = fn(&ss, arg);
-		free(kind);
-	}
-	finalize(st, s);
-	finalize(st, r);
-	return ret ? ret : rc;
+/* The same in one statement on PostgreSQL: of each signature, the kind of
+ * its newest like-for-like attempt and the ratios of that kind as an
+ * array. */
+static int pg_stats(struct calib_store *st, const char *profile, long long limit,
+		    calib_stats_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct calib_stmt *s;
+
+	xl_buf_adds(&q, "WITH j AS (SELECT signature, max(time) AS time,"
+			" bool_and(outcome = 'ok') AS ok, bool_or(outcome = 'oom') AS oom"
+			" FROM attempts GROUP BY signature, coalesce(job_id, id))"
+			" SELECT a.signature, count(*), count(*) FILTER (WHERE a.ok),"
+			" count(*) FILTER (WHERE a.oom), max(a.time),"
+			" (SELECT b.profile FROM attempts b WHERE b.signature = a.signature"
+			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
+			" (SELECT b.candidate FROM attempts b WHERE b.signature = a.signature"
+			" ORDER BY b.time DESC, b.seq DESC LIMIT 1),"
+			" k.kind, (SELECT array_agg(b.observed_bytes::float8 / b.predicted_bytes::float8)"
+			" FROM attempts b WHERE b.signature = a.signature" LIKE_FOR_LIKE
+			" AND b.observed_kind = k.kind)"
+			" FROM j a LEFT JOIN LATERAL (SELECT b.observed_kind AS kind FROM attempts b"
+			" WHERE b.signature = a.signature" LIKE_FOR_LIKE
+			" ORDER BY b.time DESC, b.seq DESC LIMIT 1) k ON true");
+	if (profile)
+		xl_buf_adds(&q, " WHERE a.signature IN (SELECT signature FROM attempts WHERE profile = $1)");
+	xl_buf_adds(&q, " GROUP BY a.signature, k.kind ORDER BY max(a.time) DESC, a.signature");
+	if (limit > 0)
+		xl_buf_addf(&q, " LIMIT %lld", limit);
+	if (!(s = prepare_buf(st, &q, "cannot read attempts")))
+		return XL_EX_CANTCREAT;
+	if (profile)
+		TEXT(st, s, 1, profile);
+	return stats_rows(st, s, NULL, fn, arg);
 }
 
 static int q_resolve_signature(struct calib_store *st, const char *prefix, char hash[65])
@@ -744,8 +831,11 @@ out:
 
 /* ---- what order and prediction read ------------------------------------------------ */
 
-int calib_one_attempt(struct calib_store *st, struct calib_stmt *s, struct calib_attempt *out,
-		      bool *found, bool *extra)
+/* The first row of s, prepared by prepare_attempt, into out and *found,
+ * and the first extra column as a boolean into *extra (may be NULL);
+ * finalizes s.  Returns 0 or an exit status. */
+static int one_attempt(struct calib_store *st, struct calib_stmt *s, struct calib_attempt *out,
+		       bool *found, bool *extra)
 {
 	int rc = STEP(st, s);
 
@@ -761,8 +851,11 @@ int calib_one_attempt(struct calib_store *st, struct calib_stmt *s, struct calib
 	return rc;
 }
 
-struct calib_stmt *calib_prepare_attempt(struct calib_store *st, const char *extra,
-					 const char *rest)
+/* An attempt read: SELECT, the attempt's columns (no signature's, no
+ * figures), extra (more columns, or ""), then rest (FROM ...); prepared, to
+ * bind.  NULL with st->err set. */
+static struct calib_stmt *prepare_attempt(struct calib_store *st, const char *extra,
+					  const char *rest)
 {
 	struct xl_buf q = XL_BUF_INIT;
 
@@ -781,18 +874,18 @@ static int q_latest_attempt(struct calib_store *st, const char *signature,
 	int rc;
 
 	*found = false;
-	s = calib_prepare_attempt(st, "", " FROM attempts a WHERE a.signature = $1"
+	s = prepare_attempt(st, "", " FROM attempts a WHERE a.signature = $1"
 			    " AND a.outcome IN ('ok', 'compile-storm', 'oom')"
 			    " ORDER BY a.time DESC, a.@seq DESC LIMIT 1");
 	if (!s)
 		return XL_EX_CANTCREAT;
 	TEXT(st, s, 1, signature);
-	if ((rc = calib_one_attempt(st, s, out, found, NULL)) || !*found || !out->job_id ||
+	if ((rc = one_attempt(st, s, out, found, NULL)) || !*found || !out->job_id ||
 	    out->outcome == XL_OUT_OOM)
 		return rc;
 	/* a job's outcome is its worst rank's: an oom of any rank of that
 	 * launch stands for it */
-	s = calib_prepare_attempt(st, "", " FROM attempts a WHERE a.job_id = $1 AND a.signature = $2"
+	s = prepare_attempt(st, "", " FROM attempts a WHERE a.job_id = $1 AND a.signature = $2"
 			    " AND a.outcome = 'oom' ORDER BY a.time DESC, a.@seq DESC LIMIT 1");
 	if (!s)
 		return XL_EX_CANTCREAT;
@@ -802,7 +895,7 @@ static int q_latest_attempt(struct calib_store *st, const char *signature,
 		struct calib_attempt worse;
 
 		calib_attempt_init(&worse);
-		rc = calib_one_attempt(st, s, &worse, &oom, NULL);
+		rc = one_attempt(st, s, &worse, &oom, NULL);
 		if (rc == 0 && oom) {
 			calib_attempt_release(out);
 			*out = worse;
@@ -813,23 +906,74 @@ static int q_latest_attempt(struct calib_store *st, const char *signature,
 	return rc;
 }
 
-static int q_latest_same_shape(struct calib_store *st, const char *shape, const char *stack,
-			       const char *not_signature, struct calib_attempt *out, bool *found,
-			       bool *other_stack)
+/* The latest attempt of another signature of this shape, read from rest
+ * ($1 the shape, $2 the stack, $3 the signature left out). */
+static int same_shape(struct calib_store *st, const char *rest, const char *shape,
+		      const char *stack, const char *not_signature, struct calib_attempt *out,
+		      bool *found, bool *other_stack)
 {
 	struct calib_stmt *s;
 
 	*found = *other_stack = false;
-	s = calib_prepare_attempt(st, ", s.stack_hash IS DISTINCT FROM CAST($2 AS TEXT)",
-			    " FROM signatures s JOIN attempts a ON a.signature = s.hash"
-			    " WHERE s.shape_hash = $1 AND s.hash <> $3"
-			    " ORDER BY a.time DESC, a.@seq DESC LIMIT 1");
+	s = prepare_attempt(st, ", s.stack_hash IS DISTINCT FROM CAST($2 AS TEXT)", rest);
 	if (!s)
 		return XL_EX_CANTCREAT;
 	TEXT(st, s, 1, shape);
 	TEXT(st, s, 2, stack);
 	TEXT(st, s, 3, not_signature);
-	return calib_one_attempt(st, s, out, found, other_stack);
+	return one_attempt(st, s, out, found, other_stack);
+}
+
+static int q_latest_same_shape(struct calib_store *st, const char *shape, const char *stack,
+			       const char *not_signature, struct calib_attempt *out, bool *found,
+			       bool *other_stack)
+{
+	return same_shape(st, " FROM signatures s JOIN attempts a ON a.signature = s.hash"
+			  " WHERE s.shape_hash = $1 AND s.hash <> $3"
+			  " ORDER BY a.time DESC, a.@seq DESC LIMIT 1",
+			  shape, stack, not_signature, out, found, other_stack);
+}
+
+/* PostgreSQL goes from the signatures to each one's newest attempts
+ * (LATERAL, on attempts(signature, time, seq)), here and in the family
+ * reads below: their cost is bounded by the signatures that match, never
+ * by all the attempts, which a plan walking attempts newest first until one
+ * matches would read through when none does (the planner's guess for
+ * LIMIT; SQLite's CROSS JOIN). */
+static int pg_latest_same_shape(struct calib_store *st, const char *shape, const char *stack,
+				const char *not_signature, struct calib_attempt *out, bool *found,
+				bool *other_stack)
+{
+	return same_shape(st, " FROM signatures s CROSS JOIN LATERAL (SELECT * FROM attempts b"
+			  " WHERE b.signature = s.hash ORDER BY b.time DESC, b.seq DESC LIMIT 1) a"
+			  " WHERE s.shape_hash = $1 AND s.hash <> $3"
+			  " ORDER BY a.time DESC, a.seq DESC LIMIT 1",
+			  shape, stack, not_signature, out, found, other_stack);
+}
+
+/* A point of the current row of s: the attempt's id, time, outcome, and
+ * its figure's kind and bytes, from column 0; of the signature given.
+ * False for a kind a later xlaunch wrote. */
+static bool read_point(struct calib_store *st, struct calib_stmt *s, const char *signature,
+		       const char *coords, const char *parts, struct calib_point *p)
+{
+	enum xl_outcome o = XL_OUT_ERROR;
+	const char *kind = COL_TEXT(st, s, 3);
+
+	/* an attempt without figures comes once, with no kind */
+	if (!kind)
+		p->kind = CALIB_KIND_COUNT;
+	else if (!calib_kind_parse(kind, &p->kind))
+		return false;
+	xl_outcome_parse(COL_TEXT(st, s, 2), &o);
+	p->attempt = COL_TEXT(st, s, 0);
+	p->time = COL_REAL(st, s, 1);
+	p->outcome = o;
+	p->signature = signature;
+	p->coords = coords;
+	p->parts = parts;
+	p->bytes = kind ? COL_INT(st, s, 4) : 0;
+	return true;
 }
 
 /* The points of one signature (the row of sigs) from s. */
@@ -843,23 +987,9 @@ static int sig_points(struct calib_store *st, struct calib_stmt *sigs, struct ca
 	TEXT(st, s, 1, hash);
 	while (r == 0 && (rc = STEP(st, s)) == CALIB_ROW) {
 		struct calib_point p;
-		enum xl_outcome o = XL_OUT_ERROR;
-		const char *kind = COL_TEXT(st, s, 3);
 
-		/* an attempt without figures comes once, with no kind */
-		if (!kind)
-			p.kind = CALIB_KIND_COUNT;
-		else if (!calib_kind_parse(kind, &p.kind))
-			continue;
-		xl_outcome_parse(COL_TEXT(st, s, 2), &o);
-		p.attempt = COL_TEXT(st, s, 0);
-		p.time = COL_REAL(st, s, 1);
-		p.outcome = o;
-		p.signature = hash;
-		p.coords = COL_TEXT(st, sigs, 1);
-		p.parts = COL_TEXT(st, sigs, 2);
-		p.bytes = kind ? COL_INT(st, s, 4) : 0;
-		r = fn(&p, arg);
+		if (read_point(st, s, hash, COL_TEXT(st, sigs, 1), COL_TEXT(st, sigs, 2), &p))
+			r = fn(&p, arg);
 	}
 	return r ? r : rc;
 }
@@ -897,18 +1027,16 @@ static int q_family_points(struct calib_store *st, const char *family, const cha
 	return r ? r : rc;
 }
 
-static int q_family_other_stacks(struct calib_store *st, const char *family, const char *stack,
-				 unsigned *n)
+/* How many successful attempts with observed figures the family has on
+ * other stacks, by sql ($1 the family, $2 the stack). */
+static int other_stacks(struct calib_store *st, const char *sql, const char *family,
+			const char *stack, unsigned *n)
 {
 	struct calib_stmt *s;
 	int rc;
 
 	*n = 0;
-	s = prepare(st, "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN attempts a"
-		    " WHERE s.family_hash = $1 AND s.stack_hash IS DISTINCT FROM CAST($2 AS TEXT)"
-		    " AND a.signature = s.hash AND a.outcome IN ('ok', 'compile-storm')"
-		    " AND a.observed_bytes > 0 LIMIT 1000) x", "cannot read past launches");
-	if (!s)
+	if (!(s = prepare(st, sql, "cannot read past launches")))
 		return XL_EX_CANTCREAT;
 	TEXT(st, s, 1, family);
 	TEXT(st, s, 2, stack);
@@ -918,6 +1046,57 @@ static int q_family_other_stacks(struct calib_store *st, const char *family, con
 	}
 	finalize(st, s);
 	return rc;
+}
+
+static int q_family_other_stacks(struct calib_store *st, const char *family, const char *stack,
+				 unsigned *n)
+{
+	return other_stacks(st, "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN attempts a"
+			    " WHERE s.family_hash = $1 AND s.stack_hash IS DISTINCT FROM CAST($2 AS TEXT)"
+			    " AND a.signature = s.hash AND a.outcome IN ('ok', 'compile-storm')"
+			    " AND a.observed_bytes > 0 LIMIT 1000) x", family, stack, n);
+}
+
+static int pg_family_other_stacks(struct calib_store *st, const char *family, const char *stack,
+				  unsigned *n)
+{
+	return other_stacks(st, "SELECT count(*) FROM (SELECT 1 FROM signatures s CROSS JOIN LATERAL"
+			    " (SELECT 1 FROM attempts b WHERE b.signature = s.hash"
+			    " AND b.outcome IN ('ok', 'compile-storm') AND b.observed_bytes > 0"
+			    " LIMIT 1000) a WHERE s.family_hash = $1"
+			    " AND s.stack_hash IS DISTINCT FROM $2::text LIMIT 1000) x", family, stack, n);
+}
+
+/* The same points in one statement on PostgreSQL, the signature's columns
+ * in each row (5, 6, 7). */
+static int pg_family_points(struct calib_store *st, const char *family, const char *stack,
+			    calib_point_fn *fn, void *arg)
+{
+	struct calib_stmt *s;
+	int rc, r = 0;
+
+	s = prepare(st, "SELECT r.id, r.time, r.outcome, f.kind, f.bytes, s.hash, s.coords, s.json"
+		    " FROM (SELECT hash, coords, json, first_seen FROM signatures"
+		    " WHERE family_hash = $1 AND stack_hash = $2 ORDER BY first_seen DESC, hash"
+		    " LIMIT " NUM_STR(CALIB_FAMILY_SIGS) ") s"
+		    " CROSS JOIN LATERAL (SELECT b.id, b.time, b.outcome, b.seq FROM attempts b"
+		    " WHERE b.signature = s.hash AND b.outcome IN ('ok', 'compile-storm', 'oom')"
+		    " ORDER BY b.time DESC, b.seq DESC LIMIT " NUM_STR(CALIB_FAMILY_PER_SIG) ") r"
+		    " LEFT JOIN figures f ON f.attempt = r.id AND f.role = 'observed'"
+		    " ORDER BY s.first_seen DESC, s.hash, r.time DESC, r.seq DESC, f.kind",
+		    "cannot read past launches");
+	if (!s)
+		return XL_EX_CANTCREAT;
+	TEXT(st, s, 1, family);
+	TEXT(st, s, 2, stack);
+	while (r == 0 && (rc = STEP(st, s)) == CALIB_ROW) {
+		struct calib_point p;
+
+		if (read_point(st, s, COL_TEXT(st, s, 5), COL_TEXT(st, s, 6), COL_TEXT(st, s, 7), &p))
+			r = fn(&p, arg);
+	}
+	finalize(st, s);
+	return r ? r : rc;
 }
 
 static int q_last_parts(struct calib_store *st, const char *profile, char **parts, char **id)
@@ -992,23 +1171,20 @@ out:
 
 /* ---- ranks watching each other ------------------------------------------------------------ */
 
-/* The clock of these is the client's; a server store keeps its own
- * (postgres.c). */
-static int q_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
-			const char *run_id, double lease_s, double *started)
+/* The clock of these is the client's; on PostgreSQL it is the server's
+ * (SERVER_NOW): hosts of one job may disagree on the time. */
+#define SERVER_NOW "extract(epoch FROM clock_timestamp())::double precision"
+
+/* A rank's row started, by sql ($7 the client's time, $8 the lease);
+ * *started is the time the statement returns, else the client's. */
+static int rank_begin(struct calib_store *st, const char *sql, const char *job_id, int64_t rank,
+		      int64_t world, const char *run_id, double lease_s, double *started)
 {
 	struct calib_stmt *s;
 	double now = xl_now();
 	int rc;
 
-	s = prepare(st, "INSERT INTO job_ranks (job_id, rank, world, host, pid, run_id, started,"
-		    " renewed, expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7 + $8)"
-		    " ON CONFLICT (job_id, rank) DO UPDATE SET world = excluded.world,"
-		    " host = excluded.host, pid = excluded.pid, run_id = excluded.run_id,"
-		    " started = excluded.started, renewed = excluded.renewed,"
-		    " expires = excluded.expires, ended = NULL, outcome = NULL, exit_status = NULL,"
-		    " peer_rank = NULL, peer_outcome = NULL", "cannot start the rank's lease");
-	if (!s)
+	if (!(s = prepare(st, sql, "cannot start the rank's lease")))
 		return XL_EX_CANTCREAT;
 	TEXT(st, s, 1, job_id);
 	INT(st, s, 2, rank);
@@ -1018,9 +1194,37 @@ static int q_rank_begin(struct calib_store *st, const char *job_id, int64_t rank
 	TEXT(st, s, 6, run_id);
 	REAL(st, s, 7, now);
 	REAL(st, s, 8, lease_s);
-	if ((rc = run_done(st, s)) == 0)
-		*started = now;
+	*started = now;
+	if ((rc = STEP(st, s)) == CALIB_ROW) {
+		*started = COL_REAL(st, s, 0);
+		rc = STEP(st, s);
+	}
+	finalize(st, s);
 	return rc;
+}
+
+#define RANK_RESTART \
+	" ON CONFLICT (job_id, rank) DO UPDATE SET world = excluded.world," \
+	" host = excluded.host, pid = excluded.pid, run_id = excluded.run_id," \
+	" started = excluded.started, renewed = excluded.renewed," \
+	" expires = excluded.expires, ended = NULL, outcome = NULL, exit_status = NULL," \
+	" peer_rank = NULL, peer_outcome = NULL"
+
+static int q_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
+			const char *run_id, double lease_s, double *started)
+{
+	return rank_begin(st, "INSERT INTO job_ranks (job_id, rank, world, host, pid, run_id, started,"
+			  " renewed, expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7 + $8)"
+			  RANK_RESTART, job_id, rank, world, run_id, lease_s, started);
+}
+
+static int pg_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, int64_t world,
+			 const char *run_id, double lease_s, double *started)
+{
+	return rank_begin(st, "INSERT INTO job_ranks (job_id, rank, world, host, pid, run_id, started,"
+			  " renewed, expires) SELECT $1, $2, $3, $4, $5, $6, t, t, t + $8"
+			  " FROM (SELECT " SERVER_NOW " AS t) n" RANK_RESTART " RETURNING started",
+			  job_id, rank, world, run_id, lease_s, started);
 }
 
 /* The first bad end of another rank since $4 (any outcome but ok and
@@ -1085,16 +1289,56 @@ static int q_rank_poll(struct calib_store *st, const char *job_id, int64_t rank,
 	return rc;
 }
 
-static int q_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
-		      const char *outcome, int64_t exit_status, int64_t peer_rank,
-		      const char *peer_outcome)
+/* One round trip on PostgreSQL, on the server's clock: the renewal, then
+ * the probes of q_peer as rows of kind 0 (an end) and 1 (a lapse), and a
+ * row of kind 2; each row's sixth column is the server's time. */
+static const char q_pg_rank_poll[] =
+	"WITH n AS (SELECT " SERVER_NOW " AS t),"
+	" renew AS (UPDATE job_ranks SET renewed = n.t, expires = n.t + $3 FROM n"
+	" WHERE job_id = $1 AND rank = $2 AND ended IS NULL)"
+	" (SELECT 0, rank, outcome, ended, host, (SELECT t FROM n) FROM job_ranks"
+	" WHERE job_id = $1 AND outcome <> 'ok' AND outcome <> 'compile-storm'"
+	" AND ended >= $4 AND rank <> $2"
+	" ORDER BY ended LIMIT 1)"
+	" UNION ALL (SELECT 1, rank, NULL, expires, host, (SELECT t FROM n) FROM job_ranks"
+	" WHERE job_id = $1 AND ended IS NULL AND expires >= $4 AND expires < (SELECT t FROM n)"
+	" AND rank <> $2"
+	" AND $5 = 1 ORDER BY expires LIMIT 1)"
+	" UNION ALL (SELECT 2, NULL, NULL, NULL, NULL, t FROM n)";
+
+static int pg_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, double lease_s,
+			double since, bool judge_leases, struct calib_peer_end *out)
+{
+	struct calib_stmt *s = prepare(st, q_pg_rank_poll, "cannot read the job's ranks");
+	int rc;
+
+	if (!s)
+		return XL_EX_CANTCREAT;
+	TEXT(st, s, 1, job_id);
+	INT(st, s, 2, rank);
+	REAL(st, s, 3, lease_s);
+	REAL(st, s, 4, since);
+	INT(st, s, 5, judge_leases);
+	while ((rc = STEP(st, s)) == CALIB_ROW) {
+		int64_t kind = COL_INT(st, s, 0);
+
+		out->now = COL_REAL(st, s, 5);
+		/* an end wins over a lapse */
+		if (kind != 2 && (!out->found || (out->lapsed && kind == 0)))
+			read_peer(st, s, out);
+	}
+	finalize(st, s);
+	return rc;
+}
+
+/* A rank's end, by sql ($3 the client's time). */
+static int rank_end(struct calib_store *st, const char *sql, const char *job_id, int64_t rank,
+		    const char *outcome, int64_t exit_status, int64_t peer_rank,
+		    const char *peer_outcome)
 {
 	struct calib_stmt *s;
 
-	s = prepare(st, "UPDATE job_ranks SET ended = $3, outcome = $4, exit_status = $5,"
-		    " peer_rank = $6, peer_outcome = $7 WHERE job_id = $1 AND rank = $2",
-		    "cannot write the rank's end");
-	if (!s)
+	if (!(s = prepare(st, sql, "cannot write the rank's end")))
 		return XL_EX_CANTCREAT;
 	TEXT(st, s, 1, job_id);
 	INT(st, s, 2, rank);
@@ -1104,6 +1348,25 @@ static int q_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
 	INT(st, s, 6, peer_rank);
 	TEXT(st, s, 7, peer_outcome);
 	return run_done(st, s);
+}
+
+static int q_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
+		      const char *outcome, int64_t exit_status, int64_t peer_rank,
+		      const char *peer_outcome)
+{
+	return rank_end(st, "UPDATE job_ranks SET ended = $3, outcome = $4, exit_status = $5,"
+			" peer_rank = $6, peer_outcome = $7 WHERE job_id = $1 AND rank = $2",
+			job_id, rank, outcome, exit_status, peer_rank, peer_outcome);
+}
+
+static int pg_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
+		       const char *outcome, int64_t exit_status, int64_t peer_rank,
+		       const char *peer_outcome)
+{
+	return rank_end(st, "UPDATE job_ranks SET ended = " SERVER_NOW ", outcome = $4,"
+			" exit_status = $5, peer_rank = $6, peer_outcome = $7"
+			" WHERE job_id = $1 AND rank = $2",
+			job_id, rank, outcome, exit_status, peer_rank, peer_outcome);
 }
 
 static int q_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *fn, void *arg)
@@ -1331,6 +1594,45 @@ static int q_report_sources(struct calib_store *st, const struct calib_report_fi
 	return report_rows(st, report_prepare(st, &q, f), source_row, (void *)fn, arg);
 }
 
+/* The families' query (SELECT family, stack, attempts, signatures, last,
+ * then more): its FROM, filter, order and limit. */
+static void families_from(struct xl_buf *q, const struct calib_report_filter *f, long long limit)
+{
+	xl_buf_adds(q, " FROM attempts a JOIN signatures s ON s.hash = a.signature"
+		       " WHERE s.family_hash IS NOT NULL");
+	report_where(q, f);
+	xl_buf_adds(q, " GROUP BY s.family_hash, s.stack_hash ORDER BY max(a.time) DESC,"
+		       " s.family_hash");
+	if (limit > 0)
+		xl_buf_addf(q, " LIMIT %lld", limit);
+}
+
+/* A family of the current row of s (columns 0 to 4), its profile and parts
+ * from columns 5 and 6 of latest, or of s when latest is NULL. */
+static int family_row(struct calib_store *st, struct calib_stmt *s, struct calib_stmt *latest,
+		      calib_report_family_fn *fn, void *arg)
+{
+	struct calib_report_family fa = {
+		COL_TEXT(st, s, 0), COL_TEXT(st, s, 1), COL_INT(st, s, 2), COL_INT(st, s, 3),
+		COL_REAL(st, s, 4), NULL, NULL,
+	};
+	int rc = CALIB_ROW;
+
+	if (latest) {
+		st->drv->reset(latest);
+		TEXT(st, latest, 3, fa.family);
+		TEXT(st, latest, 4, fa.stack);
+		rc = STEP(st, latest);
+	}
+	if (rc == CALIB_ROW) {
+		fa.profile = COL_TEXT(st, latest ? latest : s, latest ? 0 : 5);
+		fa.parts = COL_TEXT(st, latest ? latest : s, latest ? 1 : 6);
+	} else if (rc) {
+		return rc;
+	}
+	return fn(&fa, arg);
+}
+
 /* The families, then of each the profile and parts of its latest attempt
  * ($3, $4), a statement for each. */
 static int q_report_families(struct calib_store *st, const struct calib_report_filter *f,
@@ -1341,13 +1643,8 @@ static int q_report_families(struct calib_store *st, const struct calib_report_f
 	int rc, r = 0;
 
 	xl_buf_adds(&q, "SELECT s.family_hash, s.stack_hash, count(*), count(DISTINCT s.hash),"
-			" max(a.time) FROM attempts a JOIN signatures s ON s.hash = a.signature"
-			" WHERE s.family_hash IS NOT NULL");
-	report_where(&q, f);
-	xl_buf_adds(&q, " GROUP BY s.family_hash, s.stack_hash ORDER BY max(a.time) DESC,"
-			" s.family_hash");
-	if (limit > 0)
-		xl_buf_addf(&q, " LIMIT %lld", limit);
+			" max(a.time)");
+	families_from(&q, f, limit);
 	xl_buf_adds(&q2, "SELECT a.profile, s.json FROM signatures s JOIN attempts a"
 			 " ON a.signature = s.hash WHERE s.family_hash = $3"
 			 " AND s.stack_hash IS NOT DISTINCT FROM CAST($4 AS TEXT)");
@@ -1359,24 +1656,35 @@ static int q_report_families(struct calib_store *st, const struct calib_report_f
 		finalize(st, s);
 		return XL_EX_CANTCREAT;
 	}
-	while (r == 0 && (rc = STEP(st, s)) == CALIB_ROW) {
-		struct calib_report_family fa = {
-			COL_TEXT(st, s, 0), COL_TEXT(st, s, 1), COL_INT(st, s, 2), COL_INT(st, s, 3),
-			COL_REAL(st, s, 4), NULL, NULL,
-		};
-
-		st->drv->reset(latest);
-		TEXT(st, latest, 3, fa.family);
-		TEXT(st, latest, 4, fa.stack);
-		if ((rc = STEP(st, latest)) == CALIB_ROW) {
-			fa.profile = COL_TEXT(st, latest, 0);
-			fa.parts = COL_TEXT(st, latest, 1);
-		} else if (rc) {
-			break;
-		}
-		r = fn(&fa, arg);
-	}
+	while (r == 0 && (rc = STEP(st, s)) == CALIB_ROW)
+		r = family_row(st, s, latest, fn, arg);
 	finalize(st, latest);
+	finalize(st, s);
+	return r ? r : rc;
+}
+
+/* The same in one statement on PostgreSQL (LATERAL). */
+static int pg_report_families(struct calib_store *st, const struct calib_report_filter *f,
+			      long long limit, calib_report_family_fn *fn, void *arg)
+{
+	struct xl_buf q = XL_BUF_INIT;
+	struct calib_stmt *s;
+	int rc, r = 0;
+
+	xl_buf_adds(&q, "SELECT g.family_hash, g.stack_hash, g.n, g.nsig, g.last, l.profile, l.json"
+			" FROM (SELECT s.family_hash, s.stack_hash, count(*) AS n,"
+			" count(DISTINCT s.hash) AS nsig, max(a.time) AS last");
+	families_from(&q, f, limit);
+	xl_buf_adds(&q, ") g LEFT JOIN LATERAL (SELECT a.profile, s.json FROM signatures s"
+			" JOIN attempts a ON a.signature = s.hash WHERE s.family_hash = g.family_hash"
+			" AND s.stack_hash IS NOT DISTINCT FROM g.stack_hash");
+	report_where(&q, f);
+	xl_buf_adds(&q, " ORDER BY a.time DESC, a.seq DESC LIMIT 1) l ON true"
+			" ORDER BY g.last DESC, g.family_hash");
+	if (!(s = report_prepare(st, &q, f)))
+		return XL_EX_CANTCREAT;
+	while (r == 0 && (rc = STEP(st, s)) == CALIB_ROW)
+		r = family_row(st, s, NULL, fn, arg);
 	finalize(st, s);
 	return r ? r : rc;
 }
@@ -1483,4 +1791,15 @@ const struct calib_ops calib_queries = {
 	.report_families = q_report_families,
 	.report_members = q_report_members,
 	.report_probes = q_report_probes,
+};
+
+const struct calib_ops calib_pg_queries = {
+	.stats = pg_stats,
+	.latest_same_shape = pg_latest_same_shape,
+	.family_points = pg_family_points,
+	.family_other_stacks = pg_family_other_stacks,
+	.rank_begin = pg_rank_begin,
+	.rank_poll = pg_rank_poll,
+	.rank_end = pg_rank_end,
+	.report_families = pg_report_families,
 };

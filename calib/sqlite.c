@@ -1,7 +1,8 @@
-/* sqlite.c - the SQLite store driver (calib/backend.h): open, schema
- * migrations, transactions, and statements for the queries of
- * calib/query.c.  It writes no operation of its own. */
-#include "calib/backend.h"
+/* sqlite.c - the SQLite store driver (calib/driver.h): open,
+ * transactions, statements, and the schema's steps, its version (PRAGMA
+ * user_version) and the lock a migration holds (BEGIN IMMEDIATE).  It
+ * writes no operation of its own. */
+#include "calib/driver.h"
 
 #include <sqlite3.h>
 
@@ -71,8 +72,9 @@ static int exec_retry(struct calib_store *st, const char *sql)
 	}
 }
 
-/* Prepares sql, retrying while busy; NULL on failure (st->err set). */
-static sqlite3_stmt *prepare(struct calib_store *st, const char *sql)
+/* Prepares sql, retrying while busy; NULL on failure (st->err set: "WHAT:
+ * why"). */
+static sqlite3_stmt *prepare(struct calib_store *st, const char *sql, const char *what)
 {
 	double start = xl_mono();
 	unsigned tries = 0;
@@ -87,7 +89,7 @@ static sqlite3_stmt *prepare(struct calib_store *st, const char *sql)
 			break;
 		backoff(tries++);
 	}
-	sqlfail(st, "cannot prepare a query");
+	sqlfail(st, what);
 	return NULL;
 }
 
@@ -185,7 +187,7 @@ static const char schema_v1[] =
 
 /* v1 -> v2: host peak RSS per attempt; probe backends as rows (filled from
  * the stored documents at schema 4); a unique id per probe so that imports
- * are idempotent (migrate_v2_backfill). */
+ * are idempotent (filled by the store after this DDL, calib/migrate.c). */
 static const char schema_v2[] =
 	"ALTER TABLE attempts ADD COLUMN host_peak_rss_bytes INTEGER;"
 	"ALTER TABLE probes ADD COLUMN uid TEXT;"
@@ -214,8 +216,8 @@ static const char schema_v3[] =
  * attempt; what was recorded before is classified where it can be, and
  * marked unclassified where not); what later work fills (job id, cache
  * hits, time to the first step, details); signature schemes (old ones are
- * scheme 1) and families; probe backends grouped by device kind (refilled
- * from the stored documents by migrate_v4_backfill). */
+ * scheme 1) and families; probe backends grouped by device kind (the store
+ * classifies and refills after this DDL, calib/migrate.c). */
 static const char schema_v4[] =
 	"ALTER TABLE attempts ADD COLUMN predicted_kind TEXT;"
 	"ALTER TABLE attempts ADD COLUMN predicted_basis TEXT;"
@@ -239,8 +241,7 @@ static const char schema_v4[] =
 	" source TEXT,"
 	" PRIMARY KEY (attempt, role, kind));"
 	"CREATE INDEX signatures_family ON signatures(family_hash, stack_hash);"
-	"CREATE INDEX attempts_job ON attempts(job_id);"
-	CALIB_V4_CLASSIFY;
+	"CREATE INDEX attempts_job ON attempts(job_id);";
 
 /* v4 -> v5: the candidate each job launch runs, chosen once for all its
  * ranks (the first rank to plan publishes it, the others read it); merging
@@ -280,61 +281,14 @@ static const char schema_v6[] =
 	"CREATE INDEX job_ranks_live ON job_ranks(job_id, expires) WHERE ended IS NULL;";
 
 
-static int migrate_v2_backfill(struct calib_store *st)
+static const struct calib_step steps[] = {
+	{ 1, schema_v1 }, { 2, schema_v2 }, { 3, schema_v3 }, { 4, schema_v4 }, { 5, schema_v5 },
+	{ 6, schema_v6 },
+};
+
+static int sq_version(struct calib_store *st, int *v)
 {
-	sqlite3_stmt *sel, *upd;
-	int rc = 0;
-
-	sel = prepare(st, "SELECT id, host, time, doc FROM probes");
-	upd = prepare(st, "UPDATE probes SET uid = ? WHERE id = ?");
-	if (!sel || !upd) {
-		sqlite3_finalize(sel);
-		sqlite3_finalize(upd);
-		return XL_EX_CANTCREAT;
-	}
-	while (rc == 0 && sqlite3_step(sel) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(sel, 0);
-		const char *host = (const char *)sqlite3_column_text(sel, 1);
-		double t = sqlite3_column_double(sel, 2);
-		const char *text = (const char *)sqlite3_column_text(sel, 3);
-		char *uid = calib_probe_uid(host ? host : "", t, text ? text : "");
-
-		sqlite3_bind_text(upd, 1, uid, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(upd, 2, id);
-		if (sqlite3_step(upd) != SQLITE_DONE)
-			rc = sqlfail(st, "migration to schema 2");
-		sqlite3_reset(upd);
-		free(uid);
-	}
-	sqlite3_finalize(sel);
-	sqlite3_finalize(upd);
-	return rc;
-}
-
-/* The probe backends again from the stored documents, grouped by device
- * kind (schema 4). */
-static int migrate_v4_backfill(struct calib_store *st)
-{
-	sqlite3_stmt *sel = prepare(st, "SELECT id, doc FROM probes");
-	int rc = 0;
-
-	if (!sel)
-		return XL_EX_CANTCREAT;
-	while (rc == 0 && sqlite3_step(sel) == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(sel, 1);
-		json_t *doc = json_loads(text ? text : "", 0, NULL);
-
-		if (doc)
-			rc = calib_insert_backends(st, sqlite3_column_int64(sel, 0), doc);
-		json_decref(doc);
-	}
-	sqlite3_finalize(sel);
-	return rc;
-}
-
-static int user_version(struct calib_store *st, int *v)
-{
-	sqlite3_stmt *s = prepare(st, "PRAGMA user_version");
+	sqlite3_stmt *s = prepare(st, "PRAGMA user_version", "cannot read the schema version");
 	int rc;
 
 	if (!s)
@@ -348,53 +302,22 @@ static int user_version(struct calib_store *st, int *v)
 	return 0;
 }
 
-static int migrate(struct calib_store *st)
+static int sq_set_version(struct calib_store *st, int v)
 {
-	int v, rc;
+	char pragma[64];
 
-	if ((rc = user_version(st, &v)))
-		return rc;
-	if (v == CALIB_SCHEMA_VERSION)
-		return 0;
-	if (v > CALIB_SCHEMA_VERSION)
-		return calib_fail(st, XL_EX_CANTCREAT,
-				  "schema version %d is newer than this xlaunch knows (%d)",
-				  v, CALIB_SCHEMA_VERSION);
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v);
+	if (sqlite3_exec(db_of(st), pragma, NULL, NULL, NULL) != SQLITE_OK)
+		return sqlfail(st, "cannot set the schema version");
+	return 0;
+}
+
+/* the write lock of the file, for the whole migration */
+static int sq_lock(struct calib_store *st)
+{
 	if (tx_begin(st, false))
 		return sqlfail(st, "cannot lock for a schema migration");
-	/* another process may have migrated while we waited for the lock */
-	if ((rc = user_version(st, &v)))
-		goto out;
-	while (v < CALIB_SCHEMA_VERSION) {
-		static const char *const steps[] = { schema_v1, schema_v2, schema_v3, schema_v4,
-						     schema_v5, schema_v6 };
-		const char *sql = steps[v];
-		char pragma[64];
-
-		if (sqlite3_exec(db_of(st), sql, NULL, NULL, NULL) != SQLITE_OK) {
-			char *what = xl_asprintf("migration to schema %d", v + 1);
-
-			rc = sqlfail(st, what);
-			free(what);
-			goto out;
-		}
-		if (v == 1 && (rc = migrate_v2_backfill(st)))
-			goto out;
-		if (v == 3 && (rc = migrate_v4_backfill(st)))
-			goto out;
-		v++;
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v);
-		if (sqlite3_exec(db_of(st), pragma, NULL, NULL, NULL) != SQLITE_OK) {
-			rc = sqlfail(st, "cannot set the schema version");
-			goto out;
-		}
-	}
-	if (tx_commit(st))
-		rc = sqlfail(st, "cannot commit a schema migration");
-out:
-	if (rc)
-		tx_rollback(st);
-	return rc;
+	return 0;
 }
 
 static int sq_open(struct calib_store *st, const char *path, unsigned flags)
@@ -412,7 +335,7 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 			return calib_fail(st, XL_EX_CANTCREAT, "cannot open an empty store");
 		if (exec_retry(st, "PRAGMA foreign_keys = ON") != SQLITE_OK)
 			return sqlfail(st, "cannot set up the connection");
-		return migrate(st);
+		return 0;
 	}
 	dir = xl_strdup(path);
 	if (strrchr(dir, '/')) {
@@ -461,7 +384,7 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 	sqlite3_extended_result_codes(q->db, 1);
 	/* journal_mode=WAL is persistent; it reads the header, so a file that
 	 * is not a database fails here */
-	s = prepare(st, "PRAGMA journal_mode = WAL");
+	s = prepare(st, "PRAGMA journal_mode = WAL", "cannot switch to WAL mode");
 	if (!s)
 		return XL_EX_CANTCREAT;
 	rc = step(s);
@@ -470,7 +393,7 @@ static int sq_open(struct calib_store *st, const char *path, unsigned flags)
 		return sqlfail(st, "cannot switch to WAL mode");
 	if (exec_retry(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL") != SQLITE_OK)
 		return sqlfail(st, "cannot set up the connection");
-	return migrate(st);
+	return 0;
 }
 
 static void sq_close(struct calib_store *st)
@@ -496,7 +419,7 @@ struct calib_stmt {
 
 static struct calib_stmt *sq_prepare(struct calib_store *st, const char *sql, const char *what)
 {
-	sqlite3_stmt *s = prepare(st, sql);
+	sqlite3_stmt *s = prepare(st, sql, what);
 	struct calib_stmt *cs;
 
 	if (!s)
@@ -608,4 +531,9 @@ const struct calib_driver calib_sqlite_driver = {
 		   " f.error_bytes, f.source)) FROM (SELECT * FROM figures f WHERE f.attempt = a.id"
 		   " ORDER BY f.role, f.kind) f)",
 	.bin = "",
+	.steps = steps,
+	.nsteps = sizeof(steps) / sizeof(steps[0]),
+	.version = sq_version,
+	.set_version = sq_set_version,
+	.lock = sq_lock,
 };

@@ -1,7 +1,7 @@
-/* store.c - the store interface above its backends (calib/backend.h):
+/* store.c - the store interface above its backends (calib/store.h):
  * opening by location, typed attempt records and their JSON, checks before
  * writes, the queries, and export and import as JSON lines. */
-#include "calib/backend.h"
+#include "calib/store.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,71 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* How long a write waits for another process's lock before it gives up
- * (the record is then kept by the caller); calib_set_wait() changes it. */
-static double retry_limit_s = 30.0;
-
-void calib_set_wait(double seconds)
-{
-	retry_limit_s = seconds;
-}
-
-double calib_wait_limit(void)
-{
-	return retry_limit_s;
-}
-
-/* True when hit (len bytes, inside s) stands alone: no letter or digit
- * right before or after it. */
-static bool alone(const char *s, const char *hit, size_t len)
-{
-	return (hit == s || !isalnum((unsigned char)hit[-1])) && !isalnum((unsigned char)hit[len]);
-}
-
-/* s with each secret shown as "***": everywhere when it is 6 bytes or
- * more, else where it stands alone (a short password is not looked for
- * inside words such as "unreachable").  Caller frees. */
-static char *scrub(const char *s, const struct xl_strv *secrets)
-{
-	char *out = xl_strdup(s);
-
-	for (size_t i = 0; i < secrets->n; i++) {
-		const char *sec = secrets->v[i];
-		size_t len = strlen(sec);
-		struct xl_buf b = XL_BUF_INIT;
-		const char *p = out, *hit;
-
-		if (!len || !strstr(out, sec))
-			continue;
-		while ((hit = strstr(p, sec))) {
-			bool hide = len >= 6 || alone(out, hit, len);
-
-			xl_buf_add(&b, p, (size_t)(hit - p));
-			xl_buf_adds(&b, hide ? "***" : sec);
-			p = hit + len;
-		}
-		xl_buf_adds(&b, p);
-		free(out);
-		out = xl_buf_detach(&b);
-	}
-	return out;
-}
-
-int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
-{
-	struct xl_buf b = XL_BUF_INIT;
-	va_list ap;
-
-	xl_buf_addf(&b, "store '%s': ", st->location);
-	va_start(ap, fmt);
-	xl_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	free(st->err);
-	st->err = scrub(xl_buf_str(&b), &st->secrets);
-	xl_buf_release(&b);
-	return code;
-}
 
 /* ---- retries --------------------------------------------------------------------- */
 
@@ -236,29 +171,28 @@ char *calib_location_display(const char *location)
 	return shown;
 }
 
-void calib_add_secret(struct calib_store *st, const char *secret)
-{
-	char *shown;
-
-	if (!secret || !*secret || xl_strv_contains(&st->secrets, secret))
-		return;
-	xl_strv_push(&st->secrets, secret);
-	shown = scrub(st->location, &st->secrets);
-	free(st->location);
-	st->location = shown;
-}
-
-/* st speaks through drv: the operations are calib_queries, with those drv
- * writes itself in their place. */
+/* st speaks through drv: the operations are calib_queries, with
+ * PostgreSQL's own SQL in place of some on its driver. */
 static void use_driver(struct calib_store *st, const struct calib_driver *drv)
 {
-	const struct calib_ops *own = drv->own;
+	const struct calib_ops *own = drv == &calib_pg_driver ? &calib_pg_queries : NULL;
 
 	st->drv = drv;
-	st->ops = calib_queries;
-#define OWN(op) if (own && own->op) st->ops.op = own->op;
+	if (!st->ops)
+		st->ops = xl_malloc(sizeof(*st->ops));
+	*st->ops = calib_queries;
+#define OWN(op) if (own && own->op) st->ops->op = own->op;
 	CALIB_OPS(OWN)
 #undef OWN
+}
+
+/* Opens st through its driver, and migrates the store. */
+static int open_driver(struct calib_store *st, const char *path, unsigned flags)
+{
+	const struct calib_driver *drv = st->drv;
+	int rc = drv->open(st, path, flags);
+
+	return rc ? rc : calib_migrate(st, drv->steps, drv->nsteps, flags);
 }
 
 int calib_open(const char *location, unsigned flags, struct calib_store **out, char **err)
@@ -310,14 +244,14 @@ int calib_open(const char *location, unsigned flags, struct calib_store **out, c
 	if (flags & CALIB_OPEN_READONLY)
 		flags |= CALIB_OPEN_NOCREATE;
 	use_driver(st, st->drv);
-	rc = st->drv->open(st, path, flags);
+	rc = open_driver(st, path, flags);
 	if (rc && st->absent && (flags & CALIB_OPEN_READONLY)) {
 		/* nothing recorded yet: an empty store in memory answers */
 		st->drv->close(st);
 		free(st->err);
 		st->err = NULL;
 		use_driver(st, &calib_sqlite_driver);
-		rc = st->drv->open(st, NULL, flags);
+		rc = open_driver(st, NULL, flags);
 		st->stand_in = rc == 0;
 	}
 	if (rc)
@@ -343,6 +277,7 @@ void calib_close(struct calib_store *st)
 	calib_family_cache_drop(st);
 	if (st->drv && st->impl)
 		st->drv->close(st);
+	free(st->ops);
 	free(st->location);
 	free(st->err);
 	xl_strv_release(&st->secrets);
@@ -876,7 +811,7 @@ int calib_record_attempt(struct calib_store *st, const struct calib_attempt *a)
 		calib_family_cache_drop(st);
 		do {
 			st->retry = false;
-			rc = st->ops.record_attempt(st, &c, family[0] ? family : NULL, coords);
+			rc = st->ops->record_attempt(st, &c, family[0] ? family : NULL, coords);
 		} while (rc && again(st, &tries, start));
 	}
 	free(c.figures);
@@ -930,7 +865,7 @@ int calib_record_probe(struct calib_store *st, const json_t *doc)
 
 		do {
 			st->retry = false;
-			rc = st->ops.record_probe(st, doc, host, t, NULL);
+			rc = st->ops->record_probe(st, doc, host, t, NULL);
 		} while (rc && again(st, &tries, start));
 		return rc;
 	}
@@ -945,7 +880,7 @@ int calib_latest_hardware(struct calib_store *st, const char *host, unsigned fla
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = st->ops.latest_hardware(st, host, &all, &n)))
+	if ((rc = st->ops->latest_hardware(st, host, &all, &n)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		double total = (double)all[i].count * (double)all[i].memory_bytes;
@@ -989,7 +924,7 @@ bool calib_parts_fill_hardware(struct calib_store *st, json_t *parts, unsigned f
 int calib_last_parts(struct calib_store *st, const char *profile, json_t **parts, char **id)
 {
 	char *text = NULL;
-	int rc = st->ops.last_parts(st, profile, &text, id);
+	int rc = st->ops->last_parts(st, profile, &text, id);
 
 	*parts = text ? json_loads(text, 0, NULL) : NULL;
 	free(text);
@@ -1005,13 +940,13 @@ int calib_last_parts(struct calib_store *st, const char *profile, json_t **parts
 int calib_history(struct calib_store *st, const struct calib_filter *f, calib_attempt_fn *fn,
 		  void *arg)
 {
-	return st->ops.history(st, f, fn, arg);
+	return st->ops->history(st, f, fn, arg);
 }
 
 int calib_stats(struct calib_store *st, const char *profile, long long limit,
 		calib_stats_fn *fn, void *arg)
 {
-	return st->ops.stats(st, profile, limit, fn, arg);
+	return st->ops->stats(st, profile, limit, fn, arg);
 }
 
 int calib_resolve_signature(struct calib_store *st, const char *prefix, char hash[65])
@@ -1024,7 +959,7 @@ int calib_resolve_signature(struct calib_store *st, const char *prefix, char has
 		return calib_fail(st, XL_EX_USAGE, "empty signature prefix");
 	if (strlen(prefix) > 64)
 		return calib_fail(st, XL_EX_NOINPUT, "no signature starts with '%s'", prefix);
-	return st->ops.resolve_signature(st, prefix, hash);
+	return st->ops->resolve_signature(st, prefix, hash);
 }
 
 int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
@@ -1035,49 +970,48 @@ int calib_forget(struct calib_store *st, const char *hash, int64_t *attempts)
 
 	do {
 		st->retry = false;
-		rc = st->ops.forget(st, hash, attempts);
+		rc = st->ops->forget(st, hash, attempts);
 	} while (rc && again(st, &tries, start));
 	return rc;
 }
 
 /* ---- export and import ------------------------------------------------------------ */
 
-static int export_probe(const struct calib_probe_row *p, void *arg)
+/* Writes line as one line of JSON to f (dumped with flags), and drops it. */
+static int export_line(json_t *line, size_t flags, FILE *f)
 {
-	char tb[40];
-	json_t *line = json_pack("{s:s, s:s?, s:s?, s:s, s:O?}", "type", "probe", "uid", p->uid,
-				 "host", p->host, "time", xl_iso_time_ms(p->time, tb, sizeof(tb)),
-				 "doc", p->doc);
-	char *text = json_dumps(line, JSON_COMPACT);
+	char *text = json_dumps(line, flags);
 
 	if (!text)
 		xl_oom();
-	fprintf(arg, "%s\n", text);
+	fprintf(f, "%s\n", text);
 	free(text);
 	json_decref(line);
 	return 0;
+}
+
+static int export_probe(const struct calib_probe_row *p, void *arg)
+{
+	char tb[40];
+
+	return export_line(json_pack("{s:s, s:s?, s:s?, s:s, s:O?}", "type", "probe", "uid", p->uid,
+				     "host", p->host, "time", xl_iso_time_ms(p->time, tb, sizeof(tb)),
+				     "doc", p->doc), JSON_COMPACT, arg);
 }
 
 static int export_attempt(const struct calib_attempt *a, void *arg)
 {
 	json_t *line = json_pack("{s:s}", "type", "attempt");
 	json_t *o = calib_attempt_to_json(a, CALIB_JSON_FULL);
-	char *text;
 
 	json_object_update(line, o);
 	json_decref(o);
-	text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	if (!text)
-		xl_oom();
-	fprintf(arg, "%s\n", text);
-	free(text);
-	json_decref(line);
-	return 0;
+	return export_line(line, JSON_COMPACT | JSON_REAL_PRECISION(17), arg);
 }
 
 int calib_export(struct calib_store *st, FILE *f)
 {
-	return st->ops.export(st, export_probe, export_attempt, f);
+	return st->ops->export(st, export_probe, export_attempt, f);
 }
 
 /* One line of an import: 0, 65 with *err, or 73 (the store failed). */
@@ -1118,7 +1052,7 @@ static int import_one(struct calib_store *st, json_t *o, bool *probe, char **err
 			*err = xl_strdup("probe without 'host' and an ISO 8601 'time'");
 			return XL_EX_DATAERR;
 		}
-		return st->ops.record_probe(st, doc, host, t, uid);
+		return st->ops->record_probe(st, doc, host, t, uid);
 	}
 	*err = xl_asprintf("unknown line type '%s'", type);
 	return XL_EX_DATAERR;
@@ -1228,62 +1162,7 @@ void calib_import_result_release(struct calib_import_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-/* ---- shared by the backends --------------------------------------------------------- */
-
-char *calib_probe_uid(const char *host, double t, const char *doc_text)
-{
-	char *s = xl_asprintf("%s\n%.6f\n%s", host, t, doc_text);
-	char hex[65];
-
-	calib_sha256_hex(s, strlen(s), hex);
-	free(s);
-	return xl_strdup(hex);
-}
-
-size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out)
-{
-	const json_t *b;
-	size_t i, n = 0, cap = 0;
-
-	*out = NULL;
-	json_array_foreach(json_object_get(doc, "backends"), i, b) {
-		const json_t *d;
-		const char *name = json_string_value(json_object_get(b, "name"));
-		const char *state = json_string_value(json_object_get(b, "state"));
-		size_t j, first = n;
-
-		if (!name)
-			continue;
-		json_array_foreach(json_object_get(b, "devices"), j, d) {
-			const char *kind = json_string_value(json_object_get(d, "kind"));
-			const char *type = json_string_value(json_object_get(d, "type"));
-			const json_t *m = json_object_get(d, "memory_bytes");
-			int64_t mem = json_is_integer(m) ? (int64_t)json_integer_value(m) :
-				      json_is_real(m) ? (int64_t)json_real_value(m) : -1;
-			size_t k;
-
-			for (k = first; k < n; k++)
-				if (xl_streq((*out)[k].kind, kind) && xl_streq((*out)[k].type, type))
-					break;
-			if (k == n) {
-				if (n == cap)
-					*out = xl_realloc(*out, (cap = cap ? 2 * cap : 8) * sizeof(**out));
-				(*out)[n++] = (struct calib_probe_backend){
-					name, state, kind, type,
-					json_string_value(json_object_get(d, "memory_source")), 0, -1 };
-			}
-			(*out)[k].count++;
-			if (mem >= 0 && ((*out)[k].memory_bytes < 0 || mem < (*out)[k].memory_bytes))
-				(*out)[k].memory_bytes = mem;
-		}
-		if (n == first) {
-			if (n == cap)
-				*out = xl_realloc(*out, (cap = cap ? 2 * cap : 8) * sizeof(**out));
-			(*out)[n++] = (struct calib_probe_backend){ name, state, NULL, NULL, NULL, 0, -1 };
-		}
-	}
-	return n;
-}
+/* ---- shared by the operations ------------------------------------------------------ */
 
 void calib_hardware_add(struct calib_hardware **all, size_t *n, const char *kind,
 			const char *backend, const char *type, const char *memory_source,
@@ -1325,7 +1204,7 @@ int calib_job_choose(struct calib_store *st, const char *job_id, const char *can
 	*chosen = *chosen_sig = NULL;
 	if (!job_id || !*job_id)
 		return calib_fail(st, XL_EX_DATAERR, "a job choice needs a job id");
-	return st->ops.job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
+	return st->ops->job_choose(st, job_id, candidate, signature, rank, chosen, chosen_sig);
 }
 
 /* ---- ranks watching each other ------------------------------------------------------- */
@@ -1353,7 +1232,7 @@ int calib_rank_begin(struct calib_store *st, const char *job_id, int64_t rank, i
 		return rc;
 	if (!(lease_s > 0))
 		return calib_fail(st, XL_EX_DATAERR, "job '%s': a lease of %g s", job_id, lease_s);
-	rc = st->ops.rank_begin(st, job_id, rank, world, run_id, lease_s, &t);
+	rc = st->ops->rank_begin(st, job_id, rank, world, run_id, lease_s, &t);
 	if (rc == 0 && started)
 		*started = t;
 	return rc;
@@ -1368,7 +1247,7 @@ int calib_rank_poll(struct calib_store *st, const char *job_id, int64_t rank, do
 	out->when = out->now = NAN;
 	if ((rc = check_rank(st, job_id, rank)))
 		return rc;
-	return st->ops.rank_poll(st, job_id, rank, lease_s, since, judge_leases, out);
+	return st->ops->rank_poll(st, job_id, rank, lease_s, since, judge_leases, out);
 }
 
 int calib_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
@@ -1382,7 +1261,7 @@ int calib_rank_end(struct calib_store *st, const char *job_id, int64_t rank,
 	if ((unsigned)outcome >= XL_OUT_COUNT)
 		return calib_fail(st, XL_EX_DATAERR, "job '%s': rank %lld: unknown outcome", job_id,
 				  (long long)rank);
-	return st->ops.rank_end(st, job_id, rank, xl_outcome_name(outcome), exit_status,
+	return st->ops->rank_end(st, job_id, rank, xl_outcome_name(outcome), exit_status,
 				peer_rank < 0 ? CALIB_UNSET : peer_rank,
 				peer_rank < 0 ? NULL : (unsigned)peer_outcome < XL_OUT_COUNT
 				? xl_outcome_name(peer_outcome) : LEASE_LAPSED);
@@ -1392,7 +1271,7 @@ int calib_job_ranks(struct calib_store *st, const char *job, calib_job_rank_fn *
 {
 	if (!job || !*job)
 		return calib_fail(st, XL_EX_DATAERR, "no job id");
-	return st->ops.job_ranks(st, job, fn, arg);
+	return st->ops->job_ranks(st, job, fn, arg);
 }
 
 int calib_peer_outcome_parse(const char *s)
@@ -1417,7 +1296,7 @@ void calib_idle(struct calib_store *st)
 int calib_report_profiles(struct calib_store *st, const struct calib_report_filter *f,
 			  long long limit, calib_report_profile_fn *fn, void *arg)
 {
-	return st->ops.report_profiles(st, f, limit, fn, arg);
+	return st->ops->report_profiles(st, f, limit, fn, arg);
 }
 
 int calib_report_timeline(struct calib_store *st, const struct calib_report_filter *f, double t0,
@@ -1425,7 +1304,7 @@ int calib_report_timeline(struct calib_store *st, const struct calib_report_filt
 {
 	if (!f->profile || !(width > 0))
 		return calib_fail(st, XL_EX_SOFTWARE, "timeline: no profile or no bin width");
-	return st->ops.report_timeline(st, f, t0, width, fn, arg);
+	return st->ops->report_timeline(st, f, t0, width, fn, arg);
 }
 
 int calib_report_stacks(struct calib_store *st, const struct calib_report_filter *f,
@@ -1433,36 +1312,36 @@ int calib_report_stacks(struct calib_store *st, const struct calib_report_filter
 {
 	if (!f->profile)
 		return calib_fail(st, XL_EX_SOFTWARE, "stacks: no profile");
-	return st->ops.report_stacks(st, f, fn, arg);
+	return st->ops->report_stacks(st, f, fn, arg);
 }
 
 int calib_report_pvo(struct calib_store *st, const struct calib_report_filter *f,
 		     int bins_per_e, calib_pvo_fn *fn, void *arg)
 {
-	return st->ops.report_pvo(st, f, bins_per_e > 0 ? bins_per_e : 8, fn, arg);
+	return st->ops->report_pvo(st, f, bins_per_e > 0 ? bins_per_e : 8, fn, arg);
 }
 
 int calib_report_sources(struct calib_store *st, const struct calib_report_filter *f,
 			 calib_report_source_fn *fn, void *arg)
 {
-	return st->ops.report_sources(st, f, fn, arg);
+	return st->ops->report_sources(st, f, fn, arg);
 }
 
 int calib_report_families(struct calib_store *st, const struct calib_report_filter *f,
 			  long long limit, calib_report_family_fn *fn, void *arg)
 {
-	return st->ops.report_families(st, f, limit, fn, arg);
+	return st->ops->report_families(st, f, limit, fn, arg);
 }
 
 int calib_report_members(struct calib_store *st, const struct calib_report_filter *f,
 			 const char *family, const char *stack, long long limit,
 			 calib_report_member_fn *fn, void *arg)
 {
-	return st->ops.report_members(st, f, family, stack, limit, fn, arg);
+	return st->ops->report_members(st, f, family, stack, limit, fn, arg);
 }
 
 int calib_report_probes(struct calib_store *st, const struct calib_report_filter *f,
 			calib_report_probe_fn *fn, void *arg)
 {
-	return st->ops.report_probes(st, f, fn, arg);
+	return st->ops->report_probes(st, f, fn, arg);
 }

@@ -22,7 +22,9 @@
 # Nothing includes a command.  Some system headers belong to one place:
 # <sqlite3.h> to the SQLite store backend (calib/sqlite.c), <libpq-fe.h> to
 # the PostgreSQL one (calib/postgres.c); <getopt.h> to nobody (options are
-# parsed from tables in common/cmd.c).
+# parsed from tables in common/cmd.c).  The store's drivers (calib/sqlite.c,
+# calib/postgres.c) include calib/driver.h alone of calib's headers: the
+# driver contract, not the store's internals (calib/store.h).
 #
 # Functions: none longer than MAX_FUNC_LINES (150) lines, from its opening
 # brace to its closing one, in the modules and in tools/ (the kernel's
@@ -112,6 +114,11 @@ function owner(path,    p, n) {
 			continue
 		}
 		to = owner(inc)
+		if ((file == "calib/sqlite.c" || file == "calib/postgres.c") && ip[1] == "calib" &&
+		    inc != "calib/driver.h") {
+			complain("includes \"" inc "\": a store driver includes calib/driver.h only (the driver contract)")
+			continue
+		}
 		if (to == "launcher") {
 			if (inc ~ /\.c$/ || mod != "launcher" || inc ~ /^launcher\/[^\/]*$/)
 				complain("includes \"" inc "\": nothing includes a command")

@@ -57,9 +57,12 @@ expect_rc 1 "probe -> bundle refused"
 inject bundle/pyenv.c '#include "probe/probe.h"'
 expect_rc 1 "bundle -> probe outside bundle/bundle.c refused"
 expect_out "only bundle/bundle.c reads from the probe" "the exception named"
-inject launcher/cmd-calib.c '#include "calib/backend.h"'
+inject launcher/cmd-calib.c '#include "calib/store.h"'
 expect_rc 1 "a private header of another module refused"
 expect_out "private to calib/ (use calib/calib.h)" "the public header named"
+inject calib/postgres.c '#include "calib/store.h"'
+expect_rc 1 "the store's internals in a driver refused"
+expect_out "a store driver includes calib/driver.h only" "the driver contract named"
 inject launcher/cmd-run.c '#include <sqlite3.h>'
 expect_rc 1 "SQL outside the store backend refused"
 inject launcher/cmd-run.c '#include <libpq-fe.h>'

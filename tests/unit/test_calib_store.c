@@ -7,6 +7,7 @@
 #include "tests/unit/unit.h"
 
 #include "calib/calib.h"
+#include "calib/store.h"
 #include "tests/fuzz/targets.h"
 
 #include <libpq-fe.h>
@@ -2108,6 +2109,48 @@ static void test_every_operation(void **state)
 	free(path2);
 }
 
+/* The one migration loop on each store: a build whose steps skip a version
+ * (a fault injected: the driver's steps less the one to schema 5) refuses
+ * to migrate a store of schema 4, says which step is missing, and leaves
+ * the store as it was; the driver's own steps then migrate it. */
+static void test_migration_missing_step(void **state)
+{
+	const struct backend *be = backend_of(state);
+	bool sq = be == &sqlite_be;
+	char *loc = be->location("gap");
+	const char *version = sq ? "PRAGMA user_version" : "SELECT max(version) FROM calib_schema";
+	const char *choices = sq ? "SELECT count(*) FROM sqlite_master WHERE name = 'job_choices'"
+				 : "SELECT count(to_regclass('job_choices'))";
+	struct calib_step fewer[16];
+	struct calib_store *st = open_ok(loc);
+	size_t n = 0;
+
+	assert_int_equal(record(st, "gap-1", "{\"model\": {\"params\": 5}}", "ok", 0, 1000), 0);
+	be->exec(loc, sq ? "DROP TABLE job_ranks; DROP TABLE job_choices;"
+		      " DROP INDEX attempts_job_signature; PRAGMA user_version = 4"
+		      : "DROP TABLE job_ranks; DROP TABLE job_choices;"
+		      " DROP INDEX attempts_job_signature; DELETE FROM calib_schema WHERE version > 4");
+	assert_int_equal(be->count(loc, version), 4);
+	for (size_t i = 0; i < st->drv->nsteps; i++)
+		if (st->drv->steps[i].version != 5)
+			fewer[n++] = st->drv->steps[i];
+	assert_int_equal(n, st->drv->nsteps - 1);
+	assert_int_equal(calib_migrate(st, fewer, n, 0), XL_EX_SOFTWARE);
+	assert_non_null(strstr(calib_errmsg(st), "no migration to schema 5 in this build"));
+	/* nothing of the steps after the gap was kept */
+	assert_int_equal(be->count(loc, version), 4);
+	assert_int_equal(be->count(loc, choices), 0);
+	assert_int_equal(be->count(loc, "SELECT count(*) FROM attempts WHERE id = 'gap-1'"), 1);
+	/* the driver's own steps have it */
+	assert_int_equal(calib_migrate(st, st->drv->steps, st->drv->nsteps, 0), 0);
+	assert_int_equal(be->count(loc, version), CALIB_SCHEMA_VERSION);
+	assert_int_equal(be->count(loc, choices), 1);
+	assert_int_equal(be->count(loc, "SELECT count(*) FROM attempts WHERE id = 'gap-1'"), 1);
+	calib_close(st);
+	be->check(loc);
+	free(loc);
+}
+
 /* A choice that is not there once published (a trigger takes it away) is
  * said to be so, in the same words on both stores, and nothing is chosen. */
 static void test_choice_vanished(void **state)
@@ -2524,6 +2567,7 @@ int main(int argc, char **argv)
 		BOTH(test_rank_watch),
 		BOTH(test_every_operation),
 		BOTH(test_choice_vanished),
+		BOTH(test_migration_missing_step),
 		PG(test_pg_schema),
 		PG(test_pg_migrations),
 		PG(test_pg_migration_v6),

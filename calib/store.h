@@ -1,36 +1,31 @@
 /*
- * backend.h - private to the calib module (not a public header): the store
- * handle, the driver a store backend implements, and the store's
- * operations, written once above the driver.
+ * store.h - private to the calib module (not a public header): the store's
+ * internals above its drivers (calib/driver.h).
  *
- * calib_open() picks the driver by the location's scheme (calib/store.c):
- * a path or "sqlite:" is calib_sqlite_driver (calib/sqlite.c, the only file
- * that speaks to SQLite); "postgresql://" and "postgres://" are
- * calib_pg_driver (calib/postgres.c, the only file that speaks to libpq).
- * A driver is a dozen small calls (open, transactions, prepare, bind, step,
- * columns, errors and the retry class), as SQLite's sqlite3_vfs is under a
- * whole database.  The ~30 operations of the store are written once over
- * it, in one SQL dialect both servers take (calib/query.c, calib_queries);
- * what must differ is a driver's own: its DDL and migrations, and the
- * operations it overrides (the server's clock for the leases of ranks, reads
- * in one round trip on PostgreSQL).  The public functions of calib.h are
- * written above the operations (store.c, order.c, predict.c), and so is what
- * does not depend on the store's language: probe uids and backend rows, the
- * choice of hardware, medians, retries and the redaction of passwords
- * (store.c).
+ * The ~30 operations of the store are written once over the driver, in one
+ * SQL dialect both servers take (calib/query.c, calib_queries); where
+ * PostgreSQL answers in one round trip what the common query asks in one
+ * per row, or its planner needs LATERAL to stay on an index, or the leases
+ * of ranks take the server's clock, calib_pg_queries has its own SQL over
+ * the same driver calls, and the rows are read by the same code.  The
+ * schema migrates in one loop (calib/migrate.c) over each driver's steps,
+ * with the data each version derives from the last.  The public functions
+ * of calib.h are written above the operations (store.c, order.c,
+ * predict.c), and so is what does not depend on the store's language:
+ * probe uids and backend rows, the choice of hardware, medians, retries and
+ * the redaction of passwords (store.c).
  *
  * Every operation returns 0 or an exit status with st->err set (calib_fail).
  * Writes made between begin and commit are one transaction; outside one,
  * each write is its own.  A driver whose failure may pass when the whole
- * transaction runs again (a serialization failure, a deadlock, a lost
- * connection made again) sets st->retry; store.c then runs the write again
+ * transaction runs again sets st->retry; store.c then runs the write again
  * from its start, a bounded number of times, when it is not part of a
  * larger transaction.
  */
-#ifndef XLAUNCH_CALIB_BACKEND_H
-#define XLAUNCH_CALIB_BACKEND_H
+#ifndef XLAUNCH_CALIB_STORE_H
+#define XLAUNCH_CALIB_STORE_H
 
-#include "calib/calib.h"
+#include "calib/driver.h"
 
 /* One observed figure of an attempt of a family (family_points). */
 struct calib_point {
@@ -53,7 +48,7 @@ struct calib_probe_row {
 typedef int calib_probe_fn(const struct calib_probe_row *p, void *arg);
 
 /* The operations of the store: calib_queries (calib/query.c) has them all;
- * a driver's own table (calib_driver.own) has those it overrides, the rest
+ * calib_pg_queries has those PostgreSQL asks in SQL of its own, the rest
  * NULL.  calib_open merges the two into st->ops. */
 struct calib_ops {
 	/* a checked record (calib_record_attempt checks before it calls), with
@@ -140,66 +135,6 @@ struct calib_ops {
 			     calib_report_probe_fn *fn, void *arg);
 };
 
-/* ---- the driver ------------------------------------------------------------ */
-
-/* A statement of a driver: prepared SQL, its parameters, its current row. */
-struct calib_stmt;
-
-/* What step returns besides an exit status. */
-enum { CALIB_DONE = 0, CALIB_ROW = -1 };
-
-/* The SQL given to prepare is the one dialect both servers take, with
- * parameters $1, $2, ... (a text parameter compared with NULL is written
- * CAST($N AS TEXT)) and four words of the driver's own, replaced before it
- * is prepared (calib_sql): @seq, the column of attempts that orders them as
- * recorded; @pos, the column that orders the rows of a table as written;
- * @fig, the figures of attempt a as JSON text ([[role, kind, bytes, basis,
- * error_bytes, source], ...], NULL or [] when none); @bin, what makes a
- * text column that is not a key sort byte by byte.  Of SQLite it takes 3.39
- * or later (IS [NOT] DISTINCT FROM, upsert, RETURNING) with the JSON and
- * math functions (json_group_array, ln, trunc). */
-struct calib_driver {
-	const char *name;          /* "sqlite", "postgresql" */
-
-	/* Opens location (a path for SQLite, the URI as given for PostgreSQL)
-	 * into st->impl, creating and migrating the store as needed. */
-	int (*open)(struct calib_store *st, const char *location, unsigned flags);
-	void (*close)(struct calib_store *st);
-
-	/* begin (snapshot: a read-only transaction that sees one snapshot),
-	 * commit and rollback; nested calls join the outermost transaction */
-	int (*begin)(struct calib_store *st, bool snapshot);
-	int (*commit)(struct calib_store *st);
-	void (*rollback)(struct calib_store *st);
-	/* gives the connection back (NULL: nothing to give) */
-	void (*idle)(struct calib_store *st);
-
-	/* A statement of sql; what says what fails ("cannot read attempts"),
-	 * in st->err as "WHAT: why".  NULL with st->err set. */
-	struct calib_stmt *(*prepare)(struct calib_store *st, const char *sql, const char *what);
-	/* parameter $i (from 1): NULL text, CALIB_UNSET and NAN are NULL */
-	void (*bind_text)(struct calib_stmt *s, int i, const char *v);
-	void (*bind_int)(struct calib_stmt *s, int i, int64_t v);
-	void (*bind_real)(struct calib_stmt *s, int i, double v);
-	/* the next row: CALIB_ROW, CALIB_DONE, or an exit status (st->err and
-	 * st->retry set); a statement that runs again from the start after
-	 * reset keeps its parameters */
-	int (*step)(struct calib_stmt *s);
-	void (*reset)(struct calib_stmt *s);
-	/* the rows the statement inserted, updated or deleted */
-	int64_t (*changes)(struct calib_stmt *s);
-	/* column c (from 0) of the current row: text NULL, int CALIB_UNSET and
-	 * real NAN for NULL; a boolean is 0 or 1; text lives until the next
-	 * step */
-	const char *(*col_text)(struct calib_stmt *s, int c);
-	int64_t (*col_int)(struct calib_stmt *s, int c);
-	double (*col_real)(struct calib_stmt *s, int c);
-	void (*finalize)(struct calib_stmt *s);
-
-	const char *seq, *pos, *figures, *bin;   /* @seq, @pos, @fig and @bin */
-	const struct calib_ops *own;       /* the operations it writes itself */
-};
-
 /* The names of the operations, for what is done to each (store.c merges a
  * driver's own into st->ops). */
 #define CALIB_OPS(X) \
@@ -209,10 +144,11 @@ struct calib_driver {
 	X(rank_end) X(job_ranks) X(report_profiles) X(report_timeline) X(report_stacks) \
 	X(report_pvo) X(report_sources) X(report_families) X(report_members) X(report_probes)
 
-extern const struct calib_driver calib_sqlite_driver;
-extern const struct calib_driver calib_pg_driver;
 /* Every operation, written once over the driver (calib/query.c). */
 extern const struct calib_ops calib_queries;
+/* PostgreSQL's own SQL for some of them, over the same driver calls
+ * (calib/query.c); store.c puts them in place for calib_pg_driver. */
+extern const struct calib_ops calib_pg_queries;
 
 /* sql with the driver's words (@seq, @pos, @fig) in place.  Caller frees. */
 char *calib_sql(const struct calib_driver *drv, const char *sql);
@@ -220,16 +156,18 @@ char *calib_sql(const struct calib_driver *drv, const char *sql);
  * as probe `probe` (the migration to schema 4 runs it too). */
 int calib_insert_backends(struct calib_store *st, int64_t probe, const json_t *doc);
 
-/* An attempt read: SELECT, the attempt's columns (no signature's, no
- * figures), extra (more columns, or ""), then rest (FROM ...); prepared,
- * for an override to bind.  NULL with st->err set. */
-struct calib_stmt *calib_prepare_attempt(struct calib_store *st, const char *extra,
-					 const char *rest);
-/* The first row of s, prepared by calib_prepare_attempt, into out and
- * *found, and the first extra column as a boolean into *extra (may be
- * NULL); finalizes s.  Returns 0 or an exit status. */
-int calib_one_attempt(struct calib_store *st, struct calib_stmt *s, struct calib_attempt *out,
-		      bool *found, bool *extra);
+/* The one migration loop: from the store's version (drv->version) up to
+ * CALIB_SCHEMA_VERSION through steps (a driver's, oldest first), under the
+ * driver's lock, in one transaction: each step's DDL, then what its
+ * version derives from the data there (probe uids at 2; the figures'
+ * kinds and the probe backends by device kind at 4), then the version.  A
+ * new store starts at the first step; a version without a step is refused
+ * ("no migration to schema N in this build", 70) and nothing changes.  A
+ * store newer than this build is refused (73); with CALIB_OPEN_NOCREATE, a
+ * place of a driver that is absent without its schema is refused with
+ * st->absent (73).  Returns 0 or that status (calib/migrate.c). */
+int calib_migrate(struct calib_store *st, const struct calib_step *steps, size_t nsteps,
+		  unsigned flags);
 
 /* ---- the attempt's columns ----------------------------------------------------- */
 
@@ -281,75 +219,16 @@ extern const struct calib_column calib_attempt_cols[];
 bool calib_col_is_null(const struct calib_column *c, const struct calib_attempt *a);
 
 
-/* The data step of the migration to schema 4, the same SQL on every backend
- * (after its DDL): the figures recorded before kinds were kept are
- * classified where they can be (observed bytes equal to the peak RSS are
- * host_peak_rss) and marked unclassified where not, and the probe backends
- * are emptied, to be refilled by device kind from the stored documents. */
-#define CALIB_V4_CLASSIFY \
-	"UPDATE attempts SET observed_kind = CASE WHEN observed_bytes = host_peak_rss_bytes" \
-	" THEN 'host_peak_rss' ELSE 'unclassified' END WHERE observed_bytes IS NOT NULL;" \
-	"UPDATE attempts SET predicted_kind = 'unclassified', predicted_basis = 'unclassified'" \
-	" WHERE predicted_bytes IS NOT NULL;" \
-	"INSERT INTO figures (attempt, role, kind, bytes, source)" \
-	" SELECT id, 'observed', observed_kind, observed_bytes," \
-	" CASE WHEN observed_kind = 'host_peak_rss' THEN" \
-	" 'the largest process (wait4), recorded before kinds were kept'" \
-	" ELSE 'recorded before kinds were kept' END" \
-	" FROM attempts WHERE observed_bytes IS NOT NULL;" \
-	"INSERT INTO figures (attempt, role, kind, bytes, source)" \
-	" SELECT id, 'observed', 'host_peak_rss', host_peak_rss_bytes," \
-	" 'the largest process (wait4), recorded before kinds were kept'" \
-	" FROM attempts WHERE host_peak_rss_bytes IS NOT NULL" \
-	" AND (observed_bytes IS NULL OR observed_bytes <> host_peak_rss_bytes);" \
-	"INSERT INTO figures (attempt, role, kind, bytes, basis, source)" \
-	" SELECT id, 'predicted', 'unclassified', predicted_bytes, 'unclassified'," \
-	" 'recorded before kinds were kept' FROM attempts WHERE predicted_bytes IS NOT NULL;" \
-	"DELETE FROM probe_backends;"
-
 #define CALIB_FAMILY_SIGS 256
 #define CALIB_FAMILY_PER_SIG 10
 
 
-struct calib_family_cache;
-
-struct calib_store {
-	const struct calib_driver *drv;
-	struct calib_ops ops;      /* calib_queries with drv's own in place */
-	char *location;            /* for messages: the file, or the URI without
-				    * its password */
-	char *err;                 /* last error message, owned */
-	void *impl;                /* the backend's own state */
-	bool retry;                /* the driver's: the failed write may pass
-				    * when run again from its start */
-	bool absent;               /* the backend's: open with CALIB_OPEN_NOCREATE
-				    * found no store at all */
-	bool stand_in;             /* store.c's: no store exists at location, and
-				    * an empty one in memory answers (a query) */
-	bool in_tx;                /* store.c's: inside a transaction of its own
-				    * (an import), where parts are not retried */
-	struct xl_strv secrets;    /* the location's password as written and
-				    * decoded: calib_fail never shows them */
-	/* the last family read (estimate.c): the candidates of one profile are
-	 * mostly one family; a record through this handle drops it */
-	struct calib_family_cache *fcache;
-};
-
 /* Drops st's family cache (estimate.c). */
 void calib_family_cache_drop(struct calib_store *st);
 
-/* Sets st->err to "store 'LOCATION': MSG" and returns code.  The password
- * of the location, wherever MSG holds it (a library's message may quote
- * the URI), is shown as "***". */
-int calib_fail(struct calib_store *st, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Adds a password the backend found in the location (as its library reads
- * it) to those never shown, and takes it out of st->location. */
-void calib_add_secret(struct calib_store *st, const char *secret);
-/* The wait set by calib_set_wait(), in seconds. */
-double calib_wait_limit(void);
+/* ---- shared by the operations ---------------------------------------------- */
 
-/* ---- shared by the backends ------------------------------------------------ */
+/* A probe document as the store keeps it (calib/probedoc.c). */
 
 /* The uid of a probe recorded without one: SHA-256 hex of host, time and
  * the document's compact sorted-key JSON.  Caller frees. */
@@ -369,6 +248,8 @@ struct calib_probe_backend {
  * kind.  The strings are doc's; the array is the caller's to free.
  * Returns how many. */
 size_t calib_probe_backends(const json_t *doc, struct calib_probe_backend **out);
+
+/* The rest: calib/store.c, and the analytic model calib/predict.c. */
 
 /* Appends one stored probe row to *all (of *n; caller frees the array):
  * what latest_hardware returns, for calib_latest_hardware to choose from. */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/run/job.h"
+#include "launcher/plan/job.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/outcome.h"
 #include "launcher/run/supervise.h"

@@ -25,6 +25,8 @@
 # every other header is its folder's back room.
 # launcher/cmd-calib.c plans with the plan room and includes nothing of the
 # run room (cmd-calib-store.c opens the store with the run room's sweep).
+# The watch's unit tests (tests/unit/test_watch_*.c) include only
+# launcher/watch/, common/ and the tests' own helpers.
 # Nothing includes a command.  Some system headers belong to one place:
 # <sqlite3.h> to the SQLite store backend (calib/sqlite.c), <libpq-fe.h> to
 # the PostgreSQL one (calib/postgres.c); <getopt.h> to nobody (options are
@@ -151,6 +153,21 @@ END {
 		exit 1
 	}
 }' || status=1
+# The watch's own unit tests build on the watch and common/ alone.
+for f in tests/unit/test_watch_*.c; do
+	[ -f "$f" ] || continue
+	awk -v file="$f" '
+	/^[ \t]*#[ \t]*include[ \t]*"/ {
+		inc = $0
+		sub(/^[^"]*"/, "", inc)
+		sub(/".*$/, "", inc)
+		if (inc !~ /^(launcher\/watch\/|common\/|tests\/unit\/unit\.h$|tests\/fuzz\/targets\.h$)/) {
+			printf "check-deps: %s:%d: includes \"%s\": the watch'"'"'s unit tests build on launcher/watch/ and common/ alone\n", file, FNR, inc
+			bad++
+		}
+	}
+	END { exit bad ? 1 : 0 }' "$f" || status=1
+done
 "$HERE/check-funcs.sh" common calib probe bundle launcher tools || status=1
 "$HERE/check-circles.sh" common calib probe bundle launcher launcher/flags launcher/profile \
 	launcher/plan launcher/run launcher/watch launcher/report || status=1

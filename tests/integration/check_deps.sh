@@ -41,6 +41,17 @@ expect_rc 1 "watch -> calib refused"
 inject launcher/run/attempt.c '#include "launcher/watch/dump.h"'
 expect_rc 1 "the watch's back room refused to run"
 expect_out "private to launcher/watch/ (use launcher/watch/watch.h)" "the watch's front door named"
+# the watch's own unit tests build on the watch and common/ alone
+rm -rf "$T/tree"; mkdir -p "$T/tree/tests/unit"
+cp -R common calib probe bundle launcher kernels "$T/tree/"
+cp tests/unit/test_watch_*.c "$T/tree/tests/unit/"
+run tools/check-deps.sh "$T/tree"
+expect_rc 0 "the watch's unit tests include the watch and common/ only"
+printf '%s\n' '#include "launcher/run/outcome.h"' >>"$T/tree/tests/unit/test_watch_storm.c"
+run tools/check-deps.sh "$T/tree"
+expect_rc 1 "a watch unit test that includes the run room refused"
+expect_out "check-deps: tests/unit/test_watch_storm.c:" "the test named"
+expect_out "the watch's unit tests build on launcher/watch/ and common/ alone" "the rule named"
 inject launcher/report/report.c '#include "launcher/watch/watch.h"'
 expect_rc 1 "report -> watch refused"
 inject launcher/profile/resolve.c '#include "launcher/watch/watch.h"'

@@ -14,6 +14,7 @@
 #include "launcher/plan/job.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/outcome.h"
+#include "launcher/watch/jobreport.h"
 #include "launcher/run/supervise.h"
 
 static int setup_dir(void **state)

@@ -53,14 +53,14 @@ else
 BUILD = build/rel
 endif
 
-MODULES = common launcher launcher/profile launcher/flags launcher/run launcher/watch launcher/report calib probe bundle
+MODULES = common launcher launcher/profile launcher/flags launcher/plan launcher/run launcher/watch launcher/report calib probe bundle
 SRCS = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 OBJS = $(patsubst %.c,$(BUILD)/%.o,$(SRCS))
 LIBOBJS = $(filter-out $(BUILD)/launcher/main.o,$(OBJS))
 
 # Flag catalogs: etc/flags/*.yaml stay the source; tools/gen-catalog checks
 # them and compiles them into a sorted C table linked into the binary, so
-# no launch parses them (see launcher/flags/catalog.h).  etc/flags/releases.yaml
+# no launch parses them (see launcher/flags/flags.h).  etc/flags/releases.yaml
 # lists the runtime releases the catalogs' `releases` name; the knowledge
 # over releases compiles into the same file (launcher/flags/knowledge.h).
 RELEASES = etc/flags/releases.yaml

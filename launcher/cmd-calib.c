@@ -2,7 +2,7 @@
  * export, import, forget.  Everything it reads or writes goes through the
  * typed store interface of calib/calib.h. */
 #include "calib/calib.h"
-#include "launcher/run/run.h"
+#include "launcher/plan/plan.h"
 #include "launcher/report/report.h"
 #include "bundle/bundle.h"
 
@@ -16,35 +16,9 @@
 
 /* ---- shared helpers ---------------------------------------------------------------- */
 
-/* Opens the store; flags CALIB_OPEN_READONLY for commands that only read
- * (a missing store is then not created: it reads as empty). */
-static int open_store(const struct xl_ctx *ctx, unsigned flags, struct calib_store **st)
-{
-	char *err = NULL;
-	int rc = calib_open(ctx->store_path, flags, st, &err);
-
-	if (rc) {
-		xl_error("%s", err ? err : "store: cannot open");
-		free(err);
-		return rc;
-	}
-	/* a mistyped --store reads as empty too: say that nothing is there */
-	if (calib_store_stand_in(*st))
-		xl_warn("no store at %s: nothing is recorded there yet", calib_store_path(*st));
-	/* attempts whose supervisor was killed go in before anything else is
-	 * written; commands that only read sweep nothing */
-	if (!(flags & CALIB_OPEN_READONLY)) {
-		bool failed = false;
-		int lost;
-
-		xl_sweep_pending_tmp();
-		lost = xl_sweep_lost(*st, &failed);
-		if (lost)
-			xl_info("recovered %d lost attempt%s whose supervisor died, recorded as interrupted",
-				lost, lost == 1 ? "" : "s");
-	}
-	return rc;
-}
+/* The store as the calib commands open it, lost attempts swept into it
+ * first when it is opened for writing (cmd-calib-store.c). */
+int xl_calib_open_store(const struct xl_ctx *ctx, unsigned flags, struct calib_store **st);
 
 /* Prints the store's error and closes it; returns rc. */
 static int store_error(struct calib_store *st, int rc)
@@ -391,7 +365,7 @@ static enum xl_exit cmd_history(struct xl_ctx *ctx, const struct xl_call *call)
 	char hash[65];
 	int rc;
 
-	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
+	if ((rc = xl_calib_open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	if (o->signature && (rc = calib_resolve_signature(st, o->signature, hash)))
 		return store_error(st, rc);
@@ -483,7 +457,7 @@ static enum xl_exit cmd_stats(struct xl_ctx *ctx, const struct xl_call *call)
 	struct calib_store *st;
 	int rc;
 
-	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
+	if ((rc = xl_calib_open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	if (ctx->json)
 		h.arr = json_array();
@@ -557,7 +531,7 @@ static enum xl_exit cmd_order(struct xl_ctx *ctx, const struct xl_call *call)
 	int rc;
 
 	xl_bundle_cache_readonly();
-	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
+	if ((rc = xl_calib_open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	rc = xl_plan_make(ctx, st, call->argv[0], NULL, 0, call->restv, call->restc, &plan);
 	if (!rc && plan.store_rc) {
@@ -719,7 +693,7 @@ static enum xl_exit cmd_predict(struct xl_ctx *ctx, const struct xl_call *call)
 	int rc;
 
 	xl_bundle_cache_readonly();
-	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
+	if ((rc = xl_calib_open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	if ((rc = xl_plan_make(ctx, st, call->argv[0], cand, XL_PLAN_PROFILE_ORDER, call->restv,
 			       call->restc, &plan))) {
@@ -831,7 +805,7 @@ static enum xl_exit cmd_record(struct xl_ctx *ctx, const struct xl_call *call)
 		return xl_usage_error(call, "-c goes with a PROFILE, not --signature");
 	if (o->signature && call->restc)
 		return xl_usage_error(call, "a command goes with a PROFILE, not --signature");
-	if ((rc = open_store(ctx, 0, &st)))
+	if ((rc = xl_calib_open_store(ctx, 0, &st)))
 		return rc;
 	calib_attempt_init(&a);
 	a.outcome = (enum xl_outcome)o->outcome;
@@ -936,7 +910,7 @@ static enum xl_exit cmd_export(struct xl_ctx *ctx, const struct xl_call *call)
 	FILE *f = stdout;
 	int rc;
 
-	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
+	if ((rc = xl_calib_open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	if (file && !(f = fopen(file, "w"))) {
 		xl_error("'%s': cannot create: %s", file, strerror(errno));
@@ -977,7 +951,7 @@ static enum xl_exit cmd_import(struct xl_ctx *ctx, const struct xl_call *call)
 		free(data);
 		return XL_EX_DATAERR;
 	}
-	if ((rc = open_store(ctx, 0, &st))) {
+	if ((rc = xl_calib_open_store(ctx, 0, &st))) {
 		free(data);
 		return rc;
 	}
@@ -1017,7 +991,7 @@ static enum xl_exit cmd_forget(struct xl_ctx *ctx, const struct xl_call *call)
 	int64_t n = 0;
 	int rc;
 
-	if ((rc = open_store(ctx, 0, &st)))
+	if ((rc = xl_calib_open_store(ctx, 0, &st)))
 		return rc;
 	if ((rc = calib_resolve_signature(st, call->argv[0], hash)) ||
 	    (rc = calib_forget(st, hash, &n)))
@@ -1176,7 +1150,7 @@ static enum xl_exit cmd_report(struct xl_ctx *ctx, const struct xl_call *call)
 		return xl_usage_error(call, "--chart needs --format svg");
 	if (xl_call_seen(call, "since"))
 		ro.since = o->since;
-	if ((rc = open_store(ctx, CALIB_OPEN_READONLY, &st)))
+	if ((rc = xl_calib_open_store(ctx, CALIB_OPEN_READONLY, &st)))
 		return rc;
 	rp.ctx = ctx;
 	rp.st = st;

@@ -6,7 +6,10 @@
 # Modules and rooms, and what each may include:
 #   launcher (the commands: launcher/main.c, launcher/cmd-*.c)
 #                     -> every room and module
-#   launcher/run      -> watch, profile, flags, calib, probe, bundle, common
+#   launcher/run      -> plan, watch, profile, flags, calib, probe, bundle, common
+#   launcher/plan     -> profile, flags, calib, probe, bundle, common (the
+#                     candidates, the job's limits and figures; used by run
+#                     and by the calib commands)
 #   launcher/watch    -> common (the compile watch: XLA's dump, Inductor's
 #                     cache, the runtimes' lines and the job's report file)
 #   launcher/profile  -> flags, calib, probe, bundle, common
@@ -17,8 +20,13 @@
 #                     driver version; probe -> kernels (what it runs)
 # Across modules and rooms only the front door is included:
 # common/common.h, calib/calib.h, probe/probe.h, bundle/bundle.h,
-# launcher/flags/flags.h, launcher/profile/profile.h, launcher/run/run.h,
-# launcher/watch/watch.h, launcher/report/report.h; every other header is its folder's back room.
+# launcher/flags/flags.h, launcher/profile/profile.h, launcher/plan/plan.h,
+# launcher/run/run.h, launcher/watch/watch.h, launcher/report/report.h;
+# every other header is its folder's back room.
+# launcher/cmd-calib.c plans with the plan room and includes nothing of the
+# run room (cmd-calib-store.c opens the store with the run room's sweep).
+# The watch's unit tests (tests/unit/test_watch_*.c) include only
+# launcher/watch/, common/ and the tests' own helpers.
 # Nothing includes a command.  Some system headers belong to one place:
 # <sqlite3.h> to the SQLite store backend (calib/sqlite.c), <libpq-fe.h> to
 # the PostgreSQL one (calib/postgres.c); <getopt.h> to nobody (options are
@@ -39,8 +47,8 @@ set -eu
 ROOT=${1:-.}
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT"
-for m in common calib probe bundle launcher launcher/flags launcher/profile launcher/run \
-	launcher/watch launcher/report; do
+for m in common calib probe bundle launcher launcher/flags launcher/profile launcher/plan \
+	launcher/run launcher/watch launcher/report; do
 	[ -d "$m" ] || { echo "check-deps: no module '$m' under $ROOT" >&2; exit 2; }
 done
 status=0
@@ -53,10 +61,11 @@ BEGIN {
 	allow["bundle"] = " bundle common "
 	allow["launcher/flags"] = " launcher/flags calib probe bundle common "
 	allow["launcher/profile"] = " launcher/profile launcher/flags calib probe bundle common "
-	allow["launcher/run"] = " launcher/run launcher/watch launcher/profile launcher/flags calib probe bundle common "
+	allow["launcher/plan"] = " launcher/plan launcher/profile launcher/flags calib probe bundle common "
+	allow["launcher/run"] = " launcher/run launcher/plan launcher/watch launcher/profile launcher/flags calib probe bundle common "
 	allow["launcher/watch"] = " launcher/watch common "
 	allow["launcher/report"] = " launcher/report calib common "
-	allow["launcher"] = " launcher launcher/run launcher/watch launcher/profile launcher/flags launcher/report calib probe bundle common "
+	allow["launcher"] = " launcher launcher/run launcher/plan launcher/watch launcher/profile launcher/flags launcher/report calib probe bundle common "
 	allow["kernels"] = " kernels "
 	public["common"] = "common/common.h"
 	public["calib"] = "calib/calib.h"
@@ -64,10 +73,11 @@ BEGIN {
 	public["bundle"] = "bundle/bundle.h"
 	public["launcher/flags"] = "launcher/flags/flags.h"
 	public["launcher/profile"] = "launcher/profile/profile.h"
+	public["launcher/plan"] = "launcher/plan/plan.h"
 	public["launcher/run"] = "launcher/run/run.h"
 	public["launcher/watch"] = "launcher/watch/watch.h"
 	public["launcher/report"] = "launcher/report/report.h"
-	arrows = "commands -> run -> profile -> flags -> calib, probe, bundle -> common; run -> watch -> common; report -> calib"
+	arrows = "commands -> run -> plan -> profile -> flags -> calib, probe, bundle -> common; run -> watch -> common; report -> calib"
 	bad = 0
 }
 function complain(msg) {
@@ -131,6 +141,10 @@ function owner(path,    p, n) {
 				complain("includes \"probe/probe.h\": only bundle/bundle.c reads from the probe (a plugin'\''s API version)")
 			continue
 		}
+		if (file == "launcher/cmd-calib.c" && to == "launcher/run") {
+			complain("includes \"" inc "\": the calib commands plan with launcher/plan/plan.h, not the run room (the store is opened in cmd-calib-store.c)")
+			continue
+		}
 		if (index(allow[mod], " " to " ") == 0) {
 			complain("includes \"" inc "\": " mod " may not depend on " to " (" arrows ")")
 			continue
@@ -146,7 +160,22 @@ END {
 		exit 1
 	}
 }' || status=1
+# The watch's own unit tests build on the watch and common/ alone.
+for f in tests/unit/test_watch_*.c; do
+	[ -f "$f" ] || continue
+	awk -v file="$f" '
+	/^[ \t]*#[ \t]*include[ \t]*"/ {
+		inc = $0
+		sub(/^[^"]*"/, "", inc)
+		sub(/".*$/, "", inc)
+		if (inc !~ /^(launcher\/watch\/|common\/|tests\/unit\/unit\.h$|tests\/fuzz\/targets\.h$)/) {
+			printf "check-deps: %s:%d: includes \"%s\": the watch'"'"'s unit tests build on launcher/watch/ and common/ alone\n", file, FNR, inc
+			bad++
+		}
+	}
+	END { exit bad ? 1 : 0 }' "$f" || status=1
+done
 "$HERE/check-funcs.sh" common calib probe bundle launcher tools || status=1
 "$HERE/check-circles.sh" common calib probe bundle launcher launcher/flags launcher/profile \
-	launcher/run launcher/watch launcher/report || status=1
+	launcher/plan launcher/run launcher/watch launcher/report || status=1
 exit $status

@@ -1,7 +1,8 @@
-/* svg.h - charts drawn as inline SVG (internal to the launcher): one plot
- * area with axes, ticks, a legend, and markers whose shape as well as colour
- * says what they are.  Colours are CSS classes (xl_svg_style), so that one
- * page follows prefers-color-scheme.  Used by `calib report` (report.c). */
+/* svg.h - svg.c's functions, private to launcher/report/: charts drawn as
+ * inline SVG, one plot area with axes, ticks, a legend, and markers whose
+ * shape as well as colour says what they are.  Colours are CSS classes
+ * (xl_svg_style), so that one page follows prefers-color-scheme.  Used by
+ * `calib report` (report.c). */
 #ifndef XLAUNCH_LAUNCHER_REPORT_SVG_H
 #define XLAUNCH_LAUNCHER_REPORT_SVG_H
 

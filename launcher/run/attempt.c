@@ -35,8 +35,6 @@ struct attempt {
 	double t0;
 	struct xl_observe obs;
 	struct xl_xla_dump dump;
-	struct xl_dump reader;       /* the dump, read as the job runs (dump.dir set) */
-	struct xl_inductor inductor; /* Inductor's cache, counted as the job runs */
 	bool torch;                  /* the job may run torch.compile */
 	struct xl_scan so, se;
 	struct xl_watch watch;
@@ -285,10 +283,7 @@ static char **child_env(struct attempt *at)
 		xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
 	else
 		snprintf(at->dump.why, sizeof(at->dump.why), "not asked: no run directory");
-	if (at->dump.dir)
-		xl_dump_init(&at->reader, at->dump.dir, at->dump.ours, 0, (double)(time_t)at->t0);
 	at->torch = torch_job(p, at->it->parts);
-	xl_inductor_setup(&at->inductor, envp, at->torch, at->t0);
 	return envp;
 }
 
@@ -307,8 +302,12 @@ static int supervise(struct attempt *at, char **envp)
 
 	xl_watch_configure(&cfg, l->pats ? &l->pats->compile : NULL, &set);
 	cfg.jobreport_path = at->jobreport;
-	cfg.dump = at->dump.dir ? &at->reader : NULL;
-	cfg.inductor = at->torch ? &at->inductor : NULL;
+	cfg.dump_dir = at->dump.dir;
+	cfg.dump_ours = at->dump.ours;
+	cfg.dump_since = (double)(time_t)at->t0;
+	cfg.torch_job = at->torch;
+	cfg.envp = envp;
+	cfg.inductor_since = at->t0;
 	xl_scan_init(&at->so, l->pats);
 	xl_scan_init(&at->se, l->pats);
 	cfg.start = xl_mono();
@@ -357,8 +356,7 @@ static int supervise(struct attempt *at, char **envp)
  * reader is the watch's), storm verdict. */
 static void classify(struct attempt *at)
 {
-	if (at->jobreport)
-		xl_jobreport_warn(&at->watch.jobreport, at->jobreport);
+	xl_watch_jobreport_warn(&at->watch);
 	xl_watch_verdict(&at->watch, &at->storm);
 	xl_classify(&at->sr, &at->so, &at->se, &at->watch.jobreport, &at->storm, &at->cl);
 	/* the other ranks learn this one's end first of all */
@@ -404,7 +402,7 @@ static void observe_figures(struct attempt *at)
 	if (xb > 0)
 		calib_attempt_add_figure(f, false, CALIB_KIND_HOST_PEAK_RSS, xb, CALIB_BASIS_NONE,
 					 CALIB_UNSET, src);
-	at->xla_mods = at->dump.dir ? xl_dump_memory_reports(&at->reader) : json_object();
+	at->xla_mods = xl_watch_dump_reports(&at->watch);
 	if (at->l->st)
 		at->prev_mods = last_xla_modules(at->l->st, at->sig.hash, &at->prev_run);
 	xb = xl_xla_modules_figure(at->xla_mods, at->prev_mods, at->prev_run, src, sizeof(src));
@@ -462,7 +460,7 @@ static void end_manifest(struct attempt *at)
 		"dir", at->dump.dir ? json_string(at->dump.dir) : json_null(), "added_by_xlaunch",
 		at->dump.ours, "tokens", at->dump.tokens ? json_string(at->dump.tokens) : json_null(),
 		"why_not", at->dump.dir ? json_null() : json_string(at->dump.why), "modules",
-		at->xla_mods, "read", at->dump.dir ? xl_dump_json(&at->reader) : json_null()));
+		at->xla_mods, "read", xl_watch_dump_json(&at->watch)));
 	json_object_set_new(m, "report_lines", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)rep->lines,
 							 "malformed", (json_int_t)rep->malformed,
 							 "unknown", (json_int_t)rep->unknown));
@@ -589,9 +587,6 @@ static void attempt_release(struct attempt *at)
 	calib_attempt_release(&at->figs);
 	xl_observe_release(&at->obs);
 	xl_memcg_close(&at->memcg);
-	if (at->dump.dir)
-		xl_dump_release(&at->reader);
-	xl_inductor_release(&at->inductor);
 	xl_xla_dump_release(&at->dump);
 	json_decref(at->xla_mods);
 	json_decref(at->prev_mods);

@@ -1,5 +1,6 @@
 /* memcg.c - a memory cgroup of the launch's own (see memcg.h). */
 #include "launcher/run/memcg.h"
+#include "launcher/run/run.h"
 #include "common/common.h"
 
 #include <dirent.h>
@@ -13,87 +14,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define V1_ROOT "/sys/fs/cgroup/memory"
-#define V2_ROOT "/sys/fs/cgroup"
-
-/* This process's memory cgroup: its directory (caller frees) and version;
- * NULL (why says why) when it has none that can be found. */
-static char *current_dir(int *version, char *why, size_t n)
-{
-	char *cg = xl_read_file("/proc/self/cgroup", NULL, 1 << 16), *line, *save = NULL, *dir = NULL;
-	char *v2 = NULL;
-	struct stat st;
-
-	if (!cg) {
-		snprintf(why, n, "/proc/self/cgroup cannot be read");
-		return NULL;
-	}
-	for (line = strtok_r(cg, "\n", &save); line && !dir; line = strtok_r(NULL, "\n", &save)) {
-		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
-
-		if (!path)
-			continue;
-		*path++ = '\0';
-		ctl++;
-		if (!*ctl) {
-			v2 = xl_strdup(path);
-			continue;
-		}
-		/* cgroup v1: a hierarchy whose controllers include memory */
-		for (char *c = ctl, *e; c && *c; c = e ? e + 1 : NULL) {
-			e = strchr(c, ',');
-			if ((e ? (size_t)(e - c) : strlen(c)) == 6 && strncmp(c, "memory", 6) == 0) {
-				dir = xl_asprintf("%s%s", V1_ROOT, strcmp(path, "/") == 0 ? "" : path);
-				*version = 1;
-				break;
-			}
-		}
-	}
-	if (!dir && v2) {
-		dir = xl_asprintf("%s%s", V2_ROOT, strcmp(v2, "/") == 0 ? "" : v2);
-		*version = 2;
-	}
-	free(v2);
-	free(cg);
-	if (!dir) {
-		snprintf(why, n, "no memory cgroup in /proc/self/cgroup");
-		return NULL;
-	}
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(why, n, "%s is not there (another cgroup namespace or mount)", dir);
-		free(dir);
-		return NULL;
-	}
-	return dir;
-}
-
-bool xl_memcg_possible(char *why, size_t n)
-{
-	const char *env = getenv("XLAUNCH_MEMCG");
-	int version = 0;
-	char *dir;
-	bool ok;
-
-	if (env && strcmp(env, "0") == 0) {
-		snprintf(why, n, "XLAUNCH_MEMCG=0");
-		return false;
-	}
-	if (env && strcmp(env, "own") == 0) {
-		snprintf(why, n, "XLAUNCH_MEMCG=own (the cgroup xlaunch runs in is read, never limited)");
-		return false;
-	}
-	dir = current_dir(&version, why, n);
-	if (!dir)
-		return false;
-	ok = access(dir, W_OK) == 0;
-	if (ok)
-		snprintf(why, n, "a cgroup v%d of the launch's own under %s", version, dir);
-	else
-		snprintf(why, n, "%s cannot be written (%s)", dir, strerror(errno));
-	free(dir);
-	return ok;
-}
 
 static bool write_str(const char *dir, const char *file, const char *v)
 {
@@ -162,7 +82,7 @@ static const char *peak_file(int version)
 static bool open_own(struct xl_memcg *m, const char *why_not)
 {
 	int version = 0;
-	char why[300], *dir = current_dir(&version, why, sizeof(why)), *procs, *list, *end;
+	char why[300], *dir = xl_cgroup_dir(&version, why, sizeof(why)), *procs, *list, *end;
 	long pid;
 	size_t others = 0;
 
@@ -229,7 +149,7 @@ static bool open_made(struct xl_memcg *m, int64_t limit)
 
 	if (!xl_memcg_possible(m->why, sizeof(m->why)))
 		return false;
-	parent = current_dir(&version, m->why, sizeof(m->why));
+	parent = xl_cgroup_dir(&version, m->why, sizeof(m->why));
 	if (!parent)
 		return false;
 	sweep_stale(parent);

@@ -5,7 +5,8 @@
  * at that limit is known as such.  Where none can be made but xlaunch is
  * alone in its own cgroup (a Slurm step, a pod, a container), that one is
  * read instead: its peak where it rose during the launch, its OOM kills;
- * nothing is enforced or moved there. */
+ * nothing is enforced or moved there.  Whether one can be made is the
+ * plan room's xl_memcg_possible (a launch's limits say it). */
 #ifndef XLAUNCH_LAUNCHER_RUN_MEMCG_H
 #define XLAUNCH_LAUNCHER_RUN_MEMCG_H
 
@@ -25,10 +26,6 @@ struct xl_memcg {
 	char why[300];      /* where it is, or why there is none */
 };
 
-/* Whether a cgroup can be made for a launch here; *why (size n) says where
- * or why not.  XLAUNCH_MEMCG=0 turns it off; XLAUNCH_MEMCG=own makes none
- * and reads the one xlaunch is alone in. */
-bool xl_memcg_possible(char *why, size_t n);
 /* Makes the launch's cgroup under this process's, with limit (bytes; < 0:
  * none), or, where none can be made, takes this process's own when it is
  * alone in it (m->own; m->limit -1: nothing enforced).  False (m->why says

@@ -5,7 +5,7 @@
  * and fxgraph/XX/KEY/ENTRY (one per forward and backward).  A poll lists
  * those two levels and counts the entries whose time is this launch's.
  */
-#include "launcher/watch/watch.h"
+#include "launcher/watch/inductor.h"
 
 #include <dirent.h>
 #include <pwd.h>

@@ -9,7 +9,7 @@
  * or a real >= 0 below 2^63, truncated; anything else is no figure.  So a
  * real-valued peak both counts against the limit and becomes a figure.
  */
-#include "launcher/watch/watch.h"
+#include "launcher/watch/jobreport.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,6 +19,8 @@
  * outside, like a steady run; steps tell them apart.
  */
 #include "launcher/watch/dump.h"
+#include "launcher/watch/events.h"
+#include "launcher/watch/inductor.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -486,8 +488,8 @@ void xl_watch_verdict(const struct xl_watch *w, struct xl_storm *s)
 	s->compiles = w->compiles > w->jobreport.compiles ? w->compiles : w->jobreport.compiles;
 	/* Inductor's graphs, when nothing else counted more (no function
 	 * names: no storm is judged from them) */
-	if (w->cfg.inductor && w->cfg.inductor->graphs > s->compiles)
-		s->compiles = w->cfg.inductor->graphs;
+	if (w->inductor && w->inductor->graphs > s->compiles)
+		s->compiles = w->inductor->graphs;
 	s->cache_hits = w->loads > w->jobreport.cache_hits ? w->loads : w->jobreport.cache_hits;
 	if (w->dump_loads > s->cache_hits)
 		s->cache_hits = w->dump_loads;
@@ -683,9 +685,9 @@ json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s)
 
 	json_object_set_new(o, "count", json_integer(s->compiles));
 	json_object_set_new(o, "from_output", json_integer(w->from_log));
-	json_object_set_new(o, "from_dump", w->cfg.dump ? json_integer(w->from_dump) : json_null());
+	json_object_set_new(o, "from_dump", w->dump ? json_integer(w->from_dump) : json_null());
 	json_object_set_new(o, "reported", w->jobreport.compiles >= 0 ? json_integer(w->jobreport.compiles) : json_null());
-	json_object_set_new(o, "inductor", w->cfg.inductor ? xl_inductor_json(w->cfg.inductor) : json_null());
+	json_object_set_new(o, "inductor", w->inductor ? xl_inductor_json(w->inductor) : json_null());
 	json_object_set_new(o, "recompilations", json_integer(s->recompiles));
 	json_object_set_new(o, "compile_s", w->durations ? jsecs(w->compile_s) : json_null());
 	json_object_set_new(o, "storm", json_boolean(s->storm));

@@ -9,6 +9,9 @@
  * lines of the block added, so one compilation is counted once.
  */
 #include "launcher/watch/dump.h"
+#include "launcher/watch/events.h"
+#include "launcher/watch/inductor.h"
+#include "launcher/watch/jobreport.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -360,6 +363,37 @@ int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats
 	return 0;
 }
 
+int xl_cpats_read(const char *path, struct xl_cpats *out)
+{
+	char *def = NULL, *data, *err = NULL;
+	struct xl_ynode *root;
+	size_t len;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	xl_storm_rule_default(&out->rule);
+	if (!path)
+		path = def = xl_data_path("etc/outcomes.yaml");
+	data = xl_read_file(path, &len, 0);
+	if (!data) {
+		xl_error("outcomes '%s': cannot read: %s", path, strerror(errno));
+		free(def);
+		return XL_EX_NOINPUT;
+	}
+	root = xl_yaml_parse(data, len, &err);
+	free(data);
+	if (!root) {
+		xl_error("outcomes '%s':%s", path, err);
+		free(err);
+		free(def);
+		return XL_EX_DATAERR;
+	}
+	rc = xl_cpats_load(path, root, out);
+	xl_ynode_free(root);
+	free(def);
+	return rc;
+}
+
 void xl_cpats_release(struct xl_cpats *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
@@ -422,10 +456,17 @@ void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg)
 	/* the dump's file times and the report's own times are the wall
 	 * clock's: their time 0 is the start */
 	w->wall_origin = xl_now() - (xl_mono() - cfg->start);
-	if (cfg->dump)
-		cfg->dump->origin = w->wall_origin;
-	if (cfg->inductor)
-		cfg->inductor->origin = w->wall_origin;
+	if (cfg->dump_dir) {
+		w->dump = xl_malloc(sizeof(*w->dump));
+		xl_dump_init(w->dump, cfg->dump_dir, cfg->dump_ours, w->wall_origin, cfg->dump_since);
+	}
+	if (cfg->torch_job) {
+		w->inductor = xl_malloc(sizeof(*w->inductor));
+		xl_inductor_setup(w->inductor, cfg->envp, true, cfg->inductor_since);
+		w->inductor->origin = w->wall_origin;
+	}
+	w->cfg.dump_dir = NULL;
+	w->cfg.envp = NULL;
 }
 
 static void cfn_release(struct xl_cfn *f)
@@ -471,6 +512,14 @@ void xl_watch_release(struct xl_watch *w)
 	if (w->has_step_re)
 		regfree(&w->step_re);
 	xl_jobreport_release(&w->jobreport);
+	if (w->dump) {
+		xl_dump_release(w->dump);
+		free(w->dump);
+	}
+	if (w->inductor) {
+		xl_inductor_release(w->inductor);
+		free(w->inductor);
+	}
 	memset(w, 0, sizeof(*w));
 	w->jobreport.fd = -1;
 }
@@ -612,7 +661,7 @@ static int add_compile(struct xl_watch *w, int fi, double t, double dur, long st
 		return at;
 	}
 	/* past the events kept, the dump counts when there is one */
-	if (w->nev >= EVENTS_MAX && src == XL_SRC_LOG && w->cfg.dump)
+	if (w->nev >= EVENTS_MAX && src == XL_SRC_LOG && w->dump)
 		return -1;
 	f->compiles++;
 	w->compiles++;
@@ -1278,19 +1327,19 @@ void xl_watch_take_dump(struct xl_watch *w)
 {
 	struct xl_dump_mod *m;
 
-	if (!w->cfg.dump)
+	if (!w->dump)
 		return;
-	while ((m = xl_dump_next_changed(w->cfg.dump)))
+	while ((m = xl_dump_next_changed(w->dump)))
 		take_module(w, m);
 }
 
 void xl_watch_poll(struct xl_watch *w, double t)
 {
 	xl_watch_poll_jobreport(w, t);
-	if (w->cfg.dump && xl_dump_poll(w->cfg.dump, t, false))
+	if (w->dump && xl_dump_poll(w->dump, t, false))
 		xl_watch_take_dump(w);
-	if (w->cfg.inductor)
-		xl_inductor_poll(w->cfg.inductor, t, false);
+	if (w->inductor)
+		xl_inductor_poll(w->inductor, t, false);
 }
 
 /* ---- the end: what the verdict reads -------------------------------------------------- */
@@ -1454,13 +1503,29 @@ void xl_watch_finish(struct xl_watch *w, double t)
 {
 	poll_jobreport(w, t, true);
 	w->end_s = rel(w, t);
-	if (w->cfg.dump) {
-		xl_dump_finish(w->cfg.dump);
+	if (w->dump) {
+		xl_dump_finish(w->dump);
 		xl_watch_take_dump(w);
-		xl_dump_close_all(w->cfg.dump);
+		xl_dump_close_all(w->dump);
 	}
-	if (w->cfg.inductor)
-		xl_inductor_poll(w->cfg.inductor, t, true);
+	if (w->inductor)
+		xl_inductor_poll(w->inductor, t, true);
 	settle(w);
 	w->finished = true;
+}
+
+json_t *xl_watch_dump_reports(const struct xl_watch *w)
+{
+	return w->dump ? xl_dump_memory_reports(w->dump) : json_object();
+}
+
+json_t *xl_watch_dump_json(const struct xl_watch *w)
+{
+	return w->dump ? xl_dump_json(w->dump) : json_null();
+}
+
+void xl_watch_jobreport_warn(const struct xl_watch *w)
+{
+	if (w->cfg.jobreport_path)
+		xl_jobreport_warn(&w->jobreport, w->cfg.jobreport_path);
 }

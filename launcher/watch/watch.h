@@ -17,16 +17,21 @@
  *     recompile limit and graph breaks, steps and the time to the first one
  *     (watch.c);
  *   - the storm rule (compile_storm) and what is said of it (verdict.c);
- *   - the watch's configuration: outcomes.yaml's compile sections and a
- *     profile's compile settings over them (watch.c).
- * The back room's header (dump.h) is private to launcher/watch/.
+ *   - the watch's configuration: outcomes.yaml's compile sections (read by
+ *     the watch from the file, or from its parsed tree) and a profile's
+ *     compile settings over them (watch.c).
+ * The watch owns its inputs: from what xl_watch_init is given (the dump
+ * directory, the child's environment, the report file's path) it creates,
+ * polls and releases its dump reader, its count of Inductor's graphs and
+ * its reader of the job's report file.
+ * The back rooms' headers (dump.h, events.h, inductor.h, jobreport.h) each
+ * declare their own file's functions and are private to launcher/watch/.
  *
- * Ownership: xl_cpats_load fills patterns that xl_cpats_release frees.  An
- * xl_watch borrows its patterns and settings; xl_watch_release frees what
- * it collected.  xl_dump_init copies what it is given; xl_dump_release
- * frees everything the reader holds, including its modules.
- * xl_inductor_setup copies what it needs; xl_inductor_release frees it.
- * Strings returned as char * are the caller's to free.
+ * Ownership: xl_cpats_load and xl_cpats_read fill patterns that
+ * xl_cpats_release frees.  An xl_watch borrows its patterns and settings,
+ * copies what it reads from the rest of its configuration, and
+ * xl_watch_release frees what it collected and made.  Strings returned as
+ * char * are the caller's to free.
  */
 #ifndef XLAUNCH_LAUNCHER_WATCH_H
 #define XLAUNCH_LAUNCHER_WATCH_H
@@ -37,9 +42,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* ---- XLA's dump, read as the job runs (dump.c) --------------------------------------- */
+/* The readers the watch makes (their back rooms: dump.h, inductor.h). */
+struct xl_dump;
+struct xl_inductor;
 
-/* ---- the entry computation (dump.c) ---------------------------------------------------------- */
+/* ---- XLA's dump: the entry computation of a module (dump.c) ---------------------------------------------------------- */
 
 /* A train state has hundreds of inputs, and the batch that changes shape
  * usually comes last (or first): the names and types of the first and the
@@ -63,145 +70,7 @@ struct xl_hlo_entry {
 	uint64_t *hash;          /* per parameter (total of them): a hash of its type */
 };
 
-/* ---- the reader --------------------------------------------------------------------- */
-
-/* One compiled module, as far as it has been read. */
-struct xl_dump_mod {
-	long id;
-	char *module;            /* "jit_train_step" */
-	double start, end;       /* seconds from the reader's origin: its first and last file */
-	struct xl_hlo_entry entry;
-	bool entry_read;         /* the before_optimizations text was parsed */
-	uint64_t program;        /* hash of that text, 0 unknown */
-	int64_t bytes;           /* memory-usage report total, -1 none yet */
-	bool load;               /* loaded from a persistent cache, not compiled */
-	int handle;              /* the caller's (an event index), -1 until it sets one */
-	bool taken;              /* the caller's: it took the entry */
-	/* the reader's own */
-	double changed_at;       /* when a file of it last appeared (epoch) */
-	bool changed;            /* not yet handed out by xl_dump_next_changed */
-	bool keep;               /* its text and report stay in the dump */
-	bool memreport_read;
-	bool started;            /* its directory or before_optimizations file was seen */
-	bool text;               /* its before_optimizations text was seen (a text dump:
-				  * its memory-usage report will follow) */
-	bool optimized;          /* a file of its end was seen (xl_dump_name.optimized) */
-	bool memreport_seen;        /* its memory-usage report was seen */
-	char *before_path, *memreport_path;   /* kept files, or NULL */
-	int64_t kept_bytes;
-};
-
-/* What is kept per program, and in all. */
-#define XL_DUMP_KEEP_PER_FUNCTION 2
-#define XL_DUMP_KEEP_MODULES 256
-
-struct xl_dump {
-	char *dir;
-	bool ours;               /* prune (xlaunch added the dump) */
-	double origin;           /* epoch seconds of time 0 */
-	double since;            /* a user's dump: files older than this are earlier runs' */
-	double next_at;          /* monotonic time of the next poll */
-	double interval;         /* between polls (grows when a poll is slow) */
-	bool final;              /* the job has ended: what is there is all there is */
-	/* modules still open (their compilation may still be writing files) */
-	struct xl_dump_mod **open;
-	size_t nopen, capopen;
-	size_t next_changed;     /* iterator over open */
-	/* ids done with (closed): an open-addressing set */
-	long *done;
-	unsigned char *done_keep;   /* its files stay in the dump */
-	size_t ndone, capdone;
-	bool done_full;          /* the set reached its cap: later modules are not read */
-	/* per program: the first and the latest module kept */
-	struct xl_dump_keep {
-		char *module;
-		long first, last;                /* module ids; -1 none */
-		char *last_before, *last_memreport; /* the latest's kept files */
-		int64_t last_bytes;
-	} *keep;
-	size_t nkeep;
-	size_t kept_modules;
-	/* the memory-usage reports: {module name: largest total} */
-	json_t *memory_reports;
-	/* counts */
-	long modules;            /* modules seen (compiled) */
-	long loads;              /* modules loaded from a persistent cache */
-	long polls;
-	long files_seen, files_deleted, dirs_deleted;
-	int64_t bytes_deleted, bytes_kept;
-	long files_kept;
-	long unreadable;         /* before_optimizations texts that did not parse */
-	double poll_cpu_s;       /* CPU time spent polling (xlaunch's thread) */
-	char err[240];           /* the first failure to read the directory, or "" */
-};
-
-/* Starts reading dir (ours: prune it).  origin: epoch seconds of time 0
- * for the modules' times; since: ignore files older than this in a user's
- * dump. */
-void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, double since);
-/* Reads what appeared since the last poll, when due (now: monotonic; force:
- * now whatever the interval).  Modules whose files stopped appearing are
- * closed (their kept files decided); a compilation that started and has
- * not yet written its optimized files (in a text dump, its memory-usage
- * report too) is waited for up to an hour.  Returns the number of modules that
- * changed. */
-size_t xl_dump_poll(struct xl_dump *r, double now, bool force);
-/* The last poll at the end of the run: everything read, every module
- * closed (each changed one handed out before it is freed: call
- * xl_dump_next_changed until NULL, then xl_dump_close_all). */
-void xl_dump_finish(struct xl_dump *r);
-void xl_dump_close_all(struct xl_dump *r);
-/* The next module that changed since it was last handed out, or NULL. */
-struct xl_dump_mod *xl_dump_next_changed(struct xl_dump *r);
-void xl_dump_release(struct xl_dump *r);
-/* {dir, ours, modules, polls, read: {...}, kept: {...}, dropped: {...}}
- * for the manifest.  New reference. */
-json_t *xl_dump_json(const struct xl_dump *r);
-/* The memory-usage reports, {module name: bytes}.  New reference. */
-json_t *xl_dump_memory_reports(const struct xl_dump *r);
-
-/* ---- Inductor's cache (inductor.c) ------------------------------------------------- */
-
-/* torch.compile's compilations seen from outside: Inductor's cache
- * directory gains one AOTAutograd entry per graph it compiles (and an
- * FX-graph entry per forward and per backward), so the entries written
- * while the job runs count its compiled graphs without TORCH_LOGS.
- * Measured with torch 2.9.0 on the CPU: equal to Dynamo's own count of
- * compiled graphs for a steady job, automatic dynamic shapes, static shapes
- * up to the recompile limit, and a graph break.  Not counted: graphs loaded
- * from a warm cache (nothing is written), other backends than Inductor,
- * caches turned off; and a cache directory shared with another job at the
- * same time counts that job's graphs too. */
-struct xl_inductor {
-	char *dir;               /* the cache directory, or NULL (not watched: why) */
-	const char *from;        /* "TORCHINDUCTOR_CACHE_DIR" or "the default" */
-	char why[200];
-	double since;            /* epoch: entries older than this are earlier runs' */
-	double origin;           /* epoch of time 0 for first_s, last_s */
-	double next_at, interval;
-	long graphs;             /* AOTAutograd entries written during the run */
-	long fx_graphs;          /* FX-graph entries written during the run */
-	double first_s, last_s;  /* the first and the last written, -1 */
-	struct xl_strv names;    /* entries counted (the first million) */
-	struct xl_strmap seen;   /* over names */
-	long polls;
-};
-
-/* Watches Inductor's cache for a job whose environment is envp: its
- * TORCHINDUCTOR_CACHE_DIR, else Inductor's default (TMPDIR, TEMP or TMP,
- * else /tmp; then torchinductor_ and the user's name), when torch_job (the
- * bundle has torch, or the profile sets torch.compile's variables) and
- * the caches are not turned off.  since: the launch's start (epoch). */
-void xl_inductor_setup(struct xl_inductor *c, char *const *envp, bool torch_job, double since);
-/* Counts the entries written since the last poll, when due (now:
- * monotonic; force: now). */
-void xl_inductor_poll(struct xl_inductor *c, double now, bool force);
-/* {dir, from, graphs, fx_graphs, first_s, last_s, counts} or {why}.  New
- * reference. */
-json_t *xl_inductor_json(const struct xl_inductor *c);
-void xl_inductor_release(struct xl_inductor *c);
-
-/* ---- the job's report file (jobreport.c) ------------------------------------------- */
+/* ---- the job's report file (its reader: jobreport.c) ----------------------------- */
 
 /* The job's report file (XLAUNCH_REPORT: JSON lines the job or its helper
  * writes, etc/report/xlaunch_report.py) has one reader: the watch feeds it
@@ -268,30 +137,6 @@ struct xl_jobreport {
 	bool done;                   /* read to its end */
 };
 
-/* Called with each line as it is read, and with the reader as it was
- * before that line. */
-typedef void xl_jobreport_fn(void *arg, const struct xl_jobreport_line *l,
-			     const struct xl_jobreport *before);
-
-void xl_jobreport_init(struct xl_jobreport *r);
-void xl_jobreport_release(struct xl_jobreport *r);
-/* Parses one line (len bytes, no newline) by the rule above; returns its
- * kind (a fuzz entry point). */
-int xl_jobreport_parse(const char *line, size_t len, struct xl_jobreport_line *out);
-/* One line into r (parsed into *out); returns its kind. */
-int xl_jobreport_line(struct xl_jobreport *r, const char *line, size_t len,
-		      struct xl_jobreport_line *out);
-/* Reads what was appended to path since the last call (a file not there
- * yet is read later); each complete line goes to fn (may be NULL).  final:
- * the job has ended: the last line without its newline too, and the file
- * is closed. */
-void xl_jobreport_poll(struct xl_jobreport *r, const char *path, bool final,
-		       xl_jobreport_fn *fn, void *arg);
-/* The whole file at once (a missing file is an empty report). */
-void xl_jobreport_read(struct xl_jobreport *r, const char *path);
-/* Malformed lines and lines of unknown kind, said once each (warnings). */
-void xl_jobreport_warn(const struct xl_jobreport *r, const char *path);
-
 /* ---- events, patterns and the watch (watch.c; the storm rule: verdict.c) ------------- */
 
 /* What a line about compilation says (the `event` of a pattern). */
@@ -320,11 +165,6 @@ enum xl_cev {
 	XL_CEV_GRAPH_BREAK_REASON,
 	XL_CEV_N
 };
-
-/* "compiled", "cache-hit", ...; NULL when out of range. */
-const char *xl_cev_name(int ev);
-/* Whether a line of this event opens a block. */
-bool xl_cev_opens(int ev);
 
 /* One pattern of compile_events. */
 struct xl_cpat {
@@ -377,13 +217,14 @@ struct xl_cpats {
  * the parsed etc/outcomes.yaml root (path for messages).  Returns 0, or 65
  * after printing "outcomes 'PATH':LINE:COL: what failed". */
 int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats *out);
+/* The same from the file itself (NULL: the shipped etc/outcomes.yaml);
+ * 66 when it cannot be read, 65 when it does not parse or a section is
+ * wrong, each after its message; after a failure *out holds nothing to
+ * release. */
+int xl_cpats_read(const char *path, struct xl_cpats *out);
 void xl_cpats_release(struct xl_cpats *c);
 /* The compiled-in defaults of the storm rule. */
 void xl_storm_rule_default(struct xl_storm_rule *r);
-/* Whether a function of runtime named name ("jit(broadcast_in_dim)") is a
- * program the runtime compiled for itself (compile_internal of c; c may
- * be NULL: nothing is). */
-bool xl_cpats_internal(const struct xl_cpats *c, const char *runtime, const char *name);
 
 /* ---- the watch ------------------------------------------------------------------ */
 
@@ -476,14 +317,24 @@ struct xl_watch_cfg {
 	const char *jobreport_path;       /* the job's report file, read as the run
 					   * goes, or NULL */
 	double start;                     /* monotonic start of the run */
-	struct xl_dump *dump;             /* XLA's dump, read as the run goes, or NULL
-					   * (borrowed; its origin is set to the start) */
-	struct xl_inductor *inductor;     /* Inductor's cache, counted as the run goes,
-					   * or NULL (borrowed, the same) */
+	/* XLA's dump, read as the run goes: its directory or NULL (none), whether
+	 * xlaunch added it (then it is pruned as read), and the launch's start
+	 * (epoch: a user's dump's older files are earlier runs') */
+	const char *dump_dir;
+	bool dump_ours;
+	double dump_since;
+	/* Inductor's cache, counted as the run goes when torch_job: found from
+	 * the child's environment envp (read at xl_watch_init only); since as
+	 * for the dump */
+	bool torch_job;
+	char *const *envp;
+	double inductor_since;
 };
 
 struct xl_watch {
-	struct xl_watch_cfg cfg;
+	struct xl_watch_cfg cfg;     /* its dump_dir and envp not kept after init */
+	struct xl_dump *dump;        /* the dump reader (cfg.dump_dir), or NULL; owned */
+	struct xl_inductor *inductor;   /* Inductor's graphs (cfg.torch_job), or NULL; owned */
 	double wall_origin;          /* the wall clock's time at cfg.start */
 	regex_t step_re;
 	bool has_step_re;
@@ -542,8 +393,8 @@ struct xl_watch_settings {
 
 /* The watch's configuration: pats' rule (the compiled-in one when pats is
  * NULL) with the settings over it (set may be NULL).  The caller then sets
- * what the launch gives: the job's report file, the dump, Inductor's
- * cache and the start. */
+ * what the launch gives: the job's report file, the dump's directory, the
+ * child's environment for Inductor's cache, and the start. */
 void xl_watch_configure(struct xl_watch_cfg *cfg, const struct xl_cpats *pats,
 			const struct xl_watch_settings *set);
 void xl_watch_init(struct xl_watch *w, const struct xl_watch_cfg *cfg);
@@ -555,18 +406,11 @@ void xl_watch_line(struct xl_watch *w, struct xl_cblock *b, const char *line, si
 void xl_cblock_init(struct xl_cblock *b);
 /* Closes an open block (end of stream); then releases it. */
 void xl_cblock_close(struct xl_watch *w, struct xl_cblock *b);
-/* Reads what was appended to the job's report file since the last call. */
-void xl_watch_poll_jobreport(struct xl_watch *w, double t);
 /* The job's report file, and XLA's dump when due. */
 void xl_watch_poll(struct xl_watch *w, double t);
-/* The modules the dump reader handed out since it was last asked. */
-void xl_watch_take_dump(struct xl_watch *w);
 /* The end of the run (monotonic time): the last lines of the job's report
  * file are read (what it says stays in w->jobreport). */
 void xl_watch_finish(struct xl_watch *w, double t);
-/* While the run goes on (monotonic time t): what the verdict reads, as if
- * the run ended now (xl_watch_finish settles it again at the end). */
-void xl_watch_settle(struct xl_watch *w, double t);
 
 /* The storming functions the verdict lists, at most. */
 #define XL_STORM_RANKED 8
@@ -620,5 +464,14 @@ json_t *xl_watch_json(const struct xl_watch *w, const struct xl_storm *s);
 void xl_watch_warn(const struct xl_watch *w, const struct xl_storm *s, const char *run_dir);
 /* ", 40 compiles, 0 persistent-cache hits, first step at 1.2 s" into buf. */
 void xl_watch_summary(const struct xl_watch *w, const struct xl_storm *s, char *buf, size_t n);
+/* The dump's memory-usage reports, {module name: bytes} ({} without a
+ * dump).  New reference. */
+json_t *xl_watch_dump_reports(const struct xl_watch *w);
+/* What the dump reader read, kept and dropped (null without a dump).  New
+ * reference. */
+json_t *xl_watch_dump_json(const struct xl_watch *w);
+/* The job's report file's malformed lines and lines of unknown kind, said
+ * once each (warnings); nothing without a report file. */
+void xl_watch_jobreport_warn(const struct xl_watch *w);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "launcher/run/observe.h"
 #include "launcher/watch/dump.h"
+#include "launcher/watch/jobreport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "launcher/watch/watch.h"
+#include "launcher/watch/jobreport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -41,15 +41,40 @@ expect_rc 1 "watch -> calib refused"
 inject launcher/run/attempt.c '#include "launcher/watch/dump.h"'
 expect_rc 1 "the watch's back room refused to run"
 expect_out "private to launcher/watch/ (use launcher/watch/watch.h)" "the watch's front door named"
+# the watch's own unit tests build on the watch and common/ alone
+rm -rf "$T/tree"; mkdir -p "$T/tree/tests/unit"
+cp -R common calib probe bundle launcher kernels "$T/tree/"
+cp tests/unit/test_watch_*.c "$T/tree/tests/unit/"
+run tools/check-deps.sh "$T/tree"
+expect_rc 0 "the watch's unit tests include the watch and common/ only"
+printf '%s\n' '#include "launcher/run/outcome.h"' >>"$T/tree/tests/unit/test_watch_storm.c"
+run tools/check-deps.sh "$T/tree"
+expect_rc 1 "a watch unit test that includes the run room refused"
+expect_out "check-deps: tests/unit/test_watch_storm.c:" "the test named"
+expect_out "the watch's unit tests build on launcher/watch/ and common/ alone" "the rule named"
 inject launcher/report/report.c '#include "launcher/watch/watch.h"'
 expect_rc 1 "report -> watch refused"
 inject launcher/profile/resolve.c '#include "launcher/watch/watch.h"'
 expect_rc 1 "profile -> watch refused"
-inject launcher/run/plan.c '#include "launcher/flags/xlareader.h"'
+inject launcher/plan/plan.c '#include "launcher/flags/xlareader.h"'
 expect_rc 1 "another room's back room refused"
-inject launcher/run/plan.c '#include "launcher/cmd-run.c"'
+inject launcher/plan/plan.c '#include "launcher/cmd-run.c"'
 expect_rc 1 "including a command refused"
 expect_out "nothing includes a command" "the rule named"
+# the plan room: below run, above profile and flags, entered by plan.h
+inject launcher/plan/plan.c '#include "launcher/run/run.h"'
+expect_rc 1 "plan -> run refused"
+expect_out "launcher/plan may not depend on launcher/run" "the plan's rule named"
+inject launcher/plan/job.c '#include "launcher/watch/watch.h"'
+expect_rc 1 "plan -> watch refused"
+inject launcher/run/launch.c '#include "launcher/plan/job.h"'
+expect_rc 1 "the plan's back room refused to run"
+expect_out "private to launcher/plan/ (use launcher/plan/plan.h)" "the plan's front door named"
+inject launcher/cmd-calib.c '#include "launcher/run/run.h"'
+expect_rc 1 "the calib commands plan without the run room"
+expect_out "launcher/cmd-calib.c:" "the command named"
+inject launcher/profile/resolve.c '#include "launcher/plan/plan.h"'
+expect_rc 1 "profile -> plan refused"
 inject common/str.c '#include "probe/probe.h"'
 expect_rc 1 "common -> probe refused"
 inject probe/probe_run.c '#include "bundle/bundle.h"'
@@ -79,11 +104,17 @@ inject launcher/cmd-env.c '#include "bundle/bundle.h"'
 expect_rc 0 "launcher -> bundle allowed"
 inject bundle/bundle.c '#include "probe/probe.h"'
 expect_rc 0 "bundle/bundle.c -> probe allowed"
-inject launcher/run/plan.c '#include "launcher/profile/profile.h"'
+inject launcher/run/launch.c '#include "launcher/profile/profile.h"'
 expect_rc 0 "run -> profile allowed"
+inject launcher/run/launch.c '#include "launcher/plan/plan.h"'
+expect_rc 0 "run -> plan allowed"
+inject launcher/plan/plan.c '#include "launcher/profile/profile.h"'
+expect_rc 0 "plan -> profile allowed"
+inject launcher/cmd-calib.c '#include "launcher/plan/plan.h"'
+expect_rc 0 "a calib command -> plan allowed"
 inject launcher/profile/resolve.c '#include "launcher/flags/flags.h"'
 expect_rc 0 "profile -> flags allowed"
-inject launcher/run/plan.c '#include "launcher/watch/watch.h"'
+inject launcher/run/launch.c '#include "launcher/watch/watch.h"'
 expect_rc 0 "run -> watch allowed"
 inject launcher/watch/inductor.c '#include "common/common.h"'
 expect_rc 0 "watch -> common allowed"

@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/run/job.h"
+#include "launcher/plan/job.h"
 #include "launcher/run/observe.h"
 #include "launcher/run/outcome.h"
+#include "launcher/watch/jobreport.h"
 #include "launcher/run/supervise.h"
 
 static int setup_dir(void **state)

@@ -13,23 +13,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/run/outcome.h"
+#include "launcher/watch/watch.h"
 #include "launcher/watch/dump.h"
+#include "launcher/watch/events.h"
 #include "tests/fuzz/targets.h"
 
-static struct xl_patterns pats;
+static struct xl_cpats pats;
 
 static int setup(void **state)
 {
 	xl_verbosity = -1;
-	if (xl_patterns_load(NULL, &pats) != 0)
+	if (xl_cpats_read(NULL, &pats) != 0)
 		return -1;
 	return xl_test_dir_setup(state);
 }
 
 static int teardown(void **state)
 {
-	xl_patterns_release(&pats);
+	xl_cpats_release(&pats);
 	return xl_test_dir_teardown(state);
 }
 
@@ -303,24 +304,31 @@ static const struct xl_cfn *fn(const struct xl_watch *w, const char *name)
 	return NULL;
 }
 
-/* A watch over reader r, started start_ago seconds ago. */
-static void watch_dump(struct xl_watch *w, struct xl_dump *r, double start_ago)
+/* A watch over the dump in dir (ours: pruned; since: the launch's start,
+ * epoch), started start_ago seconds ago; its reader, which the watch made
+ * and releases. */
+static struct xl_dump *watch_dump(struct xl_watch *w, const char *dir, bool ours, double since,
+				  double start_ago)
 {
 	struct xl_watch_cfg cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.pats = &pats.compile;
-	cfg.rule = pats.compile.rule;
+	cfg.pats = &pats;
+	cfg.rule = pats.rule;
 	cfg.start = xl_mono() - start_ago;
-	cfg.dump = r;
+	cfg.dump_dir = dir;
+	cfg.dump_ours = ours;
+	cfg.dump_since = since;
 	xl_watch_init(w, &cfg);
+	assert_non_null(w->dump);
+	return w->dump;
 }
 
 static void test_reader_jax(void **state)
 {
 	double base = xl_now() - 50;
 	char *dir = lay_out("jax-drift", "jax", base);
-	struct xl_dump r;
+	struct xl_dump *r;
 	struct xl_watch w;
 	struct xl_storm s;
 	const struct xl_cfn *f;
@@ -330,11 +338,10 @@ static void test_reader_jax(void **state)
 	(void)state;
 	need_fine_mtimes();
 	assert_int_equal(count_files(dir), 62);
-	xl_dump_init(&r, dir, true, 0, base);
-	watch_dump(&w, &r, 60);
+	r = watch_dump(&w, dir, true, base, 60);
 	xl_watch_poll(&w, xl_mono() + 10);
 	/* five modules, each one compilation with the times its files bracket */
-	assert_int_equal(r.modules, 5);
+	assert_int_equal(r->modules, 5);
 	assert_int_equal(w.from_dump, 5);
 	f = fn(&w, "jit(train_step)");
 	assert_int_equal(f->compiles, 3);
@@ -347,7 +354,7 @@ static void test_reader_jax(void **state)
 	assert_int_equal(f->pchg[0], 0);
 	/* the first module: from its directory (641 us: its MLIR and options)
 	 * to its last file (18,644 us) */
-	assert_true(fabs(w.ev[0].t - (base - r.origin + 641e-6)) < 1e-4);
+	assert_true(fabs(w.ev[0].t - (base - r->origin + 641e-6)) < 1e-4);
 	assert_true(fabs(w.ev[0].dur - 18003e-6) < 1e-5);
 	/* pruned as read: the text and report of the first and the latest of
 	 * each program stay, and the modules' directories until the modules
@@ -372,11 +379,11 @@ static void test_reader_jax(void **state)
 	assert_int_equal(s.recompiles, 2);
 	assert_false(s.storm);
 	/* the memory reports, from the same reader */
-	rep = xl_dump_memory_reports(&r);
+	rep = xl_dump_memory_reports(r);
 	assert_int_equal(json_integer_value(json_object_get(rep, "jit_train_step")), 33472);
 	assert_int_equal(json_object_size(rep), 3);
 	json_decref(rep);
-	j = xl_dump_json(&r);
+	j = xl_dump_json(r);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "kept"), "files")), 8);
 	assert_true(json_integer_value(json_object_get(json_object_get(j, "dropped"), "files")) >= 47);
 	json_decref(j);
@@ -396,7 +403,6 @@ static void test_reader_jax(void **state)
 	}
 	json_decref(j);
 	xl_watch_release(&w);
-	xl_dump_release(&r);
 	free(dir);
 }
 
@@ -404,7 +410,7 @@ static void test_reader_torch_xla(void **state)
 {
 	double base = xl_now() - 50;
 	char *dir = lay_out("torch-xla-drift", "ptxla", base);
-	struct xl_dump r;
+	struct xl_dump *r;
 	struct xl_watch w;
 	const struct xl_cfn *f;
 	long before = count_files(dir);
@@ -412,11 +418,10 @@ static void test_reader_torch_xla(void **state)
 	(void)state;
 	need_fine_mtimes();
 	/* a user's own dump: read, never changed */
-	xl_dump_init(&r, dir, false, 0, base);
-	watch_dump(&w, &r, 60);
+	r = watch_dump(&w, dir, false, base, 60);
 	xl_watch_finish(&w, xl_mono());
 	assert_int_equal(count_files(dir), before);
-	assert_int_equal(r.modules, 3);
+	assert_int_equal(r->modules, 3);
 	/* its graphs are numbered by an id that moves between graphs of one
 	 * step (.92, then .93): one program */
 	f = fn(&w, "SyncTensorsGraph");
@@ -428,15 +433,12 @@ static void test_reader_torch_xla(void **state)
 	/* torch_xla's compilations are long: the first took 623 ms */
 	assert_true(w.ev[0].dur > 0.62 && w.ev[0].dur < 0.63);
 	xl_watch_release(&w);
-	xl_dump_release(&r);
 	/* files older than the run are another run's */
-	xl_dump_init(&r, dir, false, 0, base + 3600);
-	watch_dump(&w, &r, 60);
+	r = watch_dump(&w, dir, false, base + 3600, 60);
 	xl_watch_finish(&w, xl_mono());
-	assert_int_equal(r.modules, 0);
+	assert_int_equal(r->modules, 0);
 	assert_int_equal(w.compiles, 0);
 	xl_watch_release(&w);
-	xl_dump_release(&r);
 	free(dir);
 }
 
@@ -444,24 +446,22 @@ static void test_reader_loads(void **state)
 {
 	double base = xl_now() - 50;
 	char *dir = lay_out("jax-cache-load", "load", base);
-	struct xl_dump r;
+	struct xl_dump *r;
 	struct xl_watch w;
 	struct xl_storm s;
 
 	(void)state;
-	xl_dump_init(&r, dir, true, 0, base);
-	watch_dump(&w, &r, 60);
+	r = watch_dump(&w, dir, true, base, 60);
 	xl_watch_finish(&w, xl_mono());
 	xl_watch_verdict(&w, &s);
 	/* programs loaded from a persistent cache: nothing compiled */
-	assert_int_equal(r.modules, 0);
-	assert_int_equal(r.loads, 5);
+	assert_int_equal(r->modules, 0);
+	assert_int_equal(r->loads, 5);
 	assert_int_equal(s.compiles, 0);
 	assert_int_equal(s.cache_hits, 5);
 	assert_int_equal(fn(&w, "jit(train_step)")->dump_loads, 3);
 	assert_int_equal(count_files(dir), 0);
 	xl_watch_release(&w);
-	xl_dump_release(&r);
 	free(dir);
 }
 
@@ -485,7 +485,7 @@ static void test_reader_live(void **state)
 {
 	char *dir = xl_test_path("live");
 	double now = xl_now();
-	struct xl_dump r;
+	struct xl_dump *r;
 	struct xl_watch w;
 	struct xl_storm s;
 	char name[128], text[256];
@@ -494,11 +494,10 @@ static void test_reader_live(void **state)
 	(void)state;
 	need_fine_mtimes();
 	assert_int_equal(xl_mkdirs(dir, 0700), 0);
-	xl_dump_init(&r, dir, true, 0, now - 10);
-	watch_dump(&w, &r, 10);
+	r = watch_dump(&w, dir, true, now - 10, 10);
 	/* a text still being written: its module counts, its entry waits */
 	write_at(dir, "module_0001.jit_g.before_optimizations.txt", "HloModule jit_g\n\nENTRY %main (a.1: f32[", now - 0.1);
-	xl_dump_poll(&r, xl_mono() + 100, true);
+	xl_dump_poll(r, xl_mono() + 100, true);
 	xl_watch_take_dump(&w);
 	assert_int_equal(w.compiles, 1);
 	f = fn(&w, "jit(g)");
@@ -509,7 +508,7 @@ static void test_reader_live(void **state)
 	/* a later file moves its end */
 	write_at(dir, "module_0001.jit_g.cpu_after_optimizations-memory-usage-report.txt",
 		 "Memory Space: default (color=0)\nTotal bytes: 12\n", now);
-	xl_dump_poll(&r, xl_mono() + 200, true);
+	xl_dump_poll(r, xl_mono() + 200, true);
 	xl_watch_take_dump(&w);
 	f = fn(&w, "jit(g)");
 	assert_int_equal(f->compiles, 1);
@@ -524,23 +523,22 @@ static void test_reader_live(void **state)
 		write_at(dir, name, text, now + i * 0.01);
 		snprintf(name, sizeof(name), "module_%04d.jit_g.cpu_after_optimizations.txt", i);
 		write_at(dir, name, "HloModule jit_g\n", now + i * 0.01 + 0.005);
-		xl_dump_poll(&r, xl_mono() + 300 + i, true);
+		xl_dump_poll(r, xl_mono() + 300 + i, true);
 		xl_watch_take_dump(&w);
 	}
 	assert_int_equal(count_files(dir), 3);
-	assert_int_equal(r.files_kept, 3);
-	assert_int_equal(r.kept_modules, 2);
+	assert_int_equal(r->files_kept, 3);
+	assert_int_equal(r->kept_modules, 2);
 	xl_watch_finish(&w, xl_mono());
 	xl_watch_verdict(&w, &s);
 	f = fn(&w, "jit(g)");
 	assert_int_equal(f->compiles, 6);
 	assert_int_equal(f->pchg[0], 5);
 	assert_int_equal(count_files(dir), 3);
-	assert_int_equal(r.bytes_kept, (int64_t)(strlen("HloModule jit_g\n\nENTRY %main (a.1: f32[3]) -> f32[3] {\n  ROOT %a.1 = f32[3] parameter(0)\n}\n")
+	assert_int_equal(r->bytes_kept, (int64_t)(strlen("HloModule jit_g\n\nENTRY %main (a.1: f32[3]) -> f32[3] {\n  ROOT %a.1 = f32[3] parameter(0)\n}\n")
 					    + strlen("Memory Space: default (color=0)\nTotal bytes: 12\n")
 					    + strlen("HloModule jit_g\n\nENTRY %main (a.1: f32[9]) -> f32[9] {\n}\n")));
 	xl_watch_release(&w);
-	xl_dump_release(&r);
 	free(dir);
 }
 
@@ -552,53 +550,51 @@ static void test_reader_long(void **state)
 {
 	char *dir = xl_test_path("long");
 	double now = xl_now();
-	struct xl_dump r;
+	struct xl_dump *r;
 	struct xl_watch w;
 	json_t *rep;
 
 	(void)state;
 	assert_int_equal(xl_mkdirs(dir, 0700), 0);
-	xl_dump_init(&r, dir, true, 0, now - 100);
-	watch_dump(&w, &r, 100);
+	r = watch_dump(&w, dir, true, now - 100, 100);
 	write_at(dir, "module_0001.jit_big.before_optimizations.txt",
 		 "HloModule jit_big\n\nENTRY %main (a.1: f32[3]) -> f32[3] {\n}\n", now - 40);
-	xl_dump_poll(&r, xl_mono() + 100, true);
+	xl_dump_poll(r, xl_mono() + 100, true);
 	xl_watch_take_dump(&w);
 	assert_int_equal(w.compiles, 1);
 	/* 40 s without a file: still compiling, not done */
-	xl_dump_poll(&r, xl_mono() + 200, true);
+	xl_dump_poll(r, xl_mono() + 200, true);
 	xl_watch_take_dump(&w);
-	assert_int_equal(r.nopen, 1);
+	assert_int_equal(r->nopen, 1);
 	/* the optimized text; a text dump's memory report follows it */
 	write_at(dir, "module_0001.jit_big.tpu_after_optimizations.txt", "HloModule jit_big\n", now - 9);
-	xl_dump_poll(&r, xl_mono() + 300, true);
+	xl_dump_poll(r, xl_mono() + 300, true);
 	xl_watch_take_dump(&w);
-	xl_dump_poll(&r, xl_mono() + 400, true);
+	xl_dump_poll(r, xl_mono() + 400, true);
 	xl_watch_take_dump(&w);
-	assert_int_equal(r.nopen, 1);
+	assert_int_equal(r->nopen, 1);
 	write_at(dir, "module_0001.jit_big.tpu_after_optimizations-memory-usage-report.txt",
 		 "Memory Space: default (color=0)\nTotal bytes: 4096\n", now - 6);
-	xl_dump_poll(&r, xl_mono() + 500, true);
+	xl_dump_poll(r, xl_mono() + 500, true);
 	xl_watch_take_dump(&w);
 	assert_int_equal(w.compiles, 1);
 	assert_true(fabs(w.ev[0].dur - 34) < 1e-3);
-	rep = xl_dump_memory_reports(&r);
+	rep = xl_dump_memory_reports(r);
 	assert_int_equal(json_integer_value(json_object_get(rep, "jit_big")), 4096);
 	json_decref(rep);
 	/* ended 6 s ago: done now */
-	xl_dump_poll(&r, xl_mono() + 600, true);
-	assert_int_equal(r.nopen, 0);
+	xl_dump_poll(r, xl_mono() + 600, true);
+	assert_int_equal(r->nopen, 0);
 	/* a compilation that never ends (it failed) is given up after an hour */
 	write_at(dir, "module_0002.jit_big.before_optimizations.txt",
 		 "HloModule jit_big\n\nENTRY %main (a.1: f32[4]) -> f32[4] {\n}\n", now - 3700);
-	xl_dump_poll(&r, xl_mono() + 700, true);
+	xl_dump_poll(r, xl_mono() + 700, true);
 	xl_watch_take_dump(&w);
-	assert_int_equal(r.nopen, 1);
-	xl_dump_poll(&r, xl_mono() + 800, true);
-	assert_int_equal(r.nopen, 0);
+	assert_int_equal(r->nopen, 1);
+	xl_dump_poll(r, xl_mono() + 800, true);
+	assert_int_equal(r->nopen, 0);
 	xl_watch_finish(&w, xl_mono());
 	xl_watch_release(&w);
-	xl_dump_release(&r);
 	free(dir);
 }
 
@@ -642,15 +638,14 @@ static void test_reader_wide(void **state)
 {
 	char *dir = xl_test_path("wide");
 	double now = xl_now();
-	struct xl_dump r;
+	struct xl_dump *r;
 	struct xl_watch w;
 	struct xl_storm s;
 	char name[128], *cause;
 
 	(void)state;
 	assert_int_equal(xl_mkdirs(dir, 0700), 0);
-	xl_dump_init(&r, dir, true, 0, now - 10);
-	watch_dump(&w, &r, 10);
+	r = watch_dump(&w, dir, true, now - 10, 10);
 	for (int i = 0; i < 4; i++) {
 		char *t = wide_text("last", 301, 300, 100 + i);
 
@@ -661,7 +656,7 @@ static void test_reader_wide(void **state)
 		snprintf(name, sizeof(name), "module_%04d.jit_mid.before_optimizations.txt", 2 * i + 1);
 		write_at(dir, name, t, now + i * 0.01 + 0.005);
 		free(t);
-		xl_dump_poll(&r, xl_mono() + 100 + i, true);
+		xl_dump_poll(r, xl_mono() + 100 + i, true);
 		xl_watch_take_dump(&w);
 	}
 	xl_watch_finish(&w, xl_mono());
@@ -677,7 +672,6 @@ static void test_reader_wide(void **state)
 				   " kept: only the first 128 and the last 128 inputs' are)");
 	free(cause);
 	xl_watch_release(&w);
-	xl_dump_release(&r);
 	free(dir);
 }
 
@@ -687,7 +681,7 @@ static void test_paired(void **state)
 {
 	double base = xl_now() - 50;
 	char *dir = lay_out("jax-drift", "paired", base);
-	struct xl_dump r;
+	struct xl_dump *r;
 	struct xl_watch w;
 	struct xl_cblock b;
 	struct xl_storm s;
@@ -701,8 +695,7 @@ static void test_paired(void **state)
 
 	(void)state;
 	need_fine_mtimes();
-	xl_dump_init(&r, dir, true, 0, base);
-	watch_dump(&w, &r, 60);
+	r = watch_dump(&w, dir, true, base, 60);
 	xl_cblock_init(&b);
 	for (size_t i = 0; i < 3; i++)
 		xl_watch_line(&w, &b, lines[i], strlen(lines[i]), xl_mono() - 1);
@@ -718,9 +711,8 @@ static void test_paired(void **state)
 	assert_int_equal(w.nev, 5);
 	assert_int_equal(fn(&w, "jit(train_step)")->compiles, 3);
 	/* the dump's times, not the lines' */
-	assert_true(fabs(w.ev[0].t - (base - r.origin + 641e-6)) < 1e-4);
+	assert_true(fabs(w.ev[0].t - (base - r->origin + 641e-6)) < 1e-4);
 	xl_watch_release(&w);
-	xl_dump_release(&r);
 	free(dir);
 }
 

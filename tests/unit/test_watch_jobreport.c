@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "launcher/watch/watch.h"
+#include "launcher/watch/jobreport.h"
 
 static int setup(void **state)
 {

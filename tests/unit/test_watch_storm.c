@@ -10,22 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/run/outcome.h"
+#include "launcher/watch/watch.h"
+#include "launcher/watch/events.h"
 #include "tests/fuzz/targets.h"
 
-static struct xl_patterns pats;
+static struct xl_cpats pats;
 
 static int setup(void **state)
 {
 	xl_verbosity = -1;
-	if (xl_patterns_load(NULL, &pats) != 0)
+	if (xl_cpats_read(NULL, &pats) != 0)
 		return -1;
 	return xl_test_dir_setup(state);
 }
 
 static int teardown(void **state)
 {
-	xl_patterns_release(&pats);
+	xl_cpats_release(&pats);
 	return xl_test_dir_teardown(state);
 }
 
@@ -34,8 +35,8 @@ static void watch_init(struct xl_watch *w, const char *step_pattern, const char 
 	struct xl_watch_cfg cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.pats = &pats.compile;
-	cfg.rule = pats.compile.rule;
+	cfg.pats = &pats;
+	cfg.rule = pats.rule;
 	cfg.step_pattern = step_pattern;
 	cfg.jobreport_path = report;
 	cfg.start = 1000.0;
@@ -578,10 +579,10 @@ static void test_bad_patterns(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct xl_patterns p;
+		struct xl_cpats p;
 		char *path = xl_test_write("outcomes.yaml", bad[i]);
 
-		assert_int_equal(xl_patterns_load(path, &p), 65);
+		assert_int_equal(xl_cpats_read(path, &p), 65);
 		free(path);
 	}
 }
@@ -741,7 +742,7 @@ static void test_storm_rates(void **state)
  * jax.numpy functions and its private helpers. */
 static void test_internal_names(void **state)
 {
-	const struct xl_cpats *c = &pats.compile;
+	const struct xl_cpats *c = &pats;
 
 	(void)state;
 	assert_true(xl_cpats_internal(c, "jax", "jit(broadcast_in_dim)"));

@@ -8,8 +8,7 @@
  * `.venv/bin/python`, `python3 -m pkg`, a script's `#!` line, else
  * $VIRTUAL_ENV's, else python3 on PATH).
  */
-#include "launcher/run/job.h"
-#include "launcher/run/memcg.h"
+#include "launcher/plan/job.h"
 
 #include "bundle/bundle.h"
 
@@ -344,58 +343,6 @@ bool xl_job_on_host(const struct xl_profile *p)
 	if (pd && strcasecmp(pd, "CPU") == 0)
 		return true;
 	return cv && (!*cv || strcmp(cv, "-1") == 0);
-}
-
-/* The memory limit of this process's cgroup and its ancestors (the child
- * stays in it): the smallest memory.max that is not "max"; -1 when none.
- * *where gets the file (caller frees). */
-int64_t xl_cgroup_memory_max(char **where)
-{
-	char *cg = xl_read_file("/proc/self/cgroup", NULL, 1 << 16), *line, *path;
-	int64_t best = -1;
-
-	*where = NULL;
-	if (!cg)
-		return -1;
-	/* cgroup v2: "0::/path" */
-	line = strstr(cg, "0::");
-	if (line) {
-		line[strcspn(line, "\n")] = '\0';
-		path = xl_strdup(line + 3);
-		for (;;) {
-			char *f = xl_asprintf("/sys/fs/cgroup%s/memory.max",
-					      strcmp(path, "/") == 0 ? "" : path);
-			char *v = xl_read_file(f, NULL, 256);
-			uint64_t b;
-
-			if (v) {
-				v[strcspn(v, "\n")] = '\0';
-				if (strcmp(v, "max") != 0 && xl_parse_bytes(v, &b) &&
-				    (best < 0 || (int64_t)b < best)) {
-					best = (int64_t)b;
-					free(*where);
-					*where = xl_strdup(f);
-				}
-			}
-			free(v);
-			free(f);
-			if (strcmp(path, "/") == 0 || !*path)
-				break;
-			{
-				char *slash = strrchr(path, '/');
-
-				if (slash == path)
-					slash[1] = '\0';
-				else if (slash)
-					*slash = '\0';
-				else
-					break;
-			}
-		}
-		free(path);
-	}
-	free(cg);
-	return best;
 }
 
 /* Whether the job runs JAX: its bundle has jax, or the profile sets a JAX

@@ -1,9 +1,9 @@
-/* job.h - job.c's functions, private to launcher/run/: what a command line
+/* job.h - job.c's functions, private to launcher/plan/: what a command line
  * launches and the limits it runs under. */
-#ifndef XLAUNCH_LAUNCHER_RUN_JOB_H
-#define XLAUNCH_LAUNCHER_RUN_JOB_H
+#ifndef XLAUNCH_LAUNCHER_PLAN_JOB_H
+#define XLAUNCH_LAUNCHER_PLAN_JOB_H
 
-#include "launcher/run/run.h"
+#include "launcher/plan/plan.h"
 #include "calib/calib.h"
 
 struct xl_job {
@@ -36,10 +36,6 @@ int xl_job_from_argv(char **argv, int argc, char *const *envp, struct xl_job *j)
  * naming cpu alone, PJRT_DEVICE=CPU, or CUDA_VISIBLE_DEVICES empty or -1
  * (the profile's value, else this process's). */
 bool xl_job_on_host(const struct xl_profile *p);
-
-/* The smallest memory.max of this process's cgroup (v2) and its ancestors,
- * -1 when none is set; *where the file (caller frees). */
-int64_t xl_cgroup_memory_max(char **where);
 
 /* The limits a launch of p with these parts runs under, each with the kind
  * it bounds (at most max): on the host, limits.address_space (host_peak_vm),

@@ -1,7 +1,7 @@
 /* plan.c - resolve every candidate of a profile, compute its signature
- * parts and limits and ask the store for the order (see run.h). */
-#include "launcher/run/run.h"
-#include "launcher/run/job.h"
+ * parts and limits and ask the store for the order (see plan.h). */
+#include "launcher/plan/plan.h"
+#include "launcher/plan/job.h"
 #include "launcher/flags/flags.h"
 
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static bool path_setting_flag(const char *var, const char *name)
 /* The signature parts of a resolved profile: model, train, parallel,
  * features, hardware (from signature.device), toggles ({env: the managed
  * variables less cache and dump paths, limits: {address_space}}) and the
- * job's own parts ({argv, code, bundle} of launcher/run/job.h; NULL: none).
+ * job's own parts ({argv, code, bundle} of launcher/plan/job.h; NULL: none).
  * New reference. */
 static json_t *signature_parts(const struct xl_profile *p, const json_t *job)
 {

@@ -292,14 +292,42 @@ static void show_judged(const struct xl_profile *p, const struct xl_judge *j)
 		       xl_knowledge_pinned("jaxlib"));
 }
 
-/* What the runtime adds on its own at start (--explain). */
-static void show_runtime_defaults(const struct xl_profile *p)
+/* Which runtime --explain assumes the job loads, for what that runtime adds
+ * at start: the profile says it (xl_runtime_defaults), and the interpreter
+ * the launch would start, where one is found, must have it.  Returns false
+ * (said) when nothing is to be added. */
+static bool runtime_assumed(const struct xl_profile *p, const struct xl_runtime *rt)
 {
-	json_t *def = xl_runtime_defaults(p);
+	bool all;
+
+	if (!(xl_profile_needs(p, &all, NULL) & XL_NEEDS_TORCH_XLA))
+		return false;
+	if (!rt->python || rt->why) {
+		printf("\nruntime assumed: PyTorch/XLA, from the profile (no interpreter to ask: %s)\n",
+		       rt->why ? rt->why : "none found");
+		return true;
+	}
+	if (rt->torch_xla) {
+		printf("\nruntime assumed: PyTorch/XLA (%s has torch_xla %s)\n", rt->python, rt->torch_xla);
+		return true;
+	}
+	printf("\nruntime assumed: %s (%s, found by %s, has no torch_xla): PyTorch/XLA's start-up "
+	       "additions left out\n", rt->jax || rt->jaxlib ? "JAX" : "neither JAX nor PyTorch/XLA",
+	       rt->python, rt->source);
+	return false;
+}
+
+/* What the runtime adds on its own at start (--explain). */
+static void show_runtime_defaults(const struct xl_profile *p, const struct xl_runtime *rt)
+{
+	json_t *def;
 	const char *var;
 	json_t *list;
 	bool any = false;
 
+	if (!runtime_assumed(p, rt))
+		return;
+	def = xl_runtime_defaults(p);
 	json_object_foreach(def, var, list) {
 		size_t i;
 		json_t *d;
@@ -367,7 +395,7 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 	}
 	if (o->explain) {
 		show_judged(p, &jd);
-		show_runtime_defaults(p);
+		show_runtime_defaults(p, &rt);
 		printf("\nfiles, in the order applied:\n");
 		for (size_t i = 0; i < p->chain.n; i++)
 			printf("  %-20s %s\n", p->chain.v[i], p->chain_files.v[i]);

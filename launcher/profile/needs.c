@@ -1,8 +1,9 @@
 /* needs.c - which runtime a profile is for, and whether the interpreter a
  * launch starts has it.  A profile is for JAX when it sets JAX_PLATFORMS,
  * for PyTorch/XLA when it sets PJRT_DEVICE; without either, for any of the
- * runtimes whose variables it sets (a cache profile that sets both JAX's
- * and torch_xla's cache directories is for either).  `run` and `exec` stop
+ * runtimes whose own variables it sets (a cache profile that sets both JAX's
+ * and torch_xla's cache directories is for either); a variable every XLA
+ * runtime reads (TF_CPP_MIN_LOG_LEVEL) names none.  `run` and `exec` stop
  * before the start when the interpreter the command names (argv[0] or a
  * script's #!) has none of what the profile is for.
  */
@@ -26,13 +27,20 @@ static const struct {
 };
 #define NRUNTIMES (sizeof(runtimes) / sizeof(runtimes[0]))
 
-/* The runtimes whose catalogs list variable name. */
+/* The runtimes whose catalogs list variable name, where that tells which
+ * runtime a profile is for: a variable the `runtime` catalog lists is read
+ * by the layer every XLA runtime loads (TF_CPP_MIN_LOG_LEVEL by TSL's
+ * logger, TPU_* by libtpu), by a JAX job as much as by a PyTorch/XLA one,
+ * so it tells none, whichever runtime's own catalog lists it too. */
 static unsigned families_of(const char *name)
 {
 	const struct xl_flagdef *d;
 	size_t n = xl_catalog_find_all(name, &d);
 	unsigned out = 0;
 
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(xl_families[d[k].family].name, "runtime") == 0)
+			return 0;
 	for (size_t k = 0; k < n; k++)
 		for (size_t r = 0; r < NRUNTIMES; r++)
 			if (strcmp(xl_families[d[k].family].name, runtimes[r].family) == 0)

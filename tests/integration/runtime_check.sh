@@ -76,8 +76,38 @@ expect_rc 0 "explain a JAX profile"
 expect_no_out "TPU_ML_PLATFORM" "no torch_xla defaults for a JAX job"
 expect_no_out "added by the runtime at start" "nothing added"
 printf 'description: TPU\nenv: {PJRT_DEVICE: TPU}\n' >"$P/xlatpu.yaml"
-run "$XL" profile show --explain xlatpu
+# ... and only where the interpreter the launch would start has torch_xla;
+# the explanation says which runtime it assumed, and why
+python3 -m venv --without-pip "$T/withxla" >/dev/null 2>&1 || skip "python3 -m venv does not work here"
+sp=$("$T/withxla/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+mkdir -p "$sp/torch_xla-2.9.0.dist-info"
+printf 'Metadata-Version: 2.1\nName: torch_xla\nVersion: 2.9.0\n' >"$sp/torch_xla-2.9.0.dist-info/METADATA"
+run env VIRTUAL_ENV="$T/withxla" "$XL" profile show --explain xlatpu
 expect_out "TPU_ML_PLATFORM=PyTorch/XLA" "torch_xla's defaults for a torch_xla job"
+expect_out "runtime assumed: PyTorch/XLA ($T/withxla/bin/python has torch_xla 2.9.0)" "the runtime assumed, and why"
+run env VIRTUAL_ENV="$T/withjax" "$XL" profile show --explain xlatpu
+expect_no_out "TPU_ML_PLATFORM" "no torch_xla defaults where the interpreter has JAX only"
+expect_out "runtime assumed: JAX ($JAXPY, found by VIRTUAL_ENV, has no torch_xla)" "says it assumed JAX"
+run env VIRTUAL_ENV="$T/bare" "$XL" profile show --explain xlatpu
+expect_no_out "TPU_ML_PLATFORM" "no torch_xla defaults where the interpreter has neither runtime"
+expect_out "runtime assumed: neither JAX nor PyTorch/XLA ($BARE" "says it assumed neither"
+run env VIRTUAL_ENV= PATH=/nonexistent "$XL" profile show --explain xlatpu
+expect_out "runtime assumed: PyTorch/XLA, from the profile (no interpreter to ask" "no interpreter: the profile decides, said so"
+expect_out "TPU_ML_PLATFORM=PyTorch/XLA" "and its defaults shown"
+
+# a variable every XLA runtime reads (TF_CPP_MIN_LOG_LEVEL, set by the
+# shipped xla-base) names no runtime: a JAX job under a profile that
+# extends xla-base is launched, with no word of PyTorch/XLA
+printf 'description: old\nextends: xla-base\nflags: {XLA_FLAGS: {xla_cpu_enable_fast_math: false}}\n' >"$P/old.yaml"
+run "$XL" exec old -- "$JAXPY" -c 'print("started")'
+expect_rc 0 "a JAX interpreter under a profile extending xla-base"
+expect_out started "started"
+if grep -q "PyTorch/XLA" "$T/err"; then cat "$T/err"; fail "TF_CPP_MIN_LOG_LEVEL taken for PyTorch/XLA"; fi
+ok "no runtime decided from TF_CPP_MIN_LOG_LEVEL"
+run "$XL" exec old -- "$BARE" -c 'print("started")'
+expect_rc 0 "nor is an interpreter with neither runtime stopped by it"
+run "$XL" profile show --explain old
+expect_no_out "TPU_ML_PLATFORM" "no torch_xla defaults for xla-base's logging variable"
 
 # profile check: a misspelt runtime variable and names no runtime has are
 # warned about with what they would be; the job's own variables are not

@@ -373,6 +373,30 @@ static int64_t bytes_value(const json_t *v)
 		return (int64_t)b;
 	return -1;
 }
+/* The share of a GPU's memory a JAX child's allocator allows itself, its
+ * words appended to *why (" x 0.75 (JAX's default)"; nothing for the whole
+ * device under the platform allocator but the setting's name). */
+static double jax_share(const struct xl_profile *p, struct xl_buf *why)
+{
+	const char *fr = child_env(p, "XLA_PYTHON_CLIENT_MEM_FRACTION");
+	const char *pre = child_env(p, "XLA_PYTHON_CLIENT_PREALLOCATE");
+	const char *alloc = child_env(p, "XLA_PYTHON_CLIENT_ALLOCATOR");
+	double v;
+	char *end;
+
+	if (alloc && strcmp(alloc, "platform") == 0) {
+		xl_buf_adds(why, " (XLA_PYTHON_CLIENT_ALLOCATOR=platform)");
+		return 1.0;
+	}
+	if (fr && (v = strtod(fr, &end)) > 0 && v <= 1 && !*end) {
+		xl_buf_addf(why, " x %g (XLA_PYTHON_CLIENT_MEM_FRACTION)", v);
+		return v;
+	}
+	xl_buf_addf(why, " x 0.75 (JAX's default%s)",
+		    pre && (strcmp(pre, "false") == 0 || strcmp(pre, "0") == 0) ? ", preallocation off" : "");
+	return 0.75;
+}
+
 
 size_t xl_job_limits(const struct xl_profile *p, const json_t *parts,
 		     const struct calib_hardware *hw, struct calib_limit *out, size_t max)
@@ -432,37 +456,25 @@ size_t xl_job_limits(const struct xl_profile *p, const json_t *parts,
 				     strcasestr(kind, "h100") || strcasestr(kind, "h200") ||
 				     strcasestr(kind, "a100") || strcasestr(kind, "amd")));
 		bool pjrt_limit = hw && strstr(hw->memory_source, "bytes_limit");
-		struct xl_buf src = XL_BUF_INIT;
+		struct xl_buf src = XL_BUF_INIT, share = XL_BUF_INIT;
 
 		xl_fmt_bytes((uint64_t)mem, b, sizeof(b));
-		if (gpu && pjrt_limit) {
-			/* PJRT's memory stats give its allocator's limit; the probe
-			 * creates the client with memory_fraction 1, so that limit
-			 * is the device's memory (on an H200: 150109945856 bytes,
-			 * cuDeviceTotalMem 150109880320) */
-			xl_buf_addf(&src, "device memory %s (PJRT allocator limit at memory_fraction 1)", b);
-		} else {
+		if (gpu && runs_jax(p, parts))
+			frac = jax_share(p, &share);
+		/* the figure itself only where a share of it is the limit: the
+		 * limit is printed beside its source */
+		if (frac != 1.0)
 			xl_buf_addf(&src, "device memory %s", b);
-		}
-		if (gpu && runs_jax(p, parts)) {
-			const char *fr = child_env(p, "XLA_PYTHON_CLIENT_MEM_FRACTION");
-			const char *pre = child_env(p, "XLA_PYTHON_CLIENT_PREALLOCATE");
-			const char *alloc = child_env(p, "XLA_PYTHON_CLIENT_ALLOCATOR");
-			double v;
-			char *end;
-
-			if (alloc && strcmp(alloc, "platform") == 0) {
-				xl_buf_adds(&src, " (XLA_PYTHON_CLIENT_ALLOCATOR=platform)");
-			} else if (fr && (v = strtod(fr, &end)) > 0 && v <= 1 && !*end) {
-				frac = v;
-				xl_buf_addf(&src, " x %g (XLA_PYTHON_CLIENT_MEM_FRACTION)", v);
-			} else {
-				frac = 0.75;
-				xl_buf_addf(&src, " x 0.75 (JAX's default%s)",
-					    pre && (strcmp(pre, "false") == 0 || strcmp(pre, "0") == 0)
-						    ? ", preallocation off" : "");
-			}
-		}
+		else
+			xl_buf_adds(&src, "the device's memory");
+		/* PJRT's memory stats give its allocator's limit; the probe
+		 * creates the client with memory_fraction 1, so that limit is
+		 * the device's memory (on an H200: 150109945856 bytes,
+		 * cuDeviceTotalMem 150109880320) */
+		if (gpu && pjrt_limit)
+			xl_buf_adds(&src, " (PJRT allocator limit at memory_fraction 1)");
+		xl_buf_adds(&src, xl_buf_str(&share));
+		xl_buf_release(&share);
 		out[n].kind = CALIB_KIND_DEVICE_PEAK;
 		out[n].bytes = (int64_t)(total * frac);
 		snprintf(out[n].source, sizeof(out[n].source), "%s", xl_buf_str(&src));

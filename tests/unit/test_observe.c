@@ -517,6 +517,8 @@ static void test_limits(void **state)
 	assert_int_equal(l[0].kind, CALIB_KIND_DEVICE_PEAK);
 	assert_int_equal(l[0].bytes, 63750000000LL);
 	assert_non_null(strstr(l[0].source, "x 0.75 (JAX's default"));
+	/* the device's figure is in the source where a share of it is the limit */
+	assert_non_null(strstr(l[0].source, "device memory 79.2 GiB x 0.75"));
 	/* ... or what XLA_PYTHON_CLIENT_MEM_FRACTION says */
 	n = xl_job_limits(frac, parts, &hw, l, CALIB_MAX_LIMITS);
 	assert_int_equal(l[0].bytes, 42500000000LL);
@@ -524,6 +526,9 @@ static void test_limits(void **state)
 	/* a job that is not JAX's: the device */
 	n = xl_job_limits(torch, parts, &hw, l, CALIB_MAX_LIMITS);
 	assert_int_equal(l[0].bytes, 85000000000LL);
+	/* the limit is the whole device: printed beside its source, the
+	 * figure is not repeated there ("16.0 GiB (device memory 16.0 GiB)") */
+	assert_string_equal(l[0].source, "the device's memory");
 	json_decref(parts);
 	/* PJRT's figure is its allocator's limit, which the probe set at
 	 * memory_fraction 1: the device's memory, of which JAX takes 0.75 */

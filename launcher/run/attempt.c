@@ -159,8 +159,15 @@ static int create_run_dir(struct attempt *at, char **why)
 
 	at->dir = xl_asprintf("%s/%s", at->runs, at->id);
 	at->part = xl_asprintf("%s/.%s.part", at->runs, at->id);
-	if (xl_mkdirs(at->runs, 0700) < 0 || mkdir(at->part, 0700) < 0) {
-		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(errno));
+	/* in the index of unsettled ones before it exists, so that a sweep
+	 * finds it whenever its owner dies */
+	if (xl_mkdirs(at->runs, 0700) < 0 || xl_unsettled_add(at->runs, at->id) < 0 ||
+	    mkdir(at->part, 0700) < 0) {
+		int e = errno;
+
+		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(e));
+		xl_unsettled_remove(at->runs, at->id);
+		errno = e;
 		return -1;
 	}
 	at->jobreport = xl_asprintf("%s/report.jsonl", at->dir);
@@ -174,6 +181,7 @@ static int create_run_dir(struct attempt *at, char **why)
 		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(e));
 		unlink(ppath);
 		rmdir(at->part);
+		xl_unsettled_remove(at->runs, at->id);
 		errno = e;
 		rc = -1;
 	}

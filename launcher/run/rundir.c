@@ -65,13 +65,14 @@ static bool private_dir(const char *dir, char **why)
 static bool can_keep(const char *dir, char **why)
 {
 	char *runs = xl_asprintf("%s/runs", dir), *pend = xl_asprintf("%s/pending", dir);
-	char *probe = xl_asprintf("%s/.probe.%d", runs, (int)getpid());
+	char *index = xl_unsettled_path(runs, NULL);
+	char *probe = xl_asprintf("%s/.probe.%d", index, (int)getpid());
 	char block[4096];
 	bool ok = false;
 	int fd = -1;
 
 	memset(block, '\n', sizeof(block));
-	if (xl_mkdirs(runs, 0700) < 0 || xl_mkdirs(pend, 0700) < 0) {
+	if (xl_mkdirs(index, 0700) < 0 || xl_mkdirs(pend, 0700) < 0) {
 		*why = xl_asprintf("'%s' cannot keep run directories: %s", dir, strerror(errno));
 		goto out;
 	}
@@ -91,6 +92,7 @@ out:
 		close(fd);
 	unlink(probe);
 	free(probe);
+	free(index);
 	free(pend);
 	free(runs);
 	return ok;
@@ -218,11 +220,48 @@ char *xl_new_run_id(int rank, int attempt)
 			   (int)getpid(), rank, attempt);
 }
 
+/* ---- the index of unsettled run directories ------------------------------------------ */
+
+char *xl_unsettled_path(const char *runs, const char *id)
+{
+	return id ? xl_asprintf("%s/" XL_UNSETTLED_DIR "/%s", runs, id)
+		  : xl_asprintf("%s/" XL_UNSETTLED_DIR, runs);
+}
+
+int xl_unsettled_add(const char *runs, const char *id)
+{
+	char *p = xl_unsettled_path(runs, id);
+	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0 && errno == ENOENT) {
+		/* runs/ made by hand, or by an xlaunch older than the index */
+		char *dir = xl_unsettled_path(runs, NULL);
+
+		if (xl_mkdirs(dir, 0700) == 0)
+			fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		free(dir);
+	}
+	free(p);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+void xl_unsettled_remove(const char *runs, const char *id)
+{
+	char *p = xl_unsettled_path(runs, id);
+
+	unlink(p);
+	free(p);
+}
+
 /* ---- settled run directories --------------------------------------------------- */
 
 void xl_run_settled_dir(const char *dir, const char *why)
 {
 	char *p = xl_asprintf("%s/settled", dir);
+	const char *slash = strrchr(dir, '/');
 	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 
 	if (fd >= 0) {
@@ -232,6 +271,14 @@ void xl_run_settled_dir(const char *dir, const char *why)
 		close(fd);
 	}
 	free(p);
+	/* settled first, then out of the index: a sweep between the two
+	 * finds it settled and takes it out itself */
+	if (fd >= 0 && slash) {
+		char *runs = xl_strndup(dir, (size_t)(slash - dir));
+
+		xl_unsettled_remove(runs, slash + 1);
+		free(runs);
+	}
 }
 
 void xl_run_settled(const char *id, const char *why)

@@ -199,7 +199,8 @@ ok "each run directory recorded ($(wc -l <"$T/dirs") of them)"
 expect_eq "$(q "SELECT count(*) FROM (SELECT id FROM attempts GROUP BY id HAVING count(*) > 1)")" 0 "none twice"
 for d in "$RUNS"/*/; do [ -f "$d/settled" ] || fail "$d is not settled"; done
 ok "every run directory settled"
-expect_eq "$(find "$RUNS" -mindepth 1 -maxdepth 1 -name '.*')" "" "no run directory left half-made"
+expect_eq "$(find "$RUNS" -mindepth 1 -maxdepth 1 -name '.*' ! -name .unsettled)" "" "no run directory left half-made"
+expect_eq "$(ls -A "$RUNS/.unsettled")" ".indexed" "no run directory left in the index of unsettled ones"
 expect_eq "$(find "$RUNS" -name '*.tmp.*')" "" "no temporary file left in run directories"
 expect_eq "$(ls -A "$PENDING")" "" "nothing left in pending/"
 expect_eq "$(q "SELECT outcome FROM attempts WHERE id = '20261122T000000.000000Z-gone-1-r0-a1'")" ok \

@@ -23,14 +23,24 @@ static bool keep_chosen;
 
 char *xl_keep_fallback_dir(void)
 {
+	/* the user's name, looked up once (a launch asks several times) */
+	static char user[64];
+	static uid_t user_of = (uid_t)-1;
 	const char *tmp = getenv("TMPDIR");
-	struct passwd *pw = getpwuid(geteuid());
 
+	if (user_of != geteuid() || !user[0]) {
+		struct passwd *pw = getpwuid(geteuid());
+
+		user_of = geteuid();
+		if (pw && pw->pw_name && xl_valid_env_name(pw->pw_name) &&
+		    strlen(pw->pw_name) < sizeof(user))
+			snprintf(user, sizeof(user), "%s", pw->pw_name);
+		else
+			snprintf(user, sizeof(user), "%u", (unsigned)user_of);
+	}
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
-	if (pw && pw->pw_name && xl_valid_env_name(pw->pw_name))
-		return xl_asprintf("%s/xlaunch-%s", tmp, pw->pw_name);
-	return xl_asprintf("%s/xlaunch-%u", tmp, (unsigned)geteuid());
+	return xl_asprintf("%s/xlaunch-%s", tmp, user);
 }
 
 /* Whether dir is this user's own, private directory (the fallback lives in
@@ -61,7 +71,10 @@ static bool private_dir(const char *dir, char **why)
 
 /* Whether dir can keep run directories and records: its runs/ and
  * pending/ exist or are made, and a file of a manifest's size can be
- * written there (a full disk says so now, not halfway through). */
+ * written there (a full disk says so now, not halfway through).  The
+ * file is not synced: a file system that reports a full disk only when
+ * the data goes out fails the start manifest's sync instead, and the
+ * launch falls back then (attempt.c). */
 static bool can_keep(const char *dir, char **why)
 {
 	char *runs = xl_asprintf("%s/runs", dir), *pend = xl_asprintf("%s/pending", dir);
@@ -82,7 +95,7 @@ static bool can_keep(const char *dir, char **why)
 	fd = open(runs, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
 		fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || xl_write_all(fd, block, sizeof(block)) < 0 || fsync(fd) < 0)
+	if (fd < 0 || xl_write_all(fd, block, sizeof(block)) < 0)
 		*why = xl_asprintf("'%s' cannot keep run directories: cannot write in it: %s", dir,
 				   strerror(errno));
 	else

@@ -553,8 +553,11 @@ static void fill_record(struct attempt *at, struct calib_attempt *rec)
 	rec->signature_scheme = CALIB_SIG_SCHEME;
 }
 
-/* The record, kept in the state directory first (it outlives a store that
- * fails), then into the store; the run directory is settled either way. */
+/* The record, into the store; kept in the state directory when the store
+ * does not take it (replayed by a later run).  Until the store has it,
+ * the manifest of the attempt's end holds everything the record does: a
+ * supervisor that dies in between leaves it to the sweep (sweep.c).  The
+ * run directory is settled either way. */
 static void record(struct attempt *at)
 {
 	struct calib_store *st = at->l->st;
@@ -568,17 +571,16 @@ static void record(struct attempt *at)
 	}
 	calib_attempt_init(&rec);
 	fill_record(at, &rec);
+	if (st && calib_record_attempt(st, &rec) == 0) {
+		xl_run_settled(at->id, "recorded");
+		calib_attempt_release(&rec);
+		return;
+	}
 	record = calib_attempt_to_json(&rec, CALIB_JSON_FULL);
 	if (xl_record_keep(record, &kept) < 0)
 		xl_warn("cannot keep the record in '%s': %s", kept ? kept : "?", strerror(errno));
-	if (st && calib_record_attempt(st, &rec) == 0) {
-		if (kept)
-			unlink(kept);
-		xl_run_settled(at->id, "recorded");
-	} else {
-		xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
-			st ? calib_errmsg(st) : "store unavailable", kept ? kept : at->dir);
-	}
+	xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
+		st ? calib_errmsg(st) : "store unavailable", kept ? kept : at->dir);
 	free(kept);
 	json_decref(record);
 	calib_attempt_release(&rec);

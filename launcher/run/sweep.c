@@ -290,6 +290,23 @@ static void copy_field(json_t *to, const char *name, const json_t *from, const c
 		json_object_set(to, name, v);
 }
 
+/* What the record of an attempt keeps in its details besides, from the
+ * manifest of its end: the compilations, XLA's figures per program, the
+ * rank it was ended for (attempt.c's fill_record). */
+static void manifest_details(json_t *details, const json_t *m)
+{
+	json_t *c = json_object_get(m, "compile");
+	json_t *mods = json_object_get(json_object_get(m, "xla_dump"), "modules");
+	json_t *peer = json_object_get(m, "peer");
+
+	if (json_is_object(c))
+		json_object_set(details, "compile", c);
+	if (json_is_object(mods) && json_object_size(mods))
+		json_object_set(details, "xla_modules", mods);
+	if (peer && !json_is_null(peer))
+		json_object_set(details, "peer", peer);
+}
+
 /* The record of a lost attempt from its manifest and the guardian's end
  * (NULL: none); NULL when the manifest is not one xlaunch wrote. */
 static json_t *lost_record(const json_t *m, const json_t *end, const char *why, char **err)
@@ -371,6 +388,8 @@ static json_t *lost_record(const json_t *m, const json_t *end, const char *why, 
 		json_object_set_new(details, "why", json_string(why));
 	}
 	json_object_set_new(rec, "details", json_pack("{s:o}", "lost", details));
+	if (outcome)
+		manifest_details(json_object_get(rec, "details"), m);
 	calib_sig_release(&sig);
 	return rec;
 }

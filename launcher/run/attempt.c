@@ -82,7 +82,9 @@ struct last_mods {
 static int take_mods(const struct calib_attempt *a, void *arg)
 {
 	struct last_mods *l = arg;
-	json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
+	/* details without the key's text have no such key: not parsed */
+	json_t *d = a->details && strstr(a->details, "\"xla_modules\"") ?
+		    json_loads(a->details, 0, NULL) : NULL;
 	json_t *m = json_object_get(d, "xla_modules");
 
 	if (json_is_object(m) && json_object_size(m)) {

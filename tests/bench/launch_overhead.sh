@@ -178,21 +178,36 @@ done
 printf '  %-52s %8s\n' "per extra level, 10 -> 100" "$(awk -v a="$dep100" -v b="$dep10" 'BEGIN { printf "%.1f", (a - b) / 90 }')"
 
 # 64 concurrent runs on one host, one store
+# burst BINARY: 64 launches at once; the wall time (µs) in $wall, the lines
+# they wrote on stderr in $errs
+burst() {
+	rm -f "$T"/c*.err
+	start=$(date +%s.%N)
+	i=0; while [ $i -lt 64 ]; do "$1" run cpu-jax -q -- "$TRUE" >/dev/null 2>"$T/c$i.err" & i=$((i + 1)); done
+	wait
+	end=$(date +%s.%N)
+	errs=$(cat "$T"/c*.err | wc -l)
+	wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')
+	[ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }
+}
+# old_burst LABEL: with OLD_XLAUNCH, its one run and its 64 at once, in the same store
+old_burst() {
+	[ -n "$OLD" ] || return 0
+	o1=$(med "$OLD" run cpu-jax -q -- "$TRUE")
+	burst "$OLD"
+	printf '  %-52s %8s\n' "old: one run" "$o1"
+	printf '  %-52s %8s  %sx of 64 x one run\n' "old: 64 at once, wall" "$wall" "$(ratio "$wall" "$(awk -v a="$o1" 'BEGIN{print a*64}')")"
+}
 export XLAUNCH_PROFILE_PATH="$SRC/profiles"
 echo "64 concurrent runs (one store, one host)"
 t1=$(med "$XL" run cpu-jax -q -- "$TRUE")
-start=$(date +%s.%N)
-i=0; while [ $i -lt 64 ]; do "$XL" run cpu-jax -q -- "$TRUE" >/dev/null 2>"$T/c$i.err" & i=$((i + 1)); done
-wait
-end=$(date +%s.%N)
-errs=$(cat "$T"/c*.err | wc -l)
-wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')
+burst "$XL"
 rows=$("$XL" calib history --json --limit 100000 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 printf '  %-52s %8s\n' "one run" "$t1"
 printf '  %-52s %8s  %sx of 64 x one run\n' "64 at once, wall" "$wall" "$(ratio "$wall" "$(awk -v a="$t1" 'BEGIN{print a*64}')")"
 printf '  %-52s %8s\n' "lines on stderr (errors, 'database is locked')" "$errs"
 printf '  %-52s %8s\n' "attempts in the store (all runs of this script)" "$rows"
-[ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }
+old_burst
 
 # the same with a PostgreSQL store (a private server, tools/pg.sh)
 if "$SRC/tools/pg.sh" available 2>/dev/null; then
@@ -204,19 +219,13 @@ if "$SRC/tools/pg.sh" available 2>/dev/null; then
 	pg1=$(med "$XL" run cpu-jax -q -- "$TRUE")
 	echo "PostgreSQL store (server on a Unix socket of this host)"
 	printf '  %-52s %8s  %sx exec, %sx the SQLite run\n' "xlaunch run -- true (manifest + store)" "$pg1" "$(ratio "$pg1" "$xexec")" "$(ratio "$pg1" "$run_rec")"
-	rm -f "$T"/c*.err
-	start=$(date +%s.%N)
-	i=0; while [ $i -lt 64 ]; do "$XL" run cpu-jax -q -- "$TRUE" >/dev/null 2>"$T/c$i.err" & i=$((i + 1)); done
-	wait
-	end=$(date +%s.%N)
-	errs=$(cat "$T"/c*.err | wc -l)
-	wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')
+	burst "$XL"
 	rows=$("$XL" calib history --json --limit 0 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 	printf '  %-52s %8s  %sx of 64 x one run\n' "64 at once, wall" "$wall" "$(ratio "$wall" "$(awk -v a="$pg1" 'BEGIN{print a*64}')")"
 	printf '  %-52s %8s\n' "lines on stderr (errors)" "$errs"
 	printf '  %-52s %8s  (expected %s)\n' "attempts in the store" "$rows" "$((N + 1 + 64))"
-	[ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }
 	[ "$rows" -eq $((N + 1 + 64)) ] || { echo "launches lost"; exit 1; }
+	old_burst
 else
 	echo "PostgreSQL store: left out (no server programs; tools/deps.sh installs them)"
 fi

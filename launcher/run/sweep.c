@@ -526,7 +526,8 @@ static void sweep_probe(const char *dir, const char *name)
 }
 
 /* ".ID.part" in runs: a run directory its owner never finished, removed
- * when the owner is gone; true when it is no more. */
+ * when the owner is gone; true when this removed it (one that is no
+ * longer there may have become the run directory). */
 static bool sweep_part(const char *runs, const char *name)
 {
 	char *p = xl_asprintf("%s/%s", runs, name);
@@ -537,7 +538,7 @@ static bool sweep_part(const char *runs, const char *name)
 	bool gone;
 
 	if (stat(p, &sb) < 0) {
-		gone = errno == ENOENT;
+		gone = false;
 	} else {
 		gone = m ? owner_state(json_object_get(m, "owner"), why, sizeof(why)) == OWNER_DEAD
 			 : part_owner_gone(name) || time(NULL) - sb.st_mtime > TMP_GRACE_S;
@@ -595,12 +596,14 @@ static int sweep_all(struct calib_store *st, const char *runs, int *recorded)
 	}
 	closedir(d);
 	if (rc == 0) {
+		char *index = xl_unsettled_path(runs, NULL);
 		char *done = xl_unsettled_path(runs, XL_UNSETTLED_DONE);
-		int fd = open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		int fd = xl_mkdirs(index, 0700) == 0 ? open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
 
 		if (fd >= 0)
 			close(fd);
 		free(done);
+		free(index);
 	}
 	return rc;
 }
@@ -621,14 +624,17 @@ static enum sweep_res sweep_indexed(struct calib_store *st, const char *runs, co
 		else
 			r = sweep_one(st, runs, id);
 	} else if (exists(ppath)) {
-		if (sweep_part(runs, part))
-			xl_unsettled_remove(runs, id);
+		/* its entry goes at a later sweep, when neither is there */
+		sweep_part(runs, part);
 	} else {
-		/* made and never created (or removed by hand): gone with its owner */
+		/* made and never created (or removed by hand): gone with its
+		 * owner.  Looked at again last: the ".part" may have been
+		 * renamed into place since the first look. */
 		char *entry = xl_unsettled_path(runs, id);
 
-		if (part_owner_gone(part) ||
-		    (stat(entry, &sb) == 0 && time(NULL) - sb.st_mtime > TMP_GRACE_S))
+		if ((part_owner_gone(part) ||
+		     (stat(entry, &sb) == 0 && time(NULL) - sb.st_mtime > TMP_GRACE_S)) &&
+		    !exists(dir) && !exists(ppath))
 			xl_unsettled_remove(runs, id);
 		free(entry);
 	}

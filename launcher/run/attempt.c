@@ -80,7 +80,9 @@ struct last_mods {
 static int take_mods(const struct calib_attempt *a, void *arg)
 {
 	struct last_mods *l = arg;
-	json_t *d = a->details ? json_loads(a->details, 0, NULL) : NULL;
+	/* details without the key's text have no such key: not parsed */
+	json_t *d = a->details && strstr(a->details, "\"xla_modules\"") ?
+		    json_loads(a->details, 0, NULL) : NULL;
 	json_t *m = json_object_get(d, "xla_modules");
 
 	if (json_is_object(m) && json_object_size(m)) {
@@ -157,8 +159,15 @@ static int create_run_dir(struct attempt *at, char **why)
 
 	at->dir = xl_asprintf("%s/%s", at->runs, at->id);
 	at->part = xl_asprintf("%s/.%s.part", at->runs, at->id);
-	if (xl_mkdirs(at->runs, 0700) < 0 || mkdir(at->part, 0700) < 0) {
-		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(errno));
+	/* in the index of unsettled ones before it exists, so that a sweep
+	 * finds it whenever its owner dies */
+	if (xl_mkdirs(at->runs, 0700) < 0 || xl_unsettled_add(at->runs, at->id) < 0 ||
+	    mkdir(at->part, 0700) < 0) {
+		int e = errno;
+
+		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(e));
+		xl_unsettled_remove(at->runs, at->id);
+		errno = e;
 		return -1;
 	}
 	at->jobreport = xl_asprintf("%s/report.jsonl", at->dir);
@@ -172,6 +181,7 @@ static int create_run_dir(struct attempt *at, char **why)
 		*why = xl_asprintf("run directory '%s': %s", at->dir, strerror(e));
 		unlink(ppath);
 		rmdir(at->part);
+		xl_unsettled_remove(at->runs, at->id);
 		errno = e;
 		rc = -1;
 	}
@@ -543,8 +553,11 @@ static void fill_record(struct attempt *at, struct calib_attempt *rec)
 	rec->signature_scheme = CALIB_SIG_SCHEME;
 }
 
-/* The record, kept in the state directory first (it outlives a store that
- * fails), then into the store; the run directory is settled either way. */
+/* The record, into the store; kept in the state directory when the store
+ * does not take it (replayed by a later run).  Until the store has it,
+ * the manifest of the attempt's end holds everything the record does: a
+ * supervisor that dies in between leaves it to the sweep (sweep.c).  The
+ * run directory is settled either way. */
 static void record(struct attempt *at)
 {
 	struct calib_store *st = at->l->st;
@@ -558,17 +571,16 @@ static void record(struct attempt *at)
 	}
 	calib_attempt_init(&rec);
 	fill_record(at, &rec);
+	if (st && calib_record_attempt(st, &rec) == 0) {
+		xl_run_settled(at->id, "recorded");
+		calib_attempt_release(&rec);
+		return;
+	}
 	record = calib_attempt_to_json(&rec, CALIB_JSON_FULL);
 	if (xl_record_keep(record, &kept) < 0)
 		xl_warn("cannot keep the record in '%s': %s", kept ? kept : "?", strerror(errno));
-	if (st && calib_record_attempt(st, &rec) == 0) {
-		if (kept)
-			unlink(kept);
-		xl_run_settled(at->id, "recorded");
-	} else {
-		xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
-			st ? calib_errmsg(st) : "store unavailable", kept ? kept : at->dir);
-	}
+	xl_warn("the store did not take the record (%s); it is kept in '%s' and goes in at the next run",
+		st ? calib_errmsg(st) : "store unavailable", kept ? kept : at->dir);
 	free(kept);
 	json_decref(record);
 	calib_attempt_release(&rec);

@@ -23,14 +23,24 @@ static bool keep_chosen;
 
 char *xl_keep_fallback_dir(void)
 {
+	/* the user's name, looked up once (a launch asks several times) */
+	static char user[64];
+	static uid_t user_of = (uid_t)-1;
 	const char *tmp = getenv("TMPDIR");
-	struct passwd *pw = getpwuid(geteuid());
 
+	if (user_of != geteuid() || !user[0]) {
+		struct passwd *pw = getpwuid(geteuid());
+
+		user_of = geteuid();
+		if (pw && pw->pw_name && xl_valid_env_name(pw->pw_name) &&
+		    strlen(pw->pw_name) < sizeof(user))
+			snprintf(user, sizeof(user), "%s", pw->pw_name);
+		else
+			snprintf(user, sizeof(user), "%u", (unsigned)user_of);
+	}
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
-	if (pw && pw->pw_name && xl_valid_env_name(pw->pw_name))
-		return xl_asprintf("%s/xlaunch-%s", tmp, pw->pw_name);
-	return xl_asprintf("%s/xlaunch-%u", tmp, (unsigned)geteuid());
+	return xl_asprintf("%s/xlaunch-%s", tmp, user);
 }
 
 /* Whether dir is this user's own, private directory (the fallback lives in
@@ -61,17 +71,21 @@ static bool private_dir(const char *dir, char **why)
 
 /* Whether dir can keep run directories and records: its runs/ and
  * pending/ exist or are made, and a file of a manifest's size can be
- * written there (a full disk says so now, not halfway through). */
+ * written there (a full disk says so now, not halfway through).  The
+ * file is not synced: a file system that reports a full disk only when
+ * the data goes out fails the start manifest's sync instead, and the
+ * launch falls back then (attempt.c). */
 static bool can_keep(const char *dir, char **why)
 {
 	char *runs = xl_asprintf("%s/runs", dir), *pend = xl_asprintf("%s/pending", dir);
-	char *probe = xl_asprintf("%s/.probe.%d", runs, (int)getpid());
+	char *index = xl_unsettled_path(runs, NULL);
+	char *probe = xl_asprintf("%s/.probe.%d", index, (int)getpid());
 	char block[4096];
 	bool ok = false;
 	int fd = -1;
 
 	memset(block, '\n', sizeof(block));
-	if (xl_mkdirs(runs, 0700) < 0 || xl_mkdirs(pend, 0700) < 0) {
+	if (xl_mkdirs(index, 0700) < 0 || xl_mkdirs(pend, 0700) < 0) {
 		*why = xl_asprintf("'%s' cannot keep run directories: %s", dir, strerror(errno));
 		goto out;
 	}
@@ -81,7 +95,7 @@ static bool can_keep(const char *dir, char **why)
 	fd = open(runs, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
 		fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || xl_write_all(fd, block, sizeof(block)) < 0 || fsync(fd) < 0)
+	if (fd < 0 || xl_write_all(fd, block, sizeof(block)) < 0)
 		*why = xl_asprintf("'%s' cannot keep run directories: cannot write in it: %s", dir,
 				   strerror(errno));
 	else
@@ -91,6 +105,7 @@ out:
 		close(fd);
 	unlink(probe);
 	free(probe);
+	free(index);
 	free(pend);
 	free(runs);
 	return ok;
@@ -218,11 +233,48 @@ char *xl_new_run_id(int rank, int attempt)
 			   (int)getpid(), rank, attempt);
 }
 
+/* ---- the index of unsettled run directories ------------------------------------------ */
+
+char *xl_unsettled_path(const char *runs, const char *id)
+{
+	return id ? xl_asprintf("%s/" XL_UNSETTLED_DIR "/%s", runs, id)
+		  : xl_asprintf("%s/" XL_UNSETTLED_DIR, runs);
+}
+
+int xl_unsettled_add(const char *runs, const char *id)
+{
+	char *p = xl_unsettled_path(runs, id);
+	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0 && errno == ENOENT) {
+		/* runs/ made by hand, or by an xlaunch older than the index */
+		char *dir = xl_unsettled_path(runs, NULL);
+
+		if (xl_mkdirs(dir, 0700) == 0)
+			fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		free(dir);
+	}
+	free(p);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+void xl_unsettled_remove(const char *runs, const char *id)
+{
+	char *p = xl_unsettled_path(runs, id);
+
+	unlink(p);
+	free(p);
+}
+
 /* ---- settled run directories --------------------------------------------------- */
 
 void xl_run_settled_dir(const char *dir, const char *why)
 {
 	char *p = xl_asprintf("%s/settled", dir);
+	const char *slash = strrchr(dir, '/');
 	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 
 	if (fd >= 0) {
@@ -232,6 +284,14 @@ void xl_run_settled_dir(const char *dir, const char *why)
 		close(fd);
 	}
 	free(p);
+	/* settled first, then out of the index: a sweep between the two
+	 * finds it settled and takes it out itself */
+	if (fd >= 0 && slash) {
+		char *runs = xl_strndup(dir, (size_t)(slash - dir));
+
+		xl_unsettled_remove(runs, slash + 1);
+		free(runs);
+	}
 }
 
 void xl_run_settled(const char *id, const char *why)

@@ -47,4 +47,20 @@ void xl_run_settled(const char *id, const char *why);
 /* The same for the run directory dir. */
 void xl_run_settled_dir(const char *dir, const char *why);
 
+/* ---- the index of unsettled run directories ------------------------------------------ */
+
+/* runs/.unsettled holds an empty file named ID for each run directory of
+ * runs/ that is not settled yet: made before the run directory appears,
+ * removed when it is settled.  The sweep of lost attempts reads it, never
+ * the whole history.  ".indexed" in it says that every run directory
+ * older than the index is in it too. */
+#define XL_UNSETTLED_DIR ".unsettled"
+#define XL_UNSETTLED_DONE ".indexed"
+/* runs/.unsettled/ID (id NULL: runs/.unsettled); caller frees. */
+char *xl_unsettled_path(const char *runs, const char *id);
+/* Puts run id of runs in the index; 0, or -1 with errno. */
+int xl_unsettled_add(const char *runs, const char *id);
+/* Takes it out (the run directory is settled or gone). */
+void xl_unsettled_remove(const char *runs, const char *id);
+
 #endif

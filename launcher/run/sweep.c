@@ -290,6 +290,23 @@ static void copy_field(json_t *to, const char *name, const json_t *from, const c
 		json_object_set(to, name, v);
 }
 
+/* What the record of an attempt keeps in its details besides, from the
+ * manifest of its end: the compilations, XLA's figures per program, the
+ * rank it was ended for (attempt.c's fill_record). */
+static void manifest_details(json_t *details, const json_t *m)
+{
+	json_t *c = json_object_get(m, "compile");
+	json_t *mods = json_object_get(json_object_get(m, "xla_dump"), "modules");
+	json_t *peer = json_object_get(m, "peer");
+
+	if (json_is_object(c))
+		json_object_set(details, "compile", c);
+	if (json_is_object(mods) && json_object_size(mods))
+		json_object_set(details, "xla_modules", mods);
+	if (peer && !json_is_null(peer))
+		json_object_set(details, "peer", peer);
+}
+
 /* The record of a lost attempt from its manifest and the guardian's end
  * (NULL: none); NULL when the manifest is not one xlaunch wrote. */
 static json_t *lost_record(const json_t *m, const json_t *end, const char *why, char **err)
@@ -371,6 +388,8 @@ static json_t *lost_record(const json_t *m, const json_t *end, const char *why, 
 		json_object_set_new(details, "why", json_string(why));
 	}
 	json_object_set_new(rec, "details", json_pack("{s:o}", "lost", details));
+	if (outcome)
+		manifest_details(json_object_get(rec, "details"), m);
 	calib_sig_release(&sig);
 	return rec;
 }
@@ -496,49 +515,76 @@ out:
 	return res;
 }
 
-/* The run directories of root/runs; -1 when the store failed. */
-static int sweep_runs_in(struct calib_store *st, const char *root, int *recorded)
+/* ".probe.PID" in dir: a check of the directory its writer left. */
+static void sweep_probe(const char *dir, const char *name)
 {
-	char *runs = xl_asprintf("%s/runs", root);
+	char *p = xl_asprintf("%s/%s", dir, name);
+
+	if (!writer_may_live(p, strtol(name + 7, NULL, 10)))
+		unlink(p);
+	free(p);
+}
+
+/* ".ID.part" in runs: a run directory its owner never finished, removed
+ * when the owner is gone; true when this removed it (one that is no
+ * longer there may have become the run directory). */
+static bool sweep_part(const char *runs, const char *name)
+{
+	char *p = xl_asprintf("%s/%s", runs, name);
+	char *mp = xl_asprintf("%s/manifest.json", p);
+	json_t *m = json_load_file(mp, 0, NULL);
+	struct stat sb;
+	char why[200];
+	bool gone;
+
+	if (stat(p, &sb) < 0) {
+		gone = false;
+	} else {
+		gone = m ? owner_state(json_object_get(m, "owner"), why, sizeof(why)) == OWNER_DEAD
+			 : part_owner_gone(name) || time(NULL) - sb.st_mtime > TMP_GRACE_S;
+		if (gone)
+			remove_part_dir(p);
+	}
+	json_decref(m);
+	free(mp);
+	free(p);
+	return gone;
+}
+
+/* Every entry of runs, for a runs/ that an xlaunch older than the index
+ * of unsettled run directories wrote: each unsettled one is put in the
+ * index as it is swept, and the index then says it is whole.  -1 when
+ * the store failed. */
+static int sweep_all(struct calib_store *st, const char *runs, int *recorded)
+{
 	DIR *d = opendir(runs);
 	struct dirent *e;
 	int rc = 0;
 
-	if (!d) {
-		free(runs);
+	if (!d)
 		return 0;
-	}
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, ".probe.", 7) == 0) {
-			/* ".probe.PID": a check of the directory its writer left */
-			char *p = xl_asprintf("%s/%s", runs, e->d_name);
-
-			if (!writer_may_live(p, strtol(e->d_name + 7, NULL, 10)))
-				unlink(p);
-			free(p);
+			sweep_probe(runs, e->d_name);
 			continue;
 		}
 		if (e->d_name[0] == '.') {
-			/* ".ID.part": a run directory its owner never finished */
-			if (xl_endswith(e->d_name, ".part")) {
-				char *p = xl_asprintf("%s/%s", runs, e->d_name);
-				char *mp = xl_asprintf("%s/manifest.json", p);
-				json_t *m = json_load_file(mp, 0, NULL);
-				struct stat sb;
-				char why[200];
-				bool gone = m ? owner_state(json_object_get(m, "owner"), why,
-							    sizeof(why)) == OWNER_DEAD
-					      : part_owner_gone(e->d_name) ||
-						(stat(p, &sb) == 0 && time(NULL) - sb.st_mtime > TMP_GRACE_S);
+			if (xl_endswith(e->d_name, ".part") && strlen(e->d_name) > 6 &&
+			    !sweep_part(runs, e->d_name)) {
+				char *id = xl_strndup(e->d_name + 1, strlen(e->d_name) - 6);
 
-				if (gone)
-					remove_part_dir(p);
-				json_decref(m);
-				free(mp);
-				free(p);
+				xl_unsettled_add(runs, id);
+				free(id);
 			}
 			continue;
 		}
+		char *settled = xl_asprintf("%s/%s/settled", runs, e->d_name);
+		bool done = exists(settled);
+
+		free(settled);
+		if (done)
+			continue;
+		xl_unsettled_add(runs, e->d_name);
 		enum sweep_res r = sweep_one(st, runs, e->d_name);
 
 		if (r == SW_RECORDED)
@@ -549,6 +595,91 @@ static int sweep_runs_in(struct calib_store *st, const char *root, int *recorded
 		}
 	}
 	closedir(d);
+	if (rc == 0) {
+		char *index = xl_unsettled_path(runs, NULL);
+		char *done = xl_unsettled_path(runs, XL_UNSETTLED_DONE);
+		int fd = xl_mkdirs(index, 0700) == 0 ? open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		free(done);
+		free(index);
+	}
+	return rc;
+}
+
+/* One entry of the index, run id: its run directory swept, or its
+ * unfinished ".ID.part", or the entry taken out when neither is left and
+ * its owner is gone. */
+static enum sweep_res sweep_indexed(struct calib_store *st, const char *runs, const char *id)
+{
+	char *dir = xl_asprintf("%s/%s", runs, id), *settled = xl_asprintf("%s/settled", dir);
+	char *part = xl_asprintf(".%s.part", id), *ppath = xl_asprintf("%s/%s", runs, part);
+	enum sweep_res r = SW_SKIP;
+	struct stat sb;
+
+	if (stat(dir, &sb) == 0) {
+		if (exists(settled))
+			xl_unsettled_remove(runs, id);
+		else
+			r = sweep_one(st, runs, id);
+	} else if (exists(ppath)) {
+		/* its entry goes at a later sweep, when neither is there */
+		sweep_part(runs, part);
+	} else {
+		/* made and never created (or removed by hand): gone with its
+		 * owner.  Looked at again last: the ".part" may have been
+		 * renamed into place since the first look. */
+		char *entry = xl_unsettled_path(runs, id);
+
+		if ((part_owner_gone(part) ||
+		     (stat(entry, &sb) == 0 && time(NULL) - sb.st_mtime > TMP_GRACE_S)) &&
+		    !exists(dir) && !exists(ppath))
+			xl_unsettled_remove(runs, id);
+		free(entry);
+	}
+	free(ppath);
+	free(part);
+	free(settled);
+	free(dir);
+	return r;
+}
+
+/* The run directories of root/runs that are not settled, from the index
+ * (the whole of runs/ once, when the index is not whole yet); -1 when the
+ * store failed. */
+static int sweep_runs_in(struct calib_store *st, const char *root, int *recorded)
+{
+	char *runs = xl_asprintf("%s/runs", root), *index = xl_unsettled_path(runs, NULL);
+	char *done = xl_unsettled_path(runs, XL_UNSETTLED_DONE);
+	DIR *d = NULL;
+	struct dirent *e;
+	int rc = 0;
+
+	if (!exists(done)) {
+		rc = sweep_all(st, runs, recorded);
+		goto out;
+	}
+	d = opendir(index);
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, ".probe.", 7) == 0)
+			sweep_probe(index, e->d_name);
+		if (e->d_name[0] == '.')
+			continue;
+		enum sweep_res r = sweep_indexed(st, runs, e->d_name);
+
+		if (r == SW_RECORDED)
+			(*recorded)++;
+		if (r == SW_STORE_FAILED) {
+			rc = -1;
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+out:
+	free(done);
+	free(index);
 	free(runs);
 	return rc;
 }

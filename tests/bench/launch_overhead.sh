@@ -1,8 +1,14 @@
 # launch_overhead.sh - what xlaunch costs in front of a launch, as ratios
 # against baselines measured in the same run (medians of many runs).
-#   sh tests/bench/launch_overhead.sh [XLAUNCH]    (make bench runs it)
+#   sh tests/bench/launch_overhead.sh [XLAUNCH [OLD_XLAUNCH]]   (make bench runs it)
+# With OLD_XLAUNCH (another build), the history section times it beside
+# XLAUNCH, run by run, in the same state directories.
+# BENCH_HISTORY_RUNS, BENCH_HISTORY_ROWS: the history's run directories and
+# store rows (10,000 and 100,000).
 set -eu
 XL=$(cd "$(dirname "${1:-./xlaunch}")" && pwd)/$(basename "${1:-./xlaunch}")
+OLD=
+[ -z "${2:-}" ] || OLD=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 SRC=$(pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/xlbench.XXXXXX"); trap 'rm -rf "$T"' EXIT
 # an installed copy, as `make install` and pip write it (release_overhead.sh
@@ -62,6 +68,93 @@ printf '  %-52s %8s  %sx exec\n' "xlaunch run -- true (manifest + store)" "$run_
 ingit=$(cd "$SRC" && med "$XL" run cpu-jax --no-record -q -- "$TRUE")
 printf '  %-52s %8s  %sx exec\n' "xlaunch run --no-record, inside a git work tree" "$ingit" "$(ratio "$ingit" "$xexec")"
 
+# A history: 10,000 run directories in the state directory and 100,000
+# attempts in the store, against a state directory of few runs, with exec
+# in the same interleaved runs (spawn_timer -i: run i of each command one
+# after the other, so a busy moment falls on all alike).  The history is
+# made as launches leave it: each run directory a copy of a real one
+# (manifest, logs, settled), each row a copy of a real attempt with its
+# figures, a tenth of them of the launch's own signature, the rest spread
+# over 999 signatures of other families (other models).  How much of a
+# family the prediction reads is bounded by the store (the newest 256
+# signatures of a family, 10 launches of each: calib/backend.h), not by
+# the history.
+HR=${BENCH_HISTORY_RUNS:-10000} HROWS=${BENCH_HISTORY_ROWS:-100000}
+mkdir -p "$T/few" "$T/hist"
+for bin in "$XL" $OLD; do
+	XDG_STATE_HOME="$T/few" "$bin" run cpu-jax -q -- "$TRUE"
+	XDG_STATE_HOME="$T/hist" "$bin" run cpu-jax -q -- "$TRUE"
+done
+python3 - "$T/hist/xlaunch" "$HR" "$HROWS" <<'PY'
+import json, os, shutil, sqlite3, sys
+root, nruns, nrows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+runs = os.path.join(root, "runs")
+src = sorted(d for d in os.listdir(runs) if not d.startswith("."))[0]
+for i in range(nruns):
+    rid = "20200101T%06d.%06dZ-hist-%d-r0-a1" % (i // 1000000, i % 1000000, 100000 + i)
+    d = os.path.join(runs, rid)
+    os.mkdir(d, 0o700)
+    for f in os.listdir(os.path.join(runs, src)):
+        if os.path.isfile(os.path.join(runs, src, f)):
+            shutil.copyfile(os.path.join(runs, src, f), os.path.join(d, f))
+c = sqlite3.connect(os.path.join(root, "calib.db"))
+cols = [r[1] for r in c.execute("PRAGMA table_info(attempts)")]
+fcols = [r[1] for r in c.execute("PRAGMA table_info(figures)")]
+rid0 = c.execute("SELECT id FROM attempts ORDER BY time LIMIT 1").fetchone()[0]
+sig = c.execute("SELECT signature FROM attempts WHERE id = ?", (rid0,)).fetchone()[0]
+other = [c for c in cols if c not in ("id", "time", "signature")]
+fother = [c for c in fcols if c != "attempt"]
+with c:
+    c.execute("INSERT INTO signatures SELECT printf('%064x', n.i), shape_hash, stack_hash,"
+              " hardware_kind, json, first_seen, scheme, printf('%064x', n.i), coords FROM signatures,"
+              " (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 999)"
+              " SELECT i FROM n) n WHERE hash = ?", (sig,))
+    c.execute("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+              " INSERT INTO attempts (id, time, signature, %s) SELECT 'hist-' || n.i,"
+              " 1600000000 + n.i, CASE WHEN n.i %% 10 = 0 THEN signature ELSE"
+              " printf('%%064x', n.i %% 999 + 1) END, %s FROM n, attempts WHERE id = ?"
+              % (", ".join(other), ", ".join(other)), (nrows - 1, rid0))
+    c.execute("INSERT INTO figures (attempt, %s) SELECT a.id, %s FROM attempts a, figures f"
+              " WHERE a.id LIKE 'hist-%%' AND f.attempt = ?"
+              % (", ".join(fother), ", ".join("f." + x for x in fother)), (rid0,))
+PY
+echo "a history of $HR run directories and $HROWS store rows (medians of $N interleaved runs)"
+set -- "$XL" exec cpu-jax -- "$TRUE"
+names="exec"
+for bin in "$XL" $OLD; do
+	tag=new; [ "$bin" = "$XL" ] || tag=old
+	[ -n "$OLD" ] || tag=this
+	for st in few hist; do
+		set -- "$@" :: XDG_STATE_HOME="$T/$st" "$bin" run cpu-jax -q -- "$TRUE" \
+			:: XDG_STATE_HOME="$T/$st" "$bin" run cpu-jax --no-record -q -- "$TRUE"
+		names="$names $tag:run:$st $tag:run--no-record:$st"
+	done
+done
+"$T/timer" -i "$N" "$@" >"$T/hist.out"
+echo "$names" | tr ' ' '\n' | paste -d ' ' - "$T/hist.out" | awk '
+	{
+		split($1, w, ":")
+		what = "xlaunch exec cpu-jax -- true"
+		if ($1 != "exec") {
+			how = w[2] == "run" ? "run" : "run --no-record"
+			where = w[3] == "hist" ? "history" : "few runs"
+			what = w[1] " " how " -- true, " where
+		}
+		med[$1] = $3
+		order[NR] = $1
+		printf "  %-52s %8s  %sx exec\n", what, $3, $6
+	}
+	END {
+		for (i = 1; i <= NR; i++) {
+			k = order[i]
+			if (k !~ /:hist$/)
+				continue
+			f = k
+			sub(/:hist$/, ":few", f)
+			printf "  %-52s %8.3f\n", k " / few runs", med[k] / med[f]
+		}
+	}'
+
 # resolution against the number of profiles on the path, and against depth
 for count in 10 1000; do
 	d="$T/p$count"; mkdir -p "$d"
@@ -85,21 +178,36 @@ done
 printf '  %-52s %8s\n' "per extra level, 10 -> 100" "$(awk -v a="$dep100" -v b="$dep10" 'BEGIN { printf "%.1f", (a - b) / 90 }')"
 
 # 64 concurrent runs on one host, one store
+# burst BINARY: 64 launches at once; the wall time (µs) in $wall, the lines
+# they wrote on stderr in $errs
+burst() {
+	rm -f "$T"/c*.err
+	start=$(date +%s.%N)
+	i=0; while [ $i -lt 64 ]; do "$1" run cpu-jax -q -- "$TRUE" >/dev/null 2>"$T/c$i.err" & i=$((i + 1)); done
+	wait
+	end=$(date +%s.%N)
+	errs=$(cat "$T"/c*.err | wc -l)
+	wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')
+	[ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }
+}
+# old_burst LABEL: with OLD_XLAUNCH, its one run and its 64 at once, in the same store
+old_burst() {
+	[ -n "$OLD" ] || return 0
+	o1=$(med "$OLD" run cpu-jax -q -- "$TRUE")
+	burst "$OLD"
+	printf '  %-52s %8s\n' "old: one run" "$o1"
+	printf '  %-52s %8s  %sx of 64 x one run\n' "old: 64 at once, wall" "$wall" "$(ratio "$wall" "$(awk -v a="$o1" 'BEGIN{print a*64}')")"
+}
 export XLAUNCH_PROFILE_PATH="$SRC/profiles"
 echo "64 concurrent runs (one store, one host)"
 t1=$(med "$XL" run cpu-jax -q -- "$TRUE")
-start=$(date +%s.%N)
-i=0; while [ $i -lt 64 ]; do "$XL" run cpu-jax -q -- "$TRUE" >/dev/null 2>"$T/c$i.err" & i=$((i + 1)); done
-wait
-end=$(date +%s.%N)
-errs=$(cat "$T"/c*.err | wc -l)
-wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')
+burst "$XL"
 rows=$("$XL" calib history --json --limit 100000 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 printf '  %-52s %8s\n' "one run" "$t1"
 printf '  %-52s %8s  %sx of 64 x one run\n' "64 at once, wall" "$wall" "$(ratio "$wall" "$(awk -v a="$t1" 'BEGIN{print a*64}')")"
 printf '  %-52s %8s\n' "lines on stderr (errors, 'database is locked')" "$errs"
 printf '  %-52s %8s\n' "attempts in the store (all runs of this script)" "$rows"
-[ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }
+old_burst
 
 # the same with a PostgreSQL store (a private server, tools/pg.sh)
 if "$SRC/tools/pg.sh" available 2>/dev/null; then
@@ -111,19 +219,13 @@ if "$SRC/tools/pg.sh" available 2>/dev/null; then
 	pg1=$(med "$XL" run cpu-jax -q -- "$TRUE")
 	echo "PostgreSQL store (server on a Unix socket of this host)"
 	printf '  %-52s %8s  %sx exec, %sx the SQLite run\n' "xlaunch run -- true (manifest + store)" "$pg1" "$(ratio "$pg1" "$xexec")" "$(ratio "$pg1" "$run_rec")"
-	rm -f "$T"/c*.err
-	start=$(date +%s.%N)
-	i=0; while [ $i -lt 64 ]; do "$XL" run cpu-jax -q -- "$TRUE" >/dev/null 2>"$T/c$i.err" & i=$((i + 1)); done
-	wait
-	end=$(date +%s.%N)
-	errs=$(cat "$T"/c*.err | wc -l)
-	wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')
+	burst "$XL"
 	rows=$("$XL" calib history --json --limit 0 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 	printf '  %-52s %8s  %sx of 64 x one run\n' "64 at once, wall" "$wall" "$(ratio "$wall" "$(awk -v a="$pg1" 'BEGIN{print a*64}')")"
 	printf '  %-52s %8s\n' "lines on stderr (errors)" "$errs"
 	printf '  %-52s %8s  (expected %s)\n' "attempts in the store" "$rows" "$((N + 1 + 64))"
-	[ "$errs" -eq 0 ] || { cat "$T"/c*.err | head; exit 1; }
 	[ "$rows" -eq $((N + 1 + 64)) ] || { echo "launches lost"; exit 1; }
+	old_burst
 else
 	echo "PostgreSQL store: left out (no server programs; tools/deps.sh installs them)"
 fi

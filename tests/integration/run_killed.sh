@@ -93,7 +93,8 @@ classified_lost() {  # classified_lost EXIT_STATUS: the id of such a launch
 	python3 - "$d/manifest.json" "$1" <<'PY' || fail "manifest of $d"
 import json, sys
 m = json.load(open(sys.argv[1]))
-m.update(outcome="crash", exit_status=int(sys.argv[2]), wall_s=0.5)
+m.update(outcome="crash", exit_status=int(sys.argv[2]), wall_s=0.5, compile={"count": 3},
+         xla_dump={"dir": None, "modules": {"jit_step": 1234}})
 json.dump(m, open(sys.argv[1], "w"))
 PY
 	basename "$d"
@@ -123,6 +124,10 @@ expect_eq "$(q "SELECT outcome || ':' || json_extract(details, '\$.lost.manifest
 	"interrupted:crash" "a child SIGKILLed with its supervisor is interrupted, the manifest's crash kept in details"
 expect_eq "$(q "SELECT outcome || ':' || exit_status FROM attempts WHERE id = '$sid'")" "crash:139" \
 	"a child that crashed of itself keeps its crash"
+# the record the supervisor would have written keeps what it keeps in its
+# details: the compilations and XLA's figure per program, from the manifest
+expect_eq "$(q "SELECT json_extract(details, '\$.compile.count') || ':' || json_extract(details, '\$.xla_modules.jit_step') FROM attempts WHERE id = '$sid'")" \
+	"3:1234" "the manifest's compilations and XLA's figures are in the swept record's details"
 
 # 60 launches, each killed a few milliseconds in; a third with the guardian
 for i in $(seq 60); do
@@ -199,7 +204,8 @@ ok "each run directory recorded ($(wc -l <"$T/dirs") of them)"
 expect_eq "$(q "SELECT count(*) FROM (SELECT id FROM attempts GROUP BY id HAVING count(*) > 1)")" 0 "none twice"
 for d in "$RUNS"/*/; do [ -f "$d/settled" ] || fail "$d is not settled"; done
 ok "every run directory settled"
-expect_eq "$(find "$RUNS" -mindepth 1 -maxdepth 1 -name '.*')" "" "no run directory left half-made"
+expect_eq "$(find "$RUNS" -mindepth 1 -maxdepth 1 -name '.*' ! -name .unsettled)" "" "no run directory left half-made"
+expect_eq "$(ls -A "$RUNS/.unsettled")" ".indexed" "no run directory left in the index of unsettled ones"
 expect_eq "$(find "$RUNS" -name '*.tmp.*')" "" "no temporary file left in run directories"
 expect_eq "$(ls -A "$PENDING")" "" "nothing left in pending/"
 expect_eq "$(q "SELECT outcome FROM attempts WHERE id = '20261122T000000.000000Z-gone-1-r0-a1'")" ok \

@@ -41,8 +41,8 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 	const struct exec_opts *o = call->opts;
 	struct xl_profile *p;
 	struct xl_runtime rt;
-	char **env;
-	int rc;
+	char **env, **cmd;
+	int rc, cmdc;
 
 	if (!call->restc)
 		return xl_usage_error(call, "no command to run (put it after '--')");
@@ -75,8 +75,11 @@ static enum xl_exit cmd_exec(struct xl_ctx *ctx, const struct xl_call *call)
 	xl_ck_before_launch(env, call->restv, p->name, NULL, &rt);
 	environ = env;
 	xl_apply_limits(&p->limits);
-	execvp(call->restv[0], call->restv);
+	/* the candidate's args follow the command's own */
+	cmd = xl_profile_command(p, call->restv, call->restc, &cmdc);
+	execvp(cmd[0], cmd);
 	rc = errno;
+	free(cmd);
 	xl_error("cannot run '%s': %s", call->restv[0], strerror(rc));
 	xl_profile_free(p);
 	xl_runtime_release(&rt);
@@ -92,7 +95,7 @@ const struct xl_cmd xl_cmd_exec = {
 	.help =
 		"Resolves PROFILE, applies its unset list, ambient policy and limits, sets\n"
 		"its variables and replaces xlaunch with COMMAND (no shell, no supervision,\n"
-		"no record).\n",
+		"no record).  A candidate's args follow COMMAND's own arguments.\n",
 	.epilog =
 		"The exit status is COMMAND's own; 127 when it cannot be found, 126 when it\n"
 		"cannot be run; 69 when the Python COMMAND names (itself or by its #!)\n"

@@ -78,6 +78,28 @@ static unsigned resolve_flags(const char *arg)
 	return strchr(arg, '/') || xl_endswith(arg, ".yaml") ? XL_RESOLVE_FILE : 0;
 }
 
+/* The candidate's args, appended to the command; with explain, where
+ * they were set. */
+static void show_args(const struct xl_profile *p, bool explain)
+{
+	const struct xl_strv *a = xl_profile_args(p);
+	char where[1024];
+
+	if (!a)
+		return;
+	printf("args:       ");
+	for (size_t i = 0; i < a->n; i++) {
+		char *q = xl_sh_quote(a->v[i]);
+
+		printf(" %s", q);
+		free(q);
+	}
+	if (explain)
+		printf("    # %s; appended to the command after its own arguments",
+		       prov_str(p->cands[p->cand].args_src, where, sizeof(where)));
+	printf("\n");
+}
+
 /* The header: name, file, description, chain, candidates. */
 static void show_head(const struct xl_profile *p)
 {
@@ -383,6 +405,7 @@ static enum xl_exit profile_show(struct xl_ctx *ctx, const struct xl_call *call)
 		return 0;
 	}
 	show_head(p);
+	show_args(p, o->explain);
 	show_env(p, o->explain);
 	show_policy_limits(p);
 	show_compile(p, o->explain);

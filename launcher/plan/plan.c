@@ -30,6 +30,25 @@ static bool path_setting_flag(const char *var, const char *name)
 	return xl_startswith(name, "xla_dump_") || (d && (d->tags & XL_FTAG_CACHE));
 }
 
+/* The candidate's args after the command's own in parts.argv (a copy: the
+ * job's argv is shared with every candidate's parts), and how many there
+ * are in parts.candidate_args, so that the command alone can be taken back
+ * from a recorded signature.  Nothing changes without args. */
+static void add_candidate_args(const struct xl_profile *p, json_t *parts)
+{
+	const struct xl_strv *a = xl_profile_args(p);
+	json_t *argv;
+
+	if (!a)
+		return;
+	argv = json_object_get(parts, "argv");
+	argv = json_is_array(argv) ? json_deep_copy(argv) : json_array();
+	for (size_t i = 0; i < a->n; i++)
+		json_array_append_new(argv, json_string(a->v[i]));
+	json_object_set_new(parts, "argv", argv);
+	json_object_set_new(parts, "candidate_args", json_integer((json_int_t)a->n));
+}
+
 /* The signature parts of a resolved profile: model, train, parallel,
  * features, hardware (from signature.device), toggles ({env: the managed
  * variables less cache and dump paths, limits: {address_space}}) and the
@@ -90,6 +109,7 @@ static json_t *signature_parts(const struct xl_profile *p, const json_t *job)
 		json_object_foreach((json_t *)job, k, x)
 			json_object_set(parts, k, x);
 	}
+	add_candidate_args(p, parts);
 	return parts;
 }
 
@@ -191,6 +211,22 @@ static int plan_item(const struct xl_ctx *ctx, struct calib_store *st, const cha
 	return rc ? rc : finish_item(ctx, st, job, argv, argc, it);
 }
 
+/* The command of a recorded run without the args its candidate appended
+ * (last.candidate_args of them at the end of job.argv). */
+static void drop_candidate_args(const json_t *last, json_t *job)
+{
+	json_int_t n = json_integer_value(json_object_get(last, "candidate_args"));
+	json_t *argv = json_object_get(job, "argv");
+	size_t len = json_array_size(argv);
+
+	if (n <= 0 || !json_is_array(argv) || (size_t)n > len)
+		return;
+	argv = json_deep_copy(argv);
+	for (json_int_t i = 0; i < n; i++)
+		json_array_remove(argv, --len);
+	json_object_set_new(job, "argv", argv);
+}
+
 /* The job's parts: from argv, read in environment envp, else from the
  * profile's latest run. */
 static json_t *job_parts(struct calib_store *st, const char *name, char **argv, int argc,
@@ -215,6 +251,7 @@ static json_t *job_parts(struct calib_store *st, const char *name, char **argv, 
 			for (size_t i = 0; i < 3; i++)
 				if (json_object_get(last, keys[i]))
 					json_object_set(job, keys[i], json_object_get(last, keys[i]));
+			drop_candidate_args(last, job);
 			out->job_from = id;
 			id = NULL;
 		}
@@ -437,5 +474,13 @@ json_t *xl_plan_item_json(const struct xl_plan_item *it)
 
 	json_object_set_new(o, "limit_source", it->rank.est.limit_bytes != CALIB_UNSET
 							? json_string(it->rank.est.limit_source) : json_null());
+	if (xl_profile_args(it->profile)) {
+		const struct xl_strv *a = xl_profile_args(it->profile);
+		json_t *arr = json_array();
+
+		for (size_t i = 0; i < a->n; i++)
+			json_array_append_new(arr, json_string(a->v[i]));
+		json_object_set_new(o, "args", arr);
+	}
 	return o;
 }

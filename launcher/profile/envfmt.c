@@ -63,6 +63,24 @@ int xl_env_format_parse(const char *s, enum xl_env_format *out)
 	return -1;
 }
 
+/* A comment line with what the candidate appends to the command (no
+ * environment carries it): its args, quoted as a shell would need them. */
+static void add_args_note(struct xl_buf *b, const struct xl_profile *p)
+{
+	const struct xl_strv *a = xl_profile_args(p);
+
+	if (!a)
+		return;
+	xl_buf_addf(b, "# candidate %s appends to the command:", p->cands[p->cand].name);
+	for (size_t i = 0; i < a->n; i++) {
+		char *q = xl_sh_quote(a->v[i]);
+
+		xl_buf_addf(b, " %s", q);
+		free(q);
+	}
+	xl_buf_addc(b, '\n');
+}
+
 char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt)
 {
 	struct xl_buf b = XL_BUF_INIT;
@@ -74,6 +92,8 @@ char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt)
 
 		json_object_set(j, "profile", json_object_get(full, "profile"));
 		json_object_set(j, "candidate", json_object_get(full, "candidate"));
+		if (json_object_get(full, "args"))
+			json_object_set(j, "args", json_object_get(full, "args"));
 		json_object_set(j, "env", json_object_get(full, "env"));
 		json_object_set(j, "unset", json_object_get(full, "unset"));
 		json_object_set(j, "sources", json_object_get(full, "sources"));
@@ -99,6 +119,7 @@ char *xl_env_render(const struct xl_profile *p, enum xl_env_format fmt)
 		for (size_t i = 0; i < p->target_notes.n; i++)
 			xl_buf_addf(&b, "# %s\n", p->target_notes.v[i]);
 	}
+	add_args_note(&b, p);
 	if (fmt == XL_FMT_K8S)
 		xl_buf_adds(&b, "env:\n");
 	for (size_t i = 0; i < p->nvars; i++) {

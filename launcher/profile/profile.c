@@ -39,7 +39,7 @@ static const char *const limit_keys[] = {
 	"address_space", "open_files", "core", "cpu_time", "memory", NULL,
 };
 static const char *const cand_keys[] = {
-	"name", "description", "env", "unset", "flags", "signature", "limits", NULL,
+	"name", "description", "env", "unset", "flags", "signature", "limits", "args", NULL,
 };
 static const char *const sig_keys[] = {
 	"model", "train", "parallel", "device", "features", "inert_args", NULL,
@@ -482,6 +482,27 @@ static bool check_signature(const struct layer *l, const struct xl_ynode *s)
 	return true;
 }
 
+/* A candidate's args: a list of strings (scalars, taken as written),
+ * appended to the command. */
+static bool check_args(const struct layer *l, const struct xl_ynode *a)
+{
+	if (a->kind != XL_Y_SEQ) {
+		perr(l, a, "candidate args must be a list of strings (args: [--batch-size, \"8\"]), not %s",
+		     xl_ynode_kind_name(a));
+		return false;
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		const struct xl_ynode *x = a->items[i];
+
+		if (x->kind != XL_Y_SCALAR || xl_ynode_is_null(x)) {
+			perr(l, x, "candidate args: item %zu must be a string, not %s", i + 1,
+			     xl_ynode_kind_name(x));
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool check_candidates(const struct layer *l, const struct xl_ynode *c)
 {
 	if (!want_kind(l, c, XL_Y_SEQ, "candidates"))
@@ -522,6 +543,8 @@ static bool check_candidates(const struct layer *l, const struct xl_ynode *c)
 		if ((v = xl_ymap_get(m, "signature")) && !check_signature(l, v))
 			return false;
 		if ((v = xl_ymap_get(m, "limits")) && !check_limits(l, v))
+			return false;
+		if ((v = xl_ymap_get(m, "args")) && !check_args(l, v))
 			return false;
 	}
 	return true;

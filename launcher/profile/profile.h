@@ -69,6 +69,8 @@ struct xl_candidate {
 	char *name;
 	char *description;
 	struct xl_prov src;
+	struct xl_strv args;     /* appended to the command, as written */
+	struct xl_prov args_src; /* where `args` is (file NULL: none) */
 };
 
 /* The profile's compile section: how the compilations of its runs are
@@ -149,6 +151,14 @@ int xl_profile_resolve(const struct xl_ctx *ctx, const char *name, const char *c
 int xl_profile_resolve_set(const struct xl_ctx *ctx, const char *name, const char *cand,
 			   unsigned flags, char *const *set, struct xl_profile **out);
 void xl_profile_free(struct xl_profile *p);
+/* The selected candidate's args (appended to the command after its own
+ * arguments), or NULL when there is no candidate or it has none. */
+const struct xl_strv *xl_profile_args(const struct xl_profile *p);
+/* argv[0..argc) followed by the selected candidate's args: a new
+ * NULL-terminated array of borrowed strings (the caller frees the array
+ * only), *outc its length. */
+char **xl_profile_command(const struct xl_profile *p, char *const *argv, int argc, int *outc);
+
 /* Index of the candidate called name, or -1. */
 int xl_profile_find_candidate(const struct xl_profile *p, const char *name);
 /* Looks up a managed variable. */

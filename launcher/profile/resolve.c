@@ -1099,6 +1099,49 @@ void xl_env_free(char **env)
 
 /* ---- the whole resolution -------------------------------------------------------- */
 
+static void free_cands(struct xl_profile *p)
+{
+	for (size_t c = 0; c < p->ncands; c++) {
+		free(p->cands[c].name);
+		free(p->cands[c].description);
+		xl_strv_release(&p->cands[c].args);
+	}
+	free(p->cands);
+	p->cands = NULL;
+	p->ncands = 0;
+}
+
+/* A candidate's args as written (validated: a list of scalars). */
+static void take_args(struct xl_candidate *c, const struct layer *l, const struct xl_ynode *a)
+{
+	if (!a)
+		return;
+	c->args_src = prov_of(l, a);
+	for (size_t i = 0; i < a->n; i++)
+		xl_strv_push(&c->args, a->items[i]->str);
+}
+
+const struct xl_strv *xl_profile_args(const struct xl_profile *p)
+{
+	if (p->cand < 0 || !p->cands[p->cand].args.n)
+		return NULL;
+	return &p->cands[p->cand].args;
+}
+
+char **xl_profile_command(const struct xl_profile *p, char *const *argv, int argc, int *outc)
+{
+	const struct xl_strv *a = xl_profile_args(p);
+	size_t na = a ? a->n : 0;
+	char **v = xl_calloc((size_t)argc + na + 1, sizeof(*v));
+
+	for (int i = 0; i < argc; i++)
+		v[i] = argv[i];
+	for (size_t i = 0; i < na; i++)
+		v[(size_t)argc + i] = a->v[i];
+	*outc = argc + (int)na;
+	return v;
+}
+
 int xl_profile_find_candidate(const struct xl_profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->ncands; i++)
@@ -1199,11 +1242,7 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 			goto fail;
 		if (l->candidates) {
 			cand_layer = l;
-			for (size_t c = 0; c < p->ncands; c++) {
-				free(p->cands[c].name);
-				free(p->cands[c].description);
-			}
-			free(p->cands);
+			free_cands(p);
 			p->ncands = l->candidates->n;
 			p->cands = xl_calloc(p->ncands, sizeof(*p->cands));
 			for (size_t c = 0; c < p->ncands; c++) {
@@ -1213,6 +1252,7 @@ static int resolve_top(const struct xl_ctx *ctx, struct layer *top, char *dir, c
 				p->cands[c].name = xl_strdup(xl_ymap_get(m, "name")->str);
 				p->cands[c].description = d && !xl_ynode_is_null(d) ? xl_strdup(d->str) : NULL;
 				p->cands[c].src = prov_of(l, m);
+				take_args(&p->cands[c], l, xl_ymap_get(m, "args"));
 			}
 		}
 	}
@@ -1340,11 +1380,7 @@ void xl_profile_free(struct xl_profile *p)
 	free(p->vars);
 	xl_strv_release(&p->target_notes);
 	xl_strv_release(&p->stripped);
-	for (size_t i = 0; i < p->ncands; i++) {
-		free(p->cands[i].name);
-		free(p->cands[i].description);
-	}
-	free(p->cands);
+	free_cands(p);
 	xl_strv_release(&p->policy.bundle);
 	free(p->compile.step_pattern);
 	xl_strv_release(&p->chain);
@@ -1406,6 +1442,15 @@ json_t *xl_profile_to_json(const struct xl_profile *p)
 						       p->chain_files.v[i]));
 	json_object_set_new(j, "chain", chain);
 	json_object_set_new(j, "candidate", p->cand >= 0 ? json_string(p->cands[p->cand].name) : json_null());
+	if (xl_profile_args(p)) {
+		const struct xl_strv *a = xl_profile_args(p);
+		json_t *arr = json_array();
+
+		for (size_t i = 0; i < a->n; i++)
+			json_array_append_new(arr, json_string(a->v[i]));
+		json_object_set_new(j, "args", arr);
+		json_object_set_new(j, "args_source", prov_json(p->cands[p->cand].args_src));
+	}
 	for (size_t i = 0; i < p->nvars; i++) {
 		const struct xl_var *v = &p->vars[i];
 

@@ -48,6 +48,8 @@ struct attempt {
 	struct xl_peers *peers;       /* the other ranks of the job, or NULL */
 	json_t *peer;                 /* the rank this one was ended for, or NULL */
 	struct xl_memcg memcg;        /* the launch's own memory cgroup (dir NULL: none) */
+	char **argv;                  /* the command and the candidate's args (strings borrowed) */
+	int argc;
 };
 
 static int open_log(const char *dir, const char *name)
@@ -115,8 +117,8 @@ static json_t *start_manifest(struct attempt *at)
 	json_t *argvj = json_array(), *pj = xl_profile_to_json(p), *m;
 	char tbuf[40];
 
-	for (int i = 0; i < l->argc; i++)
-		json_array_append_new(argvj, json_string(l->argv[i]));
+	for (int i = 0; i < at->argc; i++)
+		json_array_append_new(argvj, json_string(at->argv[i]));
 	m = json_pack("{s:s,s:s,s:o,s:s,s:O,s:O,s:i,s:i,s:O,s:O,s:O,s:O,s:O}",
 		      "xlaunch", XLAUNCH_VERSION, "id", at->id, "argv", argvj,
 		      "profile", p->name, "profile_chain", json_object_get(pj, "chain"),
@@ -125,6 +127,8 @@ static json_t *start_manifest(struct attempt *at)
 		      "env", json_object_get(pj, "env"), "unset", json_object_get(pj, "unset"),
 		      "flags", json_object_get(pj, "flags"), "policy", json_object_get(pj, "policy"),
 		      "limits", json_object_get(pj, "limits"));
+	if (json_object_get(pj, "args"))
+		json_object_set(m, "candidate_args", json_object_get(pj, "args"));
 	json_decref(pj);
 	json_object_set_new(m, "signature", json_pack("{s:s,s:s,s:s,s:O}", "hash", at->sig.hash,
 						      "shape_hash", at->sig.shape_hash, "stack_hash",
@@ -288,7 +292,7 @@ static char **child_env(struct attempt *at)
 	}
 	add_env(&envp, "XLAUNCH_REPORT_HELPER", helper);
 	free(helper);
-	xl_ck_before_launch(envp, at->l->argv, p->name, at->id, p->runtime);
+	xl_ck_before_launch(envp, at->argv, p->name, at->id, p->runtime);
 	if (at->dir)
 		xl_xla_dump_setup(p, at->it->parts, at->dir, at->l->o->no_xla_dump, &envp, &at->dump);
 	else
@@ -326,7 +330,7 @@ static int supervise(struct attempt *at, char **envp)
 	xl_scan_watch(&at->so, &at->watch);
 	xl_scan_watch(&at->se, &at->watch);
 	memset(&so, 0, sizeof(so));
-	so.argv = l->argv;
+	so.argv = at->argv;
 	so.envp = envp;
 	so.limits = &at->it->profile->limits;
 	so.timeout_s = l->o->timeout_s;
@@ -614,6 +618,7 @@ static void attempt_release(struct attempt *at)
 	free(at->mpath);
 	free(at->end_path);
 	free(at->guard_path);
+	free(at->argv);
 }
 
 int xl_attempt(const struct xl_launch *l, const struct xl_plan_item *it, int n, int total,
@@ -638,6 +643,8 @@ int xl_attempt(const struct xl_launch *l, const struct xl_plan_item *it, int n, 
 		return rc;
 	calib_signature(it->parts, &at.sig);
 	at.have_sig = true;
+	/* this candidate's args, not an earlier attempt's */
+	at.argv = xl_profile_command(it->profile, l->argv, l->argc, &at.argc);
 	xl_observe_init(&at.obs, 0.1);
 	if ((rc = make_run_dir(&at)))
 		goto out;

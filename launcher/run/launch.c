@@ -190,6 +190,24 @@ static int choose_keep(const struct xl_launch *l)
 	return XL_EX_CANTCREAT;
 }
 
+/* `run --dry-run`: the command a candidate with args runs (without a
+ * command, its args alone). */
+static void print_item_command(const struct xl_launch *l, const struct xl_plan_item *it)
+{
+	const struct xl_strv *a = xl_profile_args(it->profile);
+	char **cmd;
+	int n;
+
+	if (!a)
+		return;
+	cmd = xl_profile_command(it->profile, l->argv, l->argv ? l->argc : 0, &n);
+	printf("     %s", l->argv ? "runs:" : "args:");
+	for (int k = 0; k < n; k++)
+		printf(" %s", cmd[k]);
+	printf("   (after the command: the candidate's args)\n");
+	free(cmd);
+}
+
 /* `run --dry-run`: the order, as text or JSON. */
 static void print_plan(const struct xl_launch *l, const struct xl_plan *plan, const char *profile,
 		       size_t total)
@@ -216,6 +234,7 @@ static void print_plan(const struct xl_launch *l, const struct xl_plan *plan, co
 		printf("  %zu. %-16s %-20s %s%s\n", i + 1, it->candidate ? it->candidate : "(profile)",
 		       calib_place_name(it->rank.place), it->rank.reason,
 		       skipped(it, l->o) ? " [skipped: --try-infeasible launches it]" : "");
+		print_item_command(l, it);
 	}
 	if (l->argv) {
 		printf("command:");

@@ -362,6 +362,96 @@ static void test_flags_merge_delete_candidate(void **state)
 			 XL_EX_NOINPUT);
 }
 
+/* A candidate's args: kept as written, appended after the command's own,
+ * only the selected candidate's, and shown by the renderings. */
+static void test_candidate_args(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p;
+	const struct xl_strv *a;
+	char *cmdv[] = { "python3", "train.py", "--steps", "10", NULL };
+	char **full, *out;
+	int n;
+
+	(void)state;
+	write_profile("args-base", "candidates:\n  - name: old\n    args: [--old, '1']\n");
+	write_profile("args-top",
+		      "extends: args-base\n"
+		      "candidates:\n"
+		      "  - name: kv\n    args: [per_device_batch_size=8]\n"
+		      "  - name: ap\n    args: [--batch-size, 4, \"it's\"]\n    env: {MB: 4}\n"
+		      "  - name: plain\n");
+	assert_int_equal(xl_profile_resolve(&c, "args-top", NULL, XL_RESOLVE_NO_AMBIENT, &p), 0);
+	/* the later layer's list replaces the base's; nothing is selected */
+	assert_int_equal(p->ncands, 3);
+	assert_null(xl_profile_args(p));
+	full = xl_profile_command(p, cmdv, 4, &n);
+	assert_int_equal(n, 4);
+	assert_null(full[4]);
+	free(full);
+	xl_profile_free(p);
+
+	assert_int_equal(xl_profile_resolve(&c, "args-top", "ap", XL_RESOLVE_NO_AMBIENT, &p), 0);
+	a = xl_profile_args(p);
+	assert_non_null(a);
+	assert_int_equal(a->n, 3);
+	assert_string_equal(a->v[1], "4");          /* a number as written */
+	assert_int_equal(p->cands[p->cand].args_src.line, 6);
+	full = xl_profile_command(p, cmdv, 4, &n);
+	assert_int_equal(n, 7);
+	assert_string_equal(full[3], "10");
+	assert_string_equal(full[4], "--batch-size");
+	assert_string_equal(full[6], "it's");
+	assert_null(full[7]);
+	free(full);
+	out = xl_env_render(p, XL_FMT_SH);
+	assert_non_null(strstr(out, "# candidate ap appends to the command: '--batch-size' '4' 'it'\\''s'\n"));
+	assert_non_null(strstr(out, "export MB='4'\n"));
+	free(out);
+	out = xl_env_render(p, XL_FMT_JSON);
+	assert_non_null(strstr(out, "\"args\": [\n    \"--batch-size\",\n    \"4\""));
+	free(out);
+	xl_profile_free(p);
+
+	assert_int_equal(xl_profile_resolve(&c, "args-top", "kv", XL_RESOLVE_NO_AMBIENT, &p), 0);
+	assert_string_equal(xl_profile_args(p)->v[0], "per_device_batch_size=8");
+	xl_profile_free(p);
+	/* a candidate without args adds nothing, and says nothing */
+	assert_int_equal(xl_profile_resolve(&c, "args-top", "plain", XL_RESOLVE_NO_AMBIENT, &p), 0);
+	assert_null(xl_profile_args(p));
+	out = xl_env_render(p, XL_FMT_SH);
+	assert_null(strstr(out, "appends to the command"));
+	free(out);
+	xl_profile_free(p);
+}
+
+/* args is a list of strings: a scalar, a mapping, a nested list or a null
+ * item is a profile error. */
+static void test_candidate_args_bad(void **state)
+{
+	struct xl_ctx c = ctx_for_tmp();
+	struct xl_profile *p = NULL;
+	static const char *const bad[] = {
+		"candidates:\n  - name: a\n    args: --batch-size 8\n",
+		"candidates:\n  - name: a\n    args: {batch_size: 8}\n",
+		"candidates:\n  - name: a\n    args: [--batch-size, [8]]\n",
+		"candidates:\n  - name: a\n    args: [--batch-size, ~]\n",
+		"candidates:\n  - name: a\n    args: ~\n",
+		"candidates:\n  - name: a\n    argz: [x]\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_profile("args-bad", bad[i]);
+		assert_int_equal(xl_profile_resolve(&c, "args-bad", NULL, 0, &p), XL_EX_DATAERR);
+		assert_null(p);
+	}
+	write_profile("args-empty", "candidates:\n  - name: a\n    args: []\n");
+	assert_int_equal(xl_profile_resolve(&c, "args-empty", "a", XL_RESOLVE_NO_AMBIENT, &p), 0);
+	assert_null(xl_profile_args(p));
+	xl_profile_free(p);
+}
+
 static void test_unknown_key_and_types(void **state)
 {
 	struct xl_ctx c = ctx_for_tmp();
@@ -510,6 +600,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_linearize_diamond),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_flags_merge_delete_candidate),
+		cmocka_unit_test(test_candidate_args),
+		cmocka_unit_test(test_candidate_args_bad),
 		cmocka_unit_test(test_unknown_key_and_types),
 		cmocka_unit_test(test_ambient),
 		cmocka_unit_test(test_ambient_cataloged),

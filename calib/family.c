@@ -123,6 +123,19 @@ static bool take_number(json_t *skel, const char *section, const char *key, json
 	return true;
 }
 
+/* Whether the len bytes at s are the key of a trainer's key=value argument
+ * (per_device_batch_size=4, model.seq_len=2048): a letter or '_', then
+ * letters, digits, '_', '.' and '-'. */
+static bool key_word(const char *s, size_t len)
+{
+	if (!len || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return false;
+	return true;
+}
+
 /* Numbers in argv become coordinates; the skeleton keeps "#" in their place. */
 static void take_argv(json_t *argv, json_t *coords)
 {
@@ -147,7 +160,9 @@ static void take_argv(json_t *argv, json_t *coords)
 			coord_set(coords, name, v);
 			free(name);
 			json_array_set_new(argv, i, json_string("#"));
-		} else if (a[0] == '-' && (eq = strchr(a, '=')) && numeric(eq + 1, &v)) {
+		} else if ((eq = strchr(a, '=')) && numeric(eq + 1, &v) &&
+			   (a[0] == '-' || key_word(a, (size_t)(eq - a)))) {
+			/* "--batch=64", and a trainer's "per_device_batch_size=64" */
 			char *name = xl_strndup(a, (size_t)(eq - a));
 			char *skel = xl_asprintf("%s=#", name);
 

@@ -309,6 +309,21 @@ static void test_family(void **state)
 	assert_int_equal(json_integer_value(json_object_get(c1, "--x")), 1);
 	assert_int_equal(json_integer_value(json_object_get(c1, "--x (2)")), 2);
 	json_decref(c1);
+	/* a trainer's key=value arguments: one family over the values */
+	family_of("{\"argv\": [\"python\", \"train.py\", \"per_device_batch_size=4\", \"run_name=a1\"]}", h1, &c1);
+	family_of("{\"argv\": [\"python\", \"train.py\", \"per_device_batch_size=32\", \"run_name=a1\"]}", h2, &c2);
+	assert_string_equal(h1, h2);
+	assert_int_equal(json_integer_value(json_object_get(c1, "per_device_batch_size")), 4);
+	assert_int_equal(json_integer_value(json_object_get(c2, "per_device_batch_size")), 32);
+	/* a word that is no key, or a value that is no number, stays in the family */
+	family_of("{\"argv\": [\"python\", \"train.py\", \"per_device_batch_size=4\", \"run_name=a2\"]}", h3, &c3);
+	assert_string_not_equal(h1, h3);
+	family_of("{\"argv\": [\"python\", \"train.py\", \"1x=4\"]}", h4, &c4);
+	assert_null(json_object_get(c4, "1x"));
+	json_decref(c1);
+	json_decref(c2);
+	json_decref(c3);
+	json_decref(c4);
 	/* not an object */
 	{
 		json_t *arr = json_array();

@@ -491,7 +491,7 @@ static void say_outcome(struct attempt *at)
 {
 	const struct calib_estimate *est = &at->it->rank.est;
 	long long observed = observed_bytes(at);
-	char comp[256], b1[32], b2[32];
+	char comp[256], b1[32], b2[32], pkind[48];
 
 	xl_watch_warn(&at->watch, &at->storm, at->dir ? at->dir : "the output above");
 	if (at->sr.term_dropped && at->dir)
@@ -501,12 +501,17 @@ static void say_outcome(struct attempt *at)
 		xl_warn("the terminal could not keep up: %zu bytes were not shown (no run directory logged them)",
 			at->sr.term_dropped);
 	xl_watch_summary(&at->watch, &at->storm, comp, sizeof(comp));
-	xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s%s", at->n, at->total,
+	/* a prediction of another kind says its own: observed and predicted are
+	 * compared only within one kind */
+	pkind[0] = '\0';
+	if (est->known && strcmp(calib_kind_name(est->kind), observed_kind(at)) != 0)
+		snprintf(pkind, sizeof(pkind), " (%s)", calib_kind_name(est->kind));
+	xl_info("attempt %d/%d: %s (%s) after %.1f s, observed %s (%s)%s%s%s%s", at->n, at->total,
 		xl_outcome_name(at->cl.outcome), at->cl.reason, at->sr.wall_s,
 		xl_fmt_bytes((uint64_t)(observed < 0 ? 0 : observed), b2, sizeof(b2)),
 		observed_kind(at), est->known ? ", predicted " : "",
 		est->known ? xl_fmt_bytes((uint64_t)est->predicted_bytes, b1, sizeof(b1)) : "",
-		comp);
+		pkind, comp);
 }
 
 /* The store's record of the attempt; takes the attempt's figures. */

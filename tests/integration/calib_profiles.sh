@@ -78,4 +78,19 @@ expect_out '"calibrated": true' "calibrated after an ok launch with observed mem
 run "$XL" calib order nosuchprofile
 [ "$rc" -ne 0 ] || fail "unknown profile must fail"
 ok "unknown profile fails"
+
+# a launch on this host of a job predicted for a TPU's memory: the attempt
+# line names both kinds, never the two figures side by side as one kind
+cat >"$T/profiles/ontpu.yaml" <<'YAML'
+description: a TPU job's prediction, launched on the host
+signature:
+  model: {params: 1.0e8, layers: 4, hidden: 512, heads: 8, seq: 512, vocab: 1000}
+  train: {micro_batch: 1, optimizer: adamw, precision: mixed, remat: none}
+  device: {kind: tpu-v5e, count: 1, memory: 16GiB}
+YAML
+run "$XL" run ontpu -- true
+expect_rc 0 "a launch with a device prediction"
+grep -Eq "ok \(exited 0\) after [0-9.]+ s, observed [0-9.]+ [KMG]?i?B \(host_peak_rss\), predicted [0-9.]+ [KMG]iB \(device_peak\)" "$T/err" ||
+	{ cat "$T/err"; fail "observed and predicted of two kinds, each not named"; }
+ok "observed and predicted each with its kind"
 done_ok

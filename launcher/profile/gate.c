@@ -14,14 +14,84 @@
 
 extern char **environ;
 
+/* Whether variable entry e ("NAME=value") may change what the detection
+ * finds: where commands and interpreters are (PATH, VIRTUAL_ENV, pyenv's,
+ * the loader's), what an interpreter's site directories are (PYTHON*,
+ * HOME), where the bundle cache is (XDG_*, HOME) and which libtpu is
+ * loaded.  The rest (a candidate's batch size, XLA_FLAGS) never does. */
+static bool detect_var(const char *e)
+{
+	static const char *const names[] = { "PATH=", "HOME=", "VIRTUAL_ENV=", "TPU_LIBRARY_PATH=",
+					     "PYTHON", "PYENV_", "XDG_", "LD_", "CONDA_", NULL };
+
+	for (size_t i = 0; names[i]; i++)
+		if (strncmp(e, names[i], strlen(names[i])) == 0)
+			return true;
+	return false;
+}
+
+/* What the detection depends on: argv and those variables. */
+static char *detect_key(char *const *argv, int argc, char *const *env, size_t *len)
+{
+	struct xl_buf b = XL_BUF_INIT;
+
+	for (int i = 0; argv && i < argc; i++)
+		xl_buf_add(&b, argv[i], strlen(argv[i]) + 1);
+	xl_buf_add(&b, "\1", 2);
+	for (size_t i = 0; env[i]; i++)
+		if (detect_var(env[i]))
+			xl_buf_add(&b, env[i], strlen(env[i]) + 1);
+	*len = b.len;
+	return xl_buf_detach(&b);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xl_strdup(s) : NULL;
+}
+
+static void runtime_copy(struct xl_runtime *to, const struct xl_runtime *from)
+{
+	to->python = dup_or_null(from->python);
+	to->source = from->source;
+	to->why = dup_or_null(from->why);
+	to->jaxlib = dup_or_null(from->jaxlib);
+	to->jax = dup_or_null(from->jax);
+	to->torch = dup_or_null(from->torch);
+	to->torch_xla = dup_or_null(from->torch_xla);
+	to->libtpu = dup_or_null(from->libtpu);
+}
+
+/* The last detection of this process: a launch judges its profile and each
+ * candidate against the interpreter of one command line, in environments
+ * that differ in what the detection never reads, and asks once. */
+static struct {
+	char *key;
+	size_t len;
+	struct xl_runtime rt;
+} last_detect;
+
 void xl_profile_detect_runtime(const struct xl_profile *p, char *const *argv, int argc,
 			       struct xl_runtime *rt)
 {
 	/* what the child will find: the profile may set PATH, VIRTUAL_ENV,
 	 * PYTHONPATH or PYENV_VERSION */
 	char **env = xl_profile_build_env(p, environ);
+	size_t len;
+	char *key = detect_key(argv, argc, env, &len);
 
-	xl_runtime_detect(argv, argc, env, rt);
+	memset(rt, 0, sizeof(*rt));
+	if (last_detect.key && last_detect.len == len && memcmp(last_detect.key, key, len) == 0) {
+		runtime_copy(rt, &last_detect.rt);
+		free(key);
+	} else {
+		xl_runtime_detect(argv, argc, env, rt);
+		free(last_detect.key);
+		xl_runtime_release(&last_detect.rt);
+		last_detect.key = key;
+		last_detect.len = len;
+		runtime_copy(&last_detect.rt, rt);
+	}
 	xl_env_free(env);
 }
 

@@ -18,6 +18,7 @@ struct layer {
 	struct xl_ynode *extends, *env, *unset, *flags, *policy, *limits, *compile, *ranks, *signature,
 		*candidates;
 	char *open_to_all;   /* why anyone may change this file, or NULL */
+	int refs;            /* layer_free drops one; a layer is read-only once loaded */
 };
 
 /* Prints "profile 'NAME': PATH:LINE:COL: MSG". */

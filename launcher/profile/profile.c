@@ -617,7 +617,7 @@ static bool validate(struct layer *l)
 
 void layer_free(struct layer *l)
 {
-	if (!l)
+	if (!l || --l->refs > 0)
 		return;
 	free(l->open_to_all);
 	xl_ynode_free(l->root);
@@ -684,6 +684,7 @@ int layer_from_bytes(const char *name, const char *path, const char *data, size_
 	struct layer *l = xl_calloc(1, sizeof(*l));
 	char *err = NULL;
 
+	l->refs = 1;
 	l->name = xl_strdup(name);
 	l->path = xl_strdup(path);
 	l->root = xl_yaml_parse(data, len, &err);
@@ -701,12 +702,58 @@ int layer_from_bytes(const char *name, const char *path, const char *data, size_
 	return 0;
 }
 
+/* The layers a process has read, by path and the file's identity: a
+ * launch resolves its profile and each candidate, each extending the same
+ * bases, and a file is read and parsed once unless it changed. */
+#define LAYER_CACHE 16
+static struct {
+	struct layer *l;
+	struct stat st;
+} layer_cache[LAYER_CACHE];
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static struct layer *cached_layer(const char *name, const char *path, const struct stat *st)
+{
+	for (size_t i = 0; i < LAYER_CACHE && layer_cache[i].l; i++) {
+		struct layer *l = layer_cache[i].l;
+
+		if (strcmp(l->path, path) == 0 && strcmp(l->name, name) == 0 &&
+		    same_file(&layer_cache[i].st, st)) {
+			l->refs++;
+			return l;
+		}
+	}
+	return NULL;
+}
+
+static void cache_layer(struct layer *l, const struct stat *st)
+{
+	size_t i = 0;
+
+	while (i < LAYER_CACHE - 1 && layer_cache[i].l && strcmp(layer_cache[i].l->path, l->path))
+		i++;
+	layer_free(layer_cache[i].l);
+	layer_cache[i].l = l;
+	layer_cache[i].st = *st;
+	l->refs++;
+}
+
 static int read_layer(const char *name, const char *path, struct layer **out)
 {
+	struct stat st;
+	bool known = stat(path, &st) == 0 && S_ISREG(st.st_mode);
 	size_t len;
 	char *data;
 	int rc;
 
+	if (known && (*out = cached_layer(name, path, &st)))
+		return 0;
 	data = xl_read_file(path, &len, XL_PROFILE_MAX_BYTES);
 	if (!data) {
 		int e = errno;
@@ -720,6 +767,8 @@ static int read_layer(const char *name, const char *path, struct layer **out)
 	}
 	rc = layer_from_bytes(name, path, data, len, out);
 	free(data);
+	if (rc == 0 && known)
+		cache_layer(*out, &st);
 	return rc;
 }
 
@@ -788,7 +837,7 @@ int layer_load(const struct xl_ctx *ctx, const char *name, const char *extra_dir
 			if (open_to_all) {
 				xl_warn("profile '%s': %s; anyone can change what it launches", name,
 					open_to_all);
-				if (rc == 0)
+				if (rc == 0 && !(*out)->open_to_all)
 					(*out)->open_to_all = open_to_all;
 				else
 					free(open_to_all);

@@ -487,7 +487,7 @@ void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const ch
 	ssize_t at = env_index(*envp, "XLA_FLAGS");
 	const char *cur = at >= 0 ? strchr((*envp)[at], '=') + 1 : "";
 	struct xl_tokens toks = { NULL, 0 };
-	char *err = NULL, *file;
+	char *err = NULL;
 	bool ok;
 
 	memset(d, 0, sizeof(*d));
@@ -528,9 +528,7 @@ void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const ch
 	}
 	if (d->dir || d->user)
 		return;
-	file = xl_data_path("etc/cachekeys.yaml");
-	ok = xl_xla_dump_keyless(file, d->why, sizeof(d->why));
-	free(file);
+	ok = xl_xla_dump_keyless_rules(xl_ck_runtimes, xl_ck_nruntimes, d->why, sizeof(d->why));
 	if (!ok)
 		return;
 	d->dir = xl_asprintf("%s/xla-dump", run_dir);

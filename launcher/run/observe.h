@@ -77,6 +77,10 @@ void xl_xla_dump_setup(const struct xl_profile *p, const json_t *parts, const ch
  * etc/cachekeys.yaml: per runtime, flags.exclude and flags.exceptions);
  * *why says which would not. */
 bool xl_xla_dump_keyless(const char *file, char *why, size_t size);
+/* The same by n runtimes' compiled rules (xl_ck_runtimes: what a launch
+ * asks, without parsing the file; dumpkeys.c). */
+struct xl_ck_runtime;
+bool xl_xla_dump_keyless_rules(const struct xl_ck_runtime *rts, size_t n, char *why, size_t size);
 /* The tokens xlaunch adds for dir (caller frees). */
 char *xl_xla_dump_tokens(const char *dir);
 void xl_xla_dump_release(struct xl_xla_dump *d);

@@ -214,6 +214,31 @@ static void test_dump_setup(void **state)
 		assert_non_null(strstr(why, "--xla_dump_to would enter jax's"));
 		assert_false(xl_xla_dump_keyless("/nonexistent/cachekeys.yaml", why, sizeof(why)));
 		assert_non_null(strstr(why, "cannot read"));
+		/* the rules compiled into the binary, which a launch asks, say
+		 * what the shipped file says; the same two refusals by tables */
+		assert_true(xl_xla_dump_keyless_rules(xl_ck_runtimes, xl_ck_nruntimes, why, sizeof(why)));
+		{
+			static const char *const all[] = { "--xla_dump_to", "--xla_dump_hlo_as_text",
+							   "--xla_dump_disable_metadata", NULL };
+			static const char *const to_only[] = { "--xla_dump_to", NULL };
+			static const struct xl_ck_exception to_exc[] = { { "--xla_dump_to", XL_CK_ALWAYS } };
+			struct xl_ck_runtime rts[2];
+
+			memset(rts, 0, sizeof(rts));
+			rts[0].name = "jax";
+			rts[0].exclude = all;
+			rts[1].name = "other";
+			rts[1].exclude = to_only;
+			assert_true(xl_xla_dump_keyless_rules(rts, 1, why, sizeof(why)));
+			assert_false(xl_xla_dump_keyless_rules(rts, 2, why, sizeof(why)));
+			assert_non_null(strstr(why, "--xla_dump_hlo_as_text would enter other's persistent-cache key"));
+			rts[0].exceptions = to_exc;
+			rts[0].nexceptions = 1;
+			assert_false(xl_xla_dump_keyless_rules(rts, 1, why, sizeof(why)));
+			assert_non_null(strstr(why, "--xla_dump_to would enter jax's"));
+			assert_false(xl_xla_dump_keyless_rules(rts, 0, why, sizeof(why)));
+			assert_non_null(strstr(why, "names no runtime"));
+		}
 		free(rules);
 		free(exc);
 		free(shipped);

@@ -190,6 +190,8 @@ int xl_write_json_atomic(const char *path, const json_t *j, bool durable);
 int xl_mkdirs(const char *path, unsigned mode);
 /* Whether path names a regular file (links followed). */
 bool xl_is_regular_file(const char *path);
+/* Whether path names a directory (links followed); false for "". */
+bool xl_is_directory(const char *path);
 /* An absolute spelling of path (the current directory before a relative
  * one, "./" dropped; links not resolved: a venv's bin/python is a link whose
  * location is what makes it the venv's).  Caller frees. */

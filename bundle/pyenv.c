@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,13 +93,6 @@ static void follow_shim(char **path, char *const *envp)
 	}
 }
 
-static bool is_directory(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 int xl_python_find(const char *python, char *const *envp, char **path, const char **source,
 		   char **why)
 {
@@ -112,7 +104,7 @@ int xl_python_find(const char *python, char *const *envp, char **path, const cha
 		*source = "--python";
 		/* absolute against the working directory, links kept: a venv's
 		 * bin/python is a link whose place makes it the venv's */
-		if (strchr(python, '/') && is_directory(python)) {
+		if (strchr(python, '/') && xl_is_directory(python)) {
 			*why = xl_asprintf("python '%s': not a Python interpreter (a directory)", python);
 			return XL_EX_NOINPUT;
 		}
@@ -291,19 +283,12 @@ static bool ends_with_nocase(const char *s, const char *suffix)
 	return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-
-	return *p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* One *.dist-info or *.egg-info entry (a directory, or an egg-info file). */
 static void read_info(struct xl_pyenv *env, const char *p)
 {
 	char *m;
 
-	if (!is_dir(p)) {
+	if (!xl_is_directory(p)) {
 		read_dist(env, p);
 		return;
 	}
@@ -434,7 +419,7 @@ int xl_pyenv_open_env(const char *python, char *const *envp, unsigned flags, str
 			} else if (strncmp(p, "path=", 5) == 0) {
 				/* sys.path as site would leave it, in order; zip
 				 * files and missing entries hold nothing to read */
-				if (is_dir(v) && !xl_strv_contains(&dirs, v))
+				if (xl_is_directory(v) && !xl_strv_contains(&dirs, v))
 					xl_strv_push(&dirs, v);
 			} else if (strncmp(p, "purelib=", 8) == 0 || strncmp(p, "platlib=", 8) == 0) {
 				if (!xl_strv_contains(&env->libdirs, v))

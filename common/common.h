@@ -190,6 +190,8 @@ int xl_write_json_atomic(const char *path, const json_t *j, bool durable);
 int xl_mkdirs(const char *path, unsigned mode);
 /* Whether path names a regular file (links followed). */
 bool xl_is_regular_file(const char *path);
+/* Whether path names a directory (links followed); false for "". */
+bool xl_is_directory(const char *path);
 /* An absolute spelling of path (the current directory before a relative
  * one, "./" dropped; links not resolved: a venv's bin/python is a link whose
  * location is what makes it the venv's).  Caller frees. */
@@ -259,6 +261,10 @@ struct xl_ynode {
  * is "LINE:COL: message" (caller frees).  An empty stream gives NULL with
  * *err "1:1: file is empty". */
 struct xl_ynode *xl_yaml_parse(const char *data, size_t len, char **err);
+/* Reads and parses the YAML file path; NULL when it cannot, having said
+ * why ("WHAT 'PATH': cannot read: ..." or "WHAT 'PATH':LINE:COL: ...")
+ * with *rc XL_EX_NOINPUT or XL_EX_DATAERR. */
+struct xl_ynode *xl_yaml_read(const char *what, const char *path, int *rc);
 void xl_ynode_free(struct xl_ynode *n);
 bool xl_ynode_is_null(const struct xl_ynode *n);
 /* MAP lookup by key; NULL when absent. */

@@ -166,6 +166,13 @@ bool xl_is_regular_file(const char *path)
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+bool xl_is_directory(const char *path)
+{
+	struct stat sb;
+
+	return *path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
 char *xl_path_absolute(const char *path)
 {
 	char cwd[PATH_MAX];

@@ -69,6 +69,28 @@ static void add_item(struct xl_ynode *parent, struct xl_ynode *child, size_t *ca
 	parent->items[parent->n++] = child;
 }
 
+struct xl_ynode *xl_yaml_read(const char *what, const char *path, int *rc)
+{
+	char *data, *err = NULL;
+	struct xl_ynode *root;
+	size_t len;
+
+	data = xl_read_file(path, &len, 0);
+	if (!data) {
+		xl_error("%s '%s': cannot read: %s", what, path, strerror(errno));
+		*rc = XL_EX_NOINPUT;
+		return NULL;
+	}
+	root = xl_yaml_parse(data, len, &err);
+	free(data);
+	if (!root) {
+		xl_error("%s '%s':%s", what, path, err);
+		free(err);
+		*rc = XL_EX_DATAERR;
+	}
+	return root;
+}
+
 void xl_ynode_free(struct xl_ynode *n)
 {
 	if (!n)

@@ -86,6 +86,15 @@ typedef void xl_probe_backend_fn(struct xl_probe_rep *r, const char *arg);
 void xl_probe_rep_init(struct xl_probe_rep *r, int fd);
 void xl_probe_rep_release(struct xl_probe_rep *r);
 void xl_probe_reached(struct xl_probe_rep *r, enum xl_probe_stage st);
+/* What a backend does to reach stage st: 0 or more when it is reached, less
+ * than 0 when a step failed (having said why with xl_probe_error). */
+typedef int xl_probe_rung_fn(void *backend, enum xl_probe_stage st);
+/* The ladder every backend climbs: from stage `from` up to
+ * XL_STAGE_VERIFIED, one stage at a time, rung(backend, stage) and then the
+ * stage reached; it stops at the first rung that fails.  0 when verified
+ * is reached, else -1. */
+int xl_probe_climb(struct xl_probe_rep *r, enum xl_probe_stage from, xl_probe_rung_fn *rung,
+		   void *backend);
 /* Sets the error text (the runtime's own words) once; later calls add
  * nothing, so the first failure is the one reported. */
 void xl_probe_error(struct xl_probe_rep *r, const char *fmt, ...)

@@ -630,6 +630,34 @@ static void release(struct cpu_probe *p)
 	free(p->C);
 }
 
+/* What each stage of the ladder takes (xl_probe_climb). */
+static int cpu_rung(void *backend, enum xl_probe_stage st)
+{
+	struct cpu_probe *p = backend;
+
+	switch (st) {
+	case XL_STAGE_INITIALIZED:
+		read_host(p);
+		return 0;
+	case XL_STAGE_DEVICES:
+		describe_host(p);
+		return 0;
+	case XL_STAGE_COMPILED:
+		/* the kernels are plain C, compiled in: nothing to build at
+		 * run time */
+		return prepare_arrays(p);
+	case XL_STAGE_EXECUTED:
+		return execute_kernels(p);
+	case XL_STAGE_VERIFIED:
+		if (verify_results(p) < 0)
+			return -1;
+		measure(p);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 void xl_probe_cpu(struct xl_probe_rep *r, const char *arg)
 {
 	struct cpu_probe p;
@@ -639,21 +667,6 @@ void xl_probe_cpu(struct xl_probe_rep *r, const char *arg)
 	p.r = r;
 	p.isa = json_array();
 	xl_probe_reached(r, XL_STAGE_INSTALLED);
-	read_host(&p);
-	xl_probe_reached(r, XL_STAGE_INITIALIZED);
-	describe_host(&p);
-	xl_probe_reached(r, XL_STAGE_DEVICES);
-	if (prepare_arrays(&p) < 0)
-		goto out;
-	/* the kernels are plain C, compiled in: nothing to build at run time */
-	xl_probe_reached(r, XL_STAGE_COMPILED);
-	if (execute_kernels(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_EXECUTED);
-	if (verify_results(&p) < 0)
-		goto out;
-	measure(&p);
-	xl_probe_reached(r, XL_STAGE_VERIFIED);
-out:
+	xl_probe_climb(r, XL_STAGE_INITIALIZED, cpu_rung, &p);
 	release(&p);
 }

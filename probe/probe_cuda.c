@@ -473,6 +473,27 @@ static void release(struct cuda_probe *p)
 	free(p->hc);
 }
 
+/* What each stage of the ladder takes (xl_probe_climb). */
+static int cuda_rung(void *backend, enum xl_probe_stage st)
+{
+	struct cuda_probe *p = backend;
+
+	switch (st) {
+	case XL_STAGE_INITIALIZED:
+		return cu_failed(p, p->c.Init(0), "cuInit") ? -1 : 0;
+	case XL_STAGE_DEVICES:
+		return list_devices(p);
+	case XL_STAGE_COMPILED:
+		return enter_context(p) < 0 ? -1 : compile_triad(p);
+	case XL_STAGE_EXECUTED:
+		return transfer_inputs(p) < 0 ? -1 : execute_once(p);
+	case XL_STAGE_VERIFIED:
+		return verify_output(p) < 0 ? -1 : measure_bandwidth(p);
+	default:
+		return 0;
+	}
+}
+
 void xl_probe_cuda(struct xl_probe_rep *r, const char *arg)
 {
 	struct cuda_probe p;
@@ -483,29 +504,15 @@ void xl_probe_cuda(struct xl_probe_rep *r, const char *arg)
 	if (open_driver(&p) < 0)
 		return;
 	xl_probe_reached(r, XL_STAGE_INSTALLED);
-	if (cu_failed(&p, p.c.Init(0), "cuInit"))
-		goto out;
-	xl_probe_reached(r, XL_STAGE_INITIALIZED);
-	if (list_devices(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_DEVICES);
-	if (enter_context(&p) < 0 || compile_triad(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_COMPILED);
-	if (transfer_inputs(&p) < 0 || execute_once(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_EXECUTED);
-	if (verify_output(&p) < 0 || measure_bandwidth(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_VERIFIED);
-	json_object_set_new(r->doc, "details",
-			    json_pack("{s:i, s:i, s:s, s:I, s:I, s:s}", "device_count", p.count,
-				      "multiprocessors", p.sms, "ptx_isa", TRIAD_PTX_ISA,
-				      "buffer_bytes", (json_int_t)p.n * (json_int_t)sizeof(float),
-				      "working_set_bytes",
-				      (json_int_t)p.n * 3 * (json_int_t)sizeof(float),
-				      "working_set_rule",
-				      "a 64th of the device's memory, 96 MiB to 768 MiB"));
-out:
+	if (xl_probe_climb(r, XL_STAGE_INITIALIZED, cuda_rung, &p) == 0)
+		json_object_set_new(r->doc, "details",
+				    json_pack("{s:i, s:i, s:s, s:I, s:I, s:s}", "device_count",
+					      p.count, "multiprocessors", p.sms, "ptx_isa",
+					      TRIAD_PTX_ISA, "buffer_bytes",
+					      (json_int_t)p.n * (json_int_t)sizeof(float),
+					      "working_set_bytes",
+					      (json_int_t)p.n * 3 * (json_int_t)sizeof(float),
+					      "working_set_rule",
+					      "a 64th of the device's memory, 96 MiB to 768 MiB"));
 	release(&p);
 }

@@ -759,6 +759,30 @@ static void release(struct pjrt_probe *p)
 	}
 }
 
+/* What each stage of the ladder takes (xl_probe_climb). */
+static int pjrt_rung(void *backend, enum xl_probe_stage st)
+{
+	struct pjrt_probe *p = backend;
+
+	switch (st) {
+	case XL_STAGE_INITIALIZED:
+		if (initialize_plugin(p) < 0 || create_client(p) < 0)
+			return -1;
+		read_platform(p);
+		return 0;
+	case XL_STAGE_DEVICES:
+		return list_devices(p);
+	case XL_STAGE_COMPILED:
+		return compile_triad(p);
+	case XL_STAGE_EXECUTED:
+		return transfer_inputs(p) < 0 ? -1 : execute_once(p);
+	case XL_STAGE_VERIFIED:
+		return verify_output(p) < 0 ? -1 : measure_bandwidth(p);
+	default:
+		return 0;
+	}
+}
+
 void xl_probe_pjrt(struct xl_probe_rep *r, const char *path)
 {
 	struct pjrt_probe p = { .r = r, .path = path, .details = json_object() };
@@ -767,22 +791,6 @@ void xl_probe_pjrt(struct xl_probe_rep *r, const char *path)
 	child_env();
 	if (load_plugin(&p) < 0)
 		return;
-	if (initialize_plugin(&p) < 0 || create_client(&p) < 0)
-		goto out;
-	read_platform(&p);
-	xl_probe_reached(r, XL_STAGE_INITIALIZED);
-	if (list_devices(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_DEVICES);
-	if (compile_triad(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_COMPILED);
-	if (transfer_inputs(&p) < 0 || execute_once(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_EXECUTED);
-	if (verify_output(&p) < 0 || measure_bandwidth(&p) < 0)
-		goto out;
-	xl_probe_reached(r, XL_STAGE_VERIFIED);
-out:
+	xl_probe_climb(r, XL_STAGE_INITIALIZED, pjrt_rung, &p);
 	release(&p);
 }

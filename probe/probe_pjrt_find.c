@@ -15,30 +15,15 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static bool is_file(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool is_dir(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* Adds path once, by its real path (symlinks and ../ resolved). */
 static void add_plugin(struct xl_strv *paths, const char *path)
 {
 	char real[PATH_MAX];
 
-	if (!is_file(path) || !realpath(path, real))
+	if (!xl_is_regular_file(path) || !realpath(path, real))
 		return;
 	if (!xl_strv_contains(paths, real))
 		xl_strv_push(paths, real);
@@ -103,7 +88,7 @@ static void scan_site(struct xl_strv *paths, const char *site)
 	for (size_t i = 0; i < pkgs.n; i++) {
 		char *d = xl_asprintf("%s/%s", ns, pkgs.v[i]);
 
-		if (is_dir(d))
+		if (xl_is_directory(d))
 			scan_pkg(paths, d, true);
 		free(d);
 	}
@@ -117,7 +102,7 @@ static void scan_site(struct xl_strv *paths, const char *site)
 		if (xl_endswith(pkgs.v[i], ".dist-info") || strcmp(pkgs.v[i], "jax_plugins") == 0)
 			continue;
 		d = xl_asprintf("%s/%s", site, pkgs.v[i]);
-		if (is_dir(d))
+		if (xl_is_directory(d))
 			scan_pkg(paths, d, false);
 		free(d);
 	}
@@ -137,7 +122,7 @@ void xl_pjrt_find_plugins(const struct xl_strv *sitedirs, struct xl_strv *paths)
 
 		xl_strv_split(&items, env, ":");
 		for (size_t i = 0; i < items.n; i++) {
-			if (is_dir(items.v[i]))
+			if (xl_is_directory(items.v[i]))
 				scan_pkg(paths, items.v[i], true);
 			else
 				add_plugin(paths, items.v[i]);

@@ -1,6 +1,7 @@
 /*
  * probe_rep.c - the stage and state names, and what a backend uses to say how
- * far it got: xl_probe_reached() and xl_probe_error().
+ * far it got: xl_probe_reached(), the ladder of stages every backend climbs
+ * (xl_probe_climb()) and xl_probe_error().
  */
 #include "probe/probe.h"
 
@@ -76,6 +77,17 @@ void xl_probe_reached(struct xl_probe_rep *r, enum xl_probe_stage st)
 		free(line);
 		json_decref(msg);
 	}
+}
+
+int xl_probe_climb(struct xl_probe_rep *r, enum xl_probe_stage from, xl_probe_rung_fn *rung,
+		   void *backend)
+{
+	for (int st = (int)from; st <= (int)XL_STAGE_VERIFIED; st++) {
+		if (rung(backend, (enum xl_probe_stage)st) < 0)
+			return -1;
+		xl_probe_reached(r, (enum xl_probe_stage)st);
+	}
+	return 0;
 }
 
 void xl_probe_error(struct xl_probe_rep *r, const char *fmt, ...)

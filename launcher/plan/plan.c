@@ -185,12 +185,18 @@ static int check_item(const struct xl_ctx *ctx, char **argv, int argc, struct xl
 	return xl_profile_check(ctx, it->profile);
 }
 
-/* Checks the profile resolved into it and computes its parts. */
+/* Checks the profile resolved into it, unless the launch's checks already
+ * found its runtime (checked: the item takes it), and computes its parts. */
 static int finish_item(const struct xl_ctx *ctx, struct calib_store *st, const json_t *job,
-		       char **argv, int argc, struct xl_plan_item *it)
+		       char **argv, int argc, struct xl_runtime *checked,
+		       struct xl_plan_item *it)
 {
-	int rc = check_item(ctx, argv, argc, it);
+	int rc = 0;
 
+	if (checked)
+		it->runtime = checked;
+	else
+		rc = check_item(ctx, argv, argc, it);
 	if (rc)
 		return rc;
 	if (it->profile->cand >= 0)
@@ -208,7 +214,7 @@ static int plan_item(const struct xl_ctx *ctx, struct calib_store *st, const cha
 
 	memset(it, 0, sizeof(*it));
 	rc = xl_profile_resolve(ctx, name, cand, 0, &it->profile);
-	return rc ? rc : finish_item(ctx, st, job, argv, argc, it);
+	return rc ? rc : finish_item(ctx, st, job, argv, argc, NULL, it);
 }
 
 /* The command of a recorded run without the args its candidate appended
@@ -340,26 +346,17 @@ int xl_plan_begin(const struct xl_ctx *ctx, const char *name, const char *pinned
 static int plan_base_item(const struct xl_ctx *ctx, struct calib_store *st, const json_t *job,
 			  char **argv, int argc, struct xl_plan *out)
 {
-	struct xl_plan_item *it;
-	int rc = 0;
+	struct xl_runtime *checked = NULL;
 
 	out->items = xl_calloc(1, sizeof(*out->items));
 	out->n = 1;
-	it = &out->items[0];
-	it->profile = out->base;
-	if (out->base_checked) {
-		it->runtime = out->base_item.runtime;
-		out->base_item.runtime = NULL;
-	} else {
-		rc = check_item(ctx, argv, argc, it);
-	}
+	out->items[0].profile = out->base;
 	out->base_owned = false;
-	if (rc)
-		return rc;
-	if (it->profile->cand >= 0)
-		it->candidate = it->profile->cands[it->profile->cand].name;
-	item_parts(st, job, it);
-	return 0;
+	if (out->base_checked) {
+		checked = out->base_item.runtime;
+		out->base_item.runtime = NULL;
+	}
+	return finish_item(ctx, st, job, argv, argc, checked, &out->items[0]);
 }
 
 int xl_plan_finish(const struct xl_ctx *ctx, struct calib_store *st, unsigned flags,

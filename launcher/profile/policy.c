@@ -62,6 +62,20 @@ static char *cache_dir_of(const char *path, bool is_file)
 	return dir;
 }
 
+/* Why dir (st: its stat) is no directory this user may write in, the
+ * message beginning with before; NULL when it is one. */
+static const char *dir_problem(const char *dir, const struct stat *st, const char *before,
+			       char *buf, size_t n)
+{
+	if (!S_ISDIR(st->st_mode))
+		snprintf(buf, n, "%s'%s' is not a directory", before, dir);
+	else if (access(dir, W_OK | X_OK) != 0)
+		snprintf(buf, n, "%sdirectory '%s' is not writable", before, dir);
+	else
+		return NULL;
+	return buf;
+}
+
 /* Why path is not acceptable as a local cache location, or NULL.  Creates
  * nothing: a missing directory is fine when its nearest existing parent is
  * a directory this user may create it in (exec and run create it).  For
@@ -70,7 +84,7 @@ static const char *cache_path_problem(const char *path, bool is_file, bool local
 {
 	char *dir;
 	struct stat st;
-	const char *colon = strstr(path, "://");
+	const char *colon = strstr(path, "://"), *why;
 
 	if (colon) {
 		snprintf(buf, n, "a remote URL (%.*s://), not a local path", (int)(colon - path), path);
@@ -84,14 +98,9 @@ static const char *cache_path_problem(const char *path, bool is_file, bool local
 		return NULL;
 	dir = cache_dir_of(path, is_file);
 	if (stat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
-			snprintf(buf, n, "'%s' is not a directory", dir);
-		else if (access(dir, W_OK | X_OK) != 0)
-			snprintf(buf, n, "directory '%s' is not writable", dir);
-		else
-			buf = NULL;
+		why = dir_problem(dir, &st, "", buf, n);
 		free(dir);
-		return buf;
+		return why;
 	}
 	/* the nearest part that exists decides whether it can be created */
 	for (;;) {
@@ -107,14 +116,9 @@ static const char *cache_path_problem(const char *path, bool is_file, bool local
 		if (strcmp(dir, "/") == 0)
 			break;
 	}
-	if (!S_ISDIR(st.st_mode))
-		snprintf(buf, n, "it cannot be created: '%s' is not a directory", dir);
-	else if (access(dir, W_OK | X_OK) != 0)
-		snprintf(buf, n, "it cannot be created: directory '%s' is not writable", dir);
-	else
-		buf = NULL;
+	why = dir_problem(dir, &st, "it cannot be created: ", buf, n);
 	free(dir);
-	return buf;
+	return why;
 }
 
 static bool ends_with_file(const char *name)

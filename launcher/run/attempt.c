@@ -4,11 +4,14 @@
  * manifest's end, and the record kept until the store has it. */
 #include "launcher/run/attempt.h"
 #include "launcher/run/memcg.h"
-#include "launcher/run/observe.h"
+#include "launcher/run/dumpsetup.h"
+#include "launcher/run/figures.h"
 #include "launcher/run/peers.h"
 #include "launcher/run/record.h"
 #include "launcher/run/rundir.h"
+#include "launcher/run/sampler.h"
 #include "launcher/run/sweep.h"
+#include "launcher/run/xlafigure.h"
 
 #include <errno.h>
 #include <fcntl.h>

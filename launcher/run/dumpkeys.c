@@ -2,7 +2,7 @@
  * persistent-cache key, by the key rules compiled into the binary
  * (tools/gen-cachekeys from etc/cachekeys.yaml), so no launch parses YAML
  * for it. */
-#include "launcher/run/observe.h"
+#include "launcher/run/dumpsetup.h"
 #include "launcher/flags/flags.h"
 #include <stdio.h>
 #include <string.h>

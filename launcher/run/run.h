@@ -9,15 +9,18 @@
  *     and its manifest (rundir.c), the child's environment, supervision
  *     (supervise.c: process group, signals, output, limits, a guardian),
  *     a memory cgroup of the launch's own (memcg.c), what the job used
- *     seen from outside (observe.c: the process group, NVML, the figures),
+ *     seen from outside (sampler.c: the process group, sampled; nvml.c:
+ *     GPU memory through NVML; dumpsetup.c: XLA's dump asked for;
+ *     xlafigure.c: the compiler's figure; figures.c: the attempt's figures),
  *     the compile watch fed as the job runs (its own room,
  *     launcher/watch/), the outcome (outcome.c), the record kept until the
  *     store has it (record.c), the other ranks of a job (peers.c) and
  *     which rank this is (jobrank.c), and attempts whose supervisor was
  *     lost (sweep.c).
- * The back rooms' headers (attempt.h, jobrank.h, memcg.h, observe.h,
- * outcome.h, peers.h, record.h, rundir.h, supervise.h, sweep.h) each
- * declare their own file's functions and are private to launcher/run/.
+ * The back rooms' headers (attempt.h, dumpsetup.h, figures.h, jobrank.h,
+ * memcg.h, nvml.h, outcome.h, peers.h, record.h, rundir.h, sampler.h,
+ * supervise.h, sweep.h, xlafigure.h) each declare their own file's
+ * functions and are private to launcher/run/.
  *
  * It builds on the plan, watch, profile and flags rooms, calib/ and bundle/.
  */

@@ -13,8 +13,8 @@
 #include "launcher/run/supervise.h"
 #include "launcher/run/outcome.h"
 #include "launcher/run/memcg.h"
-#include "launcher/run/observe.h"
 #include "launcher/run/peers.h"
+#include "launcher/run/sampler.h"
 
 #include <errno.h>
 #include <fcntl.h>

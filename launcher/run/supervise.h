@@ -26,7 +26,7 @@ struct xl_sup_opts {
 	struct xl_scan *scan_out, *scan_err;
 	struct xl_watch *watch; /* its report file is read as the child runs, or NULL */
 	struct xl_observe *observe;   /* samples the child's group as it runs, or NULL
-				       * (launcher/run/observe.h) */
+				       * (launcher/run/sampler.h) */
 	const char *end_path;         /* where the guardian writes the attempt's end
 				       * when xlaunch dies (JSON), or NULL */
 	const char *guardian_path;    /* where the guardian's pid is written, or NULL */

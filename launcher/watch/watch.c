@@ -365,28 +365,18 @@ int xl_cpats_load(const char *path, const struct xl_ynode *root, struct xl_cpats
 
 int xl_cpats_read(const char *path, struct xl_cpats *out)
 {
-	char *def = NULL, *data, *err = NULL;
+	char *def = NULL;
 	struct xl_ynode *root;
-	size_t len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	xl_storm_rule_default(&out->rule);
 	if (!path)
 		path = def = xl_data_path("etc/outcomes.yaml");
-	data = xl_read_file(path, &len, 0);
-	if (!data) {
-		xl_error("outcomes '%s': cannot read: %s", path, strerror(errno));
-		free(def);
-		return XL_EX_NOINPUT;
-	}
-	root = xl_yaml_parse(data, len, &err);
-	free(data);
+	root = xl_yaml_read("outcomes", path, &rc);
 	if (!root) {
-		xl_error("outcomes '%s':%s", path, err);
-		free(err);
 		free(def);
-		return XL_EX_DATAERR;
+		return rc;
 	}
 	rc = xl_cpats_load(path, root, out);
 	xl_ynode_free(root);

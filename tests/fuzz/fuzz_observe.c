@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/run/observe.h"
+#include "launcher/run/figures.h"
 #include "launcher/watch/dump.h"
 #include "launcher/watch/jobreport.h"
 

@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "launcher/plan/job.h"
-#include "launcher/run/observe.h"
+#include "launcher/run/dumpsetup.h"
+#include "launcher/run/figures.h"
 #include "launcher/run/outcome.h"
 #include "launcher/watch/jobreport.h"
 #include "launcher/run/supervise.h"
+#include "launcher/run/xlafigure.h"
 
 static int setup_dir(void **state)
 {

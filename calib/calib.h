@@ -516,6 +516,17 @@ struct calib_choice {
 				    * one to the next, as a logarithm */
 	double band;               /* bytes either way at the launch */
 	char why[320];             /* which shape and why, in one line */
+	double y_lo, y_hi;         /* the mean figure at the least and the largest size seen */
+	double noise;              /* bytes: the largest difference between launches of one
+				    * size (at least 1% of y_hi): growth within it is no slope */
+	bool repeats;              /* noise was measured between repeated launches */
+	double sd, xbar, sxx;      /* the pooled standard deviation of launches of one
+				    * size, and the mean and spread of x over the launches */
+	unsigned df, nlaunch;      /* its degrees of freedom, the launches */
+	bool flat;                 /* |y_hi - y_lo| is within the noise: no slope shown */
+	bool held;                 /* a shape's formula falls below the line through the
+				    * two largest sizes beyond them: held on that line */
+	char how[320];             /* what the prediction is, as computed */
 };
 
 /* Fits every shape in mask (bits 1 << enum calib_shape; 0: every shape) to

@@ -49,7 +49,8 @@ unsigned calib_shape_params(enum calib_shape s)
 
 /* ---- one curve --------------------------------------------------------------------- */
 
-double calib_curve_at(const struct calib_curve *c, double u, double v)
+/* The curve's formula at (u, v), without the line beyond x_hi. */
+static double formula_at(const struct calib_curve *c, double u, double v)
 {
 	double y, x = u * v;
 
@@ -70,6 +71,13 @@ double calib_curve_at(const struct calib_curve *c, double u, double v)
 	default:
 		return NAN;
 	}
+	return y;
+}
+
+double calib_curve_at(const struct calib_curve *c, double u, double v)
+{
+	double y = formula_at(c, u, v), x = u * v;
+
 	if (!isnan(c->rise) && x > c->x_hi)
 		y = fmax(y, c->y_hi + c->rise * (x - c->x_hi));
 	return y;
@@ -412,6 +420,83 @@ static struct calib_obs *by_size(const struct calib_obs *obs, size_t n, size_t *
 	return s;
 }
 
+/* The pooled standard deviation of the launches about their size's mean
+ * (ch->sd, ch->df), and the mean and the sum of squares of x over the
+ * launches (ch->xbar, ch->sxx): a line's prediction interval (launches
+ * merged by count are left out). */
+static void pooled(const struct calib_obs *obs, size_t n, struct calib_choice *ch)
+{
+	double ss = 0, sx = 0;
+	unsigned sizes = 0;
+
+	ch->nlaunch = 0;
+	ch->sxx = 0;
+	for (size_t i = 0; i < n; i++) {
+		double sum = 0;
+		unsigned c = 0;
+		bool first = true;
+
+		if (!(obs[i].y > 0) || obs[i].count > 1)
+			continue;
+		for (size_t j = 0; j < i && first; j++)
+			first = !(obs[j].y > 0 && obs[j].count <= 1 && same_size(&obs[i], &obs[j]));
+		if (!first)
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (obs[j].y > 0 && obs[j].count <= 1 && same_size(&obs[i], &obs[j])) {
+				sum += obs[j].y;
+				c++;
+			}
+		for (size_t j = i; j < n; j++)
+			if (obs[j].y > 0 && obs[j].count <= 1 && same_size(&obs[i], &obs[j]))
+				ss += (obs[j].y - sum / c) * (obs[j].y - sum / c);
+		sizes++;
+		ch->nlaunch += c;
+		sx += obs[i].u * obs[i].v * c;
+	}
+	ch->df = ch->nlaunch - sizes;
+	ch->sd = ch->df ? sqrt(ss / ch->df) : NAN;
+	ch->xbar = ch->nlaunch ? sx / ch->nlaunch : NAN;
+	for (size_t i = 0; i < n; i++)
+		if (obs[i].y > 0 && obs[i].count <= 1)
+			ch->sxx += (obs[i].u * obs[i].v - ch->xbar) * (obs[i].u * obs[i].v - ch->xbar);
+}
+
+/* Student's t, two-sided 95%, at df degrees of freedom. */
+static double t95(unsigned df)
+{
+	static const double t[] = { NAN, 12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23 };
+
+	if (df <= 10)
+		return t[df];
+	return df <= 20 ? 2.09 : df <= 30 ? 2.04 : 1.96;
+}
+
+/* The largest difference between launches at one size (0: no size was
+ * launched twice), into ch->noise and ch->repeats. */
+static void noise_of(const struct calib_obs *obs, size_t n, struct calib_choice *ch)
+{
+	ch->noise = 0;
+	ch->repeats = false;
+	for (size_t i = 0; i < n; i++) {
+		double lo = obs[i].y, hi = obs[i].y;
+		unsigned c = 0;
+
+		if (!(obs[i].y > 0))
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (obs[j].y > 0 && same_size(&obs[i], &obs[j])) {
+				lo = fmin(lo, obs[j].y);
+				hi = fmax(hi, obs[j].y);
+				c += obs[j].count ? obs[j].count : 1;
+			}
+		if (c > 1 && hi > lo)
+			ch->noise = fmax(ch->noise, hi - lo);
+		ch->repeats |= c > 1;
+	}
+	pooled(obs, n, ch);
+}
+
 /* The k-th size left out of m (sorted): every one up to MAX_FOLDS, else
  * MAX_FOLDS of them spread from the least to the largest. */
 static size_t fold(size_t k, size_t m)
@@ -719,22 +804,37 @@ const char *calib_band_str(const struct calib_choice *ch, char *buf, size_t n)
 	return buf;
 }
 
-double calib_choice_band_at(const struct calib_choice *ch, double u, double v, double *pred)
+/* The growth the noise can hide, carried to x beyond the sizes seen: a
+ * slope of the noise over the span seen (and, where the sizes seen grew
+ * less than their noise, of that growth too: no slope was shown), on top
+ * of the noise itself.  Only where the noise was measured between launches
+ * of one size, or no slope was shown; 0 within the sizes seen. */
+static double hidden_growth(const struct calib_choice *ch, double x)
 {
-	double d = calib_choice_reach(ch, u, v), y, w, lo, hi, band;
+	double h, pi = 0;
 
-	if (ch->chosen >= CALIB_SHAPE_COUNT) {
-		if (pred)
-			*pred = NAN;
-		return NAN;
-	}
-	/* the mean of the shapes the prediction is made of (the chosen one
-	 * alone, or those the launches cannot tell apart from it), each
-	 * weighted by the inverse square of the error it is expected to make
-	 * (the spread of a figure and its out-of-sample error) */
-	y = w = 0;
-	lo = INFINITY;
-	hi = -INFINITY;
+	if (!(ch->flat || ch->repeats) || !(x > ch->x_hi) || !(ch->x_hi > ch->x_lo))
+		return 0;
+	h = ch->noise + ((ch->flat ? fabs(ch->y_hi - ch->y_lo) : 0) + ch->noise) /
+				(ch->x_hi - ch->x_lo) * (x - ch->x_hi);
+	/* a line's 95% prediction interval from the spread between launches
+	 * of one size: few repeats know that spread badly (Student's t) */
+	if (ch->df && ch->sd > 0 && ch->sxx > 0)
+		pi = t95(ch->df) * ch->sd *
+		     sqrt(1 + 1.0 / ch->nlaunch + (x - ch->xbar) * (x - ch->xbar) / ch->sxx);
+	return fmax(h, pi);
+}
+
+/* The mean of the shapes the prediction is made of (the chosen one alone,
+ * or those the launches cannot tell apart from it), each weighted by the
+ * inverse square of the error it is expected to make (the spread of a
+ * figure and its out-of-sample error); their least and largest in *lo, *hi. */
+static double mean_at(const struct calib_choice *ch, double u, double v, double *lo, double *hi)
+{
+	double y = 0, w = 0;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
 		if (ch->contenders & (1u << s)) {
 			double ys = calib_curve_at(&ch->trial[s].curve, u, v);
@@ -742,14 +842,27 @@ double calib_choice_band_at(const struct calib_choice *ch, double u, double v, d
 
 			y += ys / (e * e);
 			w += 1 / (e * e);
-			lo = fmin(lo, ys);
-			hi = fmax(hi, ys);
+			*lo = fmin(*lo, ys);
+			*hi = fmax(*hi, ys);
 		}
-	y /= w;
+	return y / w;
+}
+
+double calib_choice_band_at(const struct calib_choice *ch, double u, double v, double *pred)
+{
+	double d = calib_choice_reach(ch, u, v), y, lo, hi, band;
+
+	if (ch->chosen >= CALIB_SHAPE_COUNT) {
+		if (pred)
+			*pred = NAN;
+		return NAN;
+	}
+	y = mean_at(ch, u, v, &lo, &hi);
+	band = fabs(y) * (NOISE + (isnan(ch->loo) ? PRIOR : ch->loo)) * widening(d);
+	band = fmax(fmax(band, fmax(hi - y, y - lo)), hidden_growth(ch, u * v));
 	if (pred)
 		*pred = y;
-	band = fabs(y) * (NOISE + (isnan(ch->loo) ? PRIOR : ch->loo)) * widening(d);
-	return fmax(fmax(band, fmax(hi - y, y - lo)), BAND_MIN);
+	return fmax(band, BAND_MIN);
 }
 
 /* The sizes seen, on the scale x = u v: least, largest, mean log step. */
@@ -792,6 +905,13 @@ unsigned calib_fit_curves_for(const struct calib_obs *obs, size_t n, const struc
 	o = by_size(obs, n, &m, &out->points);
 	out->sizes = (unsigned)m;
 	sizes_seen(o, m, out);
+	noise_of(obs, n, out);
+	out->y_lo = m ? o[0].y : NAN;
+	out->y_hi = m ? o[m - 1].y : NAN;
+	if (m) {
+		out->noise = fmax(out->noise, NOISE * out->y_hi);
+		out->flat = m >= 2 && fabs(out->y_hi - out->y_lo) <= out->noise;
+	}
 	if (!mask)
 		mask = (1u << CALIB_SHAPE_COUNT) - 1;
 	out->coord = coord;
@@ -810,6 +930,56 @@ unsigned calib_fit_curves_for(const struct calib_obs *obs, size_t n, const struc
 	return fitted;
 }
 
+static void fmt_abs(double v, char *buf, size_t n)
+{
+	xl_fmt_bytes(v > 0 && v < 9.2e18 ? (uint64_t)v : 0, buf, n);
+}
+
+/* ch->how: what the prediction at (ch->u, ch->v) is, as computed: each
+ * shape's value there, their weighted mean where there are several, a
+ * hold at the largest size's figure, and the growth the noise can hide. */
+static void say_how(struct calib_choice *ch)
+{
+	char b1[32], b2[32], b3[32];
+	size_t l = 0, n = sizeof(ch->how);
+	double x = ch->u * ch->v;
+	bool many = n_shapes(ch->contenders) > 1, first = true;
+
+	ch->how[0] = '\0';
+	if (many)
+		l += (size_t)snprintf(ch->how + l, n - l, "the mean of ");
+	for (int s = 0; s < CALIB_SHAPE_COUNT && l < n; s++)
+		if (ch->contenders & (1u << s)) {
+			const struct calib_trial *t = &ch->trial[s];
+			double f = formula_at(&t->curve, ch->u, ch->v);
+
+			fmt_abs(t->predicted, b1, sizeof(b1));
+			l += (size_t)snprintf(ch->how + l, n - l, "%s%s %s%s", first ? "" : ", ",
+					      shape_names[s], t->predicted < 0 ? "-" : "", b1);
+			if (f < t->predicted && l < n) {
+				fmt_abs(fabs(f), b2, sizeof(b2));
+				fmt_abs(t->curve.rise, b3, sizeof(b3));
+				l += (size_t)snprintf(ch->how + l, n - l, " (its formula gives %s%s; held on"
+						      " the line through the two largest sizes seen,"
+						      " rising %s a unit%s)", f < 0 ? "-" : "", b2, b3,
+						      t->curve.rise > 0 ? "" : ": memory does not fall"
+						      " as the size grows");
+			}
+			first = false;
+		}
+	if (many && l < n)
+		l += (size_t)snprintf(ch->how + l, n - l, " weighted by their errors");
+	if (ch->flat && x > ch->x_hi && l < n) {
+		fmt_abs(fabs(ch->y_hi - ch->y_lo), b1, sizeof(b1));
+		fmt_abs(ch->noise, b2, sizeof(b2));
+		fmt_abs(hidden_growth(ch, x), b3, sizeof(b3));
+		snprintf(ch->how + l, n - l, "; the sizes seen grew %s, within the %s %s: no slope"
+			 " shown, the band holds the growth that hides, %s here", b1, b2,
+			 ch->repeats ? "between launches of one size" : "a figure varies (1%, assumed)",
+			 b3);
+	}
+}
+
 bool calib_choice_for(struct calib_choice *ch, double u, double v)
 {
 	double best_loo;
@@ -824,6 +994,8 @@ bool calib_choice_for(struct calib_choice *ch, double u, double v)
 	ch->by_prior = false;
 	ch->loo = ch->predicted = ch->band = NAN;
 	ch->why[0] = '\0';
+	ch->how[0] = '\0';
+	ch->held = false;
 	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
 		ch->trial[s].predicted = ch->trial[s].fitted ? calib_curve_at(&ch->trial[s].curve, u, v)
 							     : NAN;
@@ -847,7 +1019,12 @@ bool calib_choice_for(struct calib_choice *ch, double u, double v)
 		if ((ch->contenders & (1u << s)) && ch->trial[s].judged)
 			ch->loo = isnan(ch->loo) ? ch->trial[s].loo : fmax(ch->loo, ch->trial[s].loo);
 	ch->band = calib_choice_band_at(ch, u, v, &ch->predicted);
+	for (int s = 0; s < CALIB_SHAPE_COUNT; s++)
+		if ((ch->contenders & (1u << s)) &&
+		    formula_at(&ch->trial[s].curve, u, v) < ch->trial[s].predicted)
+			ch->held = true;
 	say_why(ch, tied, best_loo);
+	say_how(ch);
 	return true;
 }
 

@@ -685,11 +685,48 @@ static void from_compiler(const struct kind_est *ke, struct calib_estimate *e)
 	free(bo);
 }
 
+/* Whether kind k holds XLA's buffers: host memory holds them on the CPU,
+ * the device's peak on an accelerator. */
+static bool holds_buffers(enum calib_kind k)
+{
+	return k == CALIB_KIND_HOST_PEAK_RSS || k == CALIB_KIND_HOST_PEAK_VM ||
+	       k == CALIB_KIND_DEVICE_PEAK;
+}
+
+/* Where XLA's buffers of the family are known at the largest size seen and
+ * predicted at this one (e->compiler), their growth is a floor on the
+ * growth of a kind that holds them: the figure at the largest size seen
+ * plus that growth.  A prediction below it is raised to it, said in how. */
+static void xla_floor(const struct kind_est *ke, struct calib_estimate *e, char *how, size_t n)
+{
+	const struct calib_choice *f = &e->fit;
+	double x_hi = f->x_hi, xla_hi = NAN, floor;
+	char b1[32], b2[32];
+
+	if (!holds_buffers(ke->k) || e->compiler.chosen >= CALIB_SHAPE_COUNT ||
+	    !(ke->xt > x_hi) || !(e->compiler.predicted > 0))
+		return;
+	for (size_t i = 0; i < ke->mc; i++)
+		if (ke->cobs[i].u * ke->cobs[i].v == x_hi)
+			xla_hi = ke->cobs[i].y;
+	if (!(xla_hi > 0) || !(e->compiler.predicted > xla_hi))
+		return;
+	floor = f->y_hi + (e->compiler.predicted - xla_hi);
+	if (!(floor > (double)e->predicted_bytes))
+		return;
+	e->predicted_bytes = to_i64(floor);
+	fmt_b(f->y_hi, b1, sizeof(b1));
+	fmt_b(e->compiler.predicted - xla_hi, b2, sizeof(b2));
+	snprintf(how, n, "; raised to %s at the largest size seen + %s, the growth of XLA's"
+		 " buffers to here (host memory grows no slower than the buffers it holds)", b1,
+		 b2);
+}
+
 /* a curve of kind k against the scale, learned from the family's sizes and
  * chosen by its out-of-sample error */
 static void from_curve(const struct kind_est *ke, struct calib_estimate *e)
 {
-	char b3[32], line[200];
+	char b3[32], line[200], floor_how[256] = "";
 
 	if (!ke->at_point || ke->m < 2)
 		return;
@@ -704,10 +741,12 @@ static void from_curve(const struct kind_est *ke, struct calib_estimate *e)
 	e->scale = ke->xt;
 	e->tokens = ke->sc.tokens;
 	snprintf(e->scale_name, sizeof(e->scale_name), "%s", ke->sc.name);
+	xla_floor(ke, e, floor_how, sizeof(floor_how));
 	fmt_b((double)e->error_bytes, b3, sizeof(b3));
-	snprintf(e->summary, sizeof(e->summary), "learned from %u launch%s: %s %s, +/- %s (%s)",
+	snprintf(e->summary, sizeof(e->summary), "learned from %u launch%s: %s %s; here %s%s, +/- %s (%s)",
 		 e->points, e->points == 1 ? "" : "es", calib_shape_name(e->fit.chosen),
-		 calib_fit_str(e, line, sizeof(line)), b3, calib_kind_name(ke->k));
+		 calib_fit_str(e, line, sizeof(line)), e->fit.how, floor_how, b3,
+		 calib_kind_name(ke->k));
 }
 
 /* the analytic model, corrected by what the family used where it can be,

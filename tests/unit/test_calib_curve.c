@@ -440,6 +440,84 @@ static void test_band_coverage(void **state)
 	assert_true(all_inside >= 0.9 * all);
 }
 
+/* fixed costs with jitter dominate the small sizes: 3.45 GiB of start-up
+ * and 37 MiB a micro batch, launches at 1, 2 and 4 differing by more than
+ * they grow */
+static double fixed_job(double b)
+{
+	return 3.45 * 1073741824.0 + 37 * MB * b;
+}
+
+static void test_fixed_cost_jitter(void **state)
+{
+	/* the case seen: two launches a size whose means fall from 1 to 4 */
+	struct calib_obs o[] = {
+		{ 1, 1, 3.52 * 1073741824.0, 1 }, { 1, 1, 3.32 * 1073741824.0, 1 },
+		{ 1, 2, 3.45 * 1073741824.0, 1 }, { 1, 2, 3.35 * 1073741824.0, 1 },
+		{ 1, 4, 3.41 * 1073741824.0, 1 }, { 1, 4, 3.33 * 1073741824.0, 1 },
+	};
+	const double y4 = (3.41 + 3.33) / 2 * 1073741824.0, limit = 4.0 * 1073741824.0;
+	struct calib_choice ch;
+	unsigned seed = 7, cases = 0, inside = 0, under = 0, fits_over = 0;
+
+	(void)state;
+	assert_true(calib_choose_curve(o, 6, 1, 32, NULL, 0, 0, &ch) > 0);
+	print_message("at 32: %.3f GiB +/- %.3f GiB; %s\n", ch.predicted / 1073741824.0,
+		      ch.band / 1073741824.0, ch.how);
+	assert_true(ch.repeats && ch.flat && ch.held);
+	/* no slope below zero: the figure at 4 is kept, and the how says the
+	 * formula fell */
+	assert_true(ch.predicted >= y4 - 1);
+	assert_true(strstr(ch.how, "its formula gives") && strstr(ch.how, "no slope shown"));
+	/* the band covers the truth at 32 and the top is over a 4 GiB limit */
+	assert_true(fabs(ch.predicted - fixed_job(32)) <= ch.band);
+	assert_true(ch.predicted + ch.band > limit);
+	/* drawn: jitter of 100 MiB (sd) at each launch, two launches a size */
+	for (int draw = 0; draw < 1000; draw++) {
+		struct calib_obs d[6];
+
+		for (size_t i = 0; i < 6; i++) {
+			double b = (double)(1u << (i / 2));
+
+			d[i] = (struct calib_obs){ 1, b, fixed_job(b) + 100 * MB * normal(&seed), 1 };
+		}
+		for (double b = 16; b <= 32; b *= 2) {
+			double truth = fixed_job(b);
+
+			assert_true(calib_choose_curve(d, 6, 1, b, NULL, 0, 0, &ch) > 0);
+			cases++;
+			inside += fabs(ch.predicted - truth) <= ch.band;
+			under += truth - ch.predicted > ch.band;
+			/* "fits" under a limit the truth is over */
+			fits_over += truth > limit && ch.predicted + ch.band <= limit;
+			/* no fall beyond the sizes seen */
+			assert_true(ch.predicted >= ch.y_hi - 1);
+		}
+	}
+	print_message("fixed cost with jitter at 4x and 8x: %u of %u inside, %u below by more than"
+		      " the band, %u called fitting over the limit\n", inside, cases, under, fits_over);
+	/* a 95% interval from three pairs of launches: the share below it
+	 * (0.3% with this seed) and the share called fitting over the limit
+	 * (0.1%) are bounded, not nil */
+	assert_true(under <= cases / 100);
+	assert_true(fits_over <= cases / 400);
+}
+
+/* a slope shown is no flat family: its band is its own */
+static void test_slope_shown(void **state)
+{
+	struct calib_obs rise[] = { { 1, 1, 1 * GB, 1 }, { 1, 1, 1.01 * GB, 1 }, { 1, 2, 2 * GB, 1 },
+				    { 1, 4, 4 * GB, 1 } };
+	struct calib_choice ch;
+
+	(void)state;
+	assert_true(calib_choose_curve(rise, 4, 1, 8, NULL, 0, 0, &ch) > 0);
+	assert_true(ch.repeats && !ch.flat);
+	assert_true(rel(ch.predicted, 8 * GB) < 0.02);
+	assert_true(ch.band < 0.2 * ch.predicted);
+	assert_null(strstr(ch.how, "no slope shown"));
+}
+
 static void test_growth_exponent(void **state)
 {
 	static const double v[] = { 1000, 2000, 4000, 8000 };
@@ -477,6 +555,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_growth_exponent),
 		cmocka_unit_test(test_band_coverage),
+		cmocka_unit_test(test_fixed_cost_jitter),
+		cmocka_unit_test(test_slope_shown),
 		cmocka_unit_test(test_overflow),
 	};
 

@@ -47,35 +47,70 @@ static void reason_add(struct calib_rank *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The compiler's own figure of an attempt (a compile-time oom keeps what
- * the program needed as a prediction of basis compiler). */
-static int compiler_figure(const struct calib_attempt *a, void *arg)
-{
-	struct calib_figure *need = arg;
+/* What an attempt that ran out of memory failed with: the compiler's need
+ * where the oom came at compile time (kept as a prediction of basis
+ * compiler), else XLA's buffers as its report gave them, else the
+ * allocation the runtime refused (oom_request). */
+struct failed_with {
+	struct calib_figure need;      /* bytes 0: none */
+	bool compiler;                 /* need is the compiler's */
+};
 
-	for (size_t i = 0; i < a->nfigures; i++)
-		if (a->figures[i].predicted && a->figures[i].basis == CALIB_BASIS_COMPILER &&
-		    a->figures[i].bytes > 0) {
-			need->bytes = a->figures[i].bytes;
-			need->kind = a->figures[i].kind;
+static int failure_figure(const struct calib_attempt *a, void *arg)
+{
+	struct failed_with *fw = arg;
+	int best = 0;
+
+	for (size_t i = 0; i < a->nfigures; i++) {
+		const struct calib_figure *f = &a->figures[i];
+		int rank = f->bytes <= 0 ? 0
+			 : f->predicted && f->basis == CALIB_BASIS_COMPILER ? 3
+			 : !f->predicted && f->kind == CALIB_KIND_XLA_BUFFERS ? 2
+			 : !f->predicted && f->kind == CALIB_KIND_OOM_REQUEST ? 1 : 0;
+
+		if (rank > best) {
+			best = rank;
+			fw->need.bytes = f->bytes;
+			fw->need.kind = f->kind;
+			fw->compiler = rank >= 2;
 		}
+	}
 	return 0;
 }
 
-/* Adds to a known-bad candidate's reason what the compiler said its program
- * needed, where the oom came at compile time with that figure. */
-static void compiler_need(struct calib_store *st, const char *id, struct calib_rank *r)
+/* A known-bad candidate's figure is what it failed with, not a curve's:
+ * the estimate says so, with the limit it failed under, and the reason
+ * names it. */
+static void failed_figure(struct calib_store *st, const char *id, struct calib_rank *r)
 {
 	struct calib_filter f = CALIB_FILTER_INIT;
-	struct calib_figure need = { .bytes = 0 };
+	struct failed_with fw = { .need = { .bytes = 0 }, .compiler = false };
+	struct calib_estimate *e = &r->est;
 	char b[32];
 
 	f.id_prefix = id;
 	f.limit = 1;
-	if (!id || calib_history(st, &f, compiler_figure, &need) != 0 || need.bytes <= 0)
+	if (!id || calib_history(st, &f, failure_figure, &fw) != 0 || fw.need.bytes <= 0)
 		return;
-	reason_add(r, "the compiler needed %s (%s)", xl_fmt_bytes((uint64_t)need.bytes, b, sizeof(b)),
-		   calib_kind_name(need.kind));
+	xl_fmt_bytes((uint64_t)fw.need.bytes, b, sizeof(b));
+	if (fw.compiler)
+		reason_add(r, "the compiler needed %s (%s)", b, calib_kind_name(fw.need.kind));
+	else
+		reason_add(r, "the runtime asked for %s when it failed (%s)", b,
+			   calib_kind_name(fw.need.kind));
+	e->known = true;
+	e->kind = fw.need.kind;
+	e->basis = fw.compiler ? CALIB_BASIS_COMPILER : CALIB_BASIS_NONE;
+	e->predicted_bytes = fw.need.bytes;
+	e->error_bytes = 0;
+	e->feasible = 0;
+	e->near_limit = false;
+	snprintf(e->summary, sizeof(e->summary), "failed with %s of %s (run %s): %s", b,
+		 calib_kind_name(fw.need.kind), id,
+		 fw.compiler ? "what the compiler said the program needs" :
+			       "the allocation the runtime refused");
+	snprintf(e->reason, sizeof(e->reason), "known-bad: ran out of memory with this signature; %s",
+		 e->summary);
 }
 
 /* What the store knows of one candidate: its place, tier and reason. */
@@ -111,7 +146,7 @@ static int rank_one(struct calib_store *st, const struct calib_target *t, struct
 		r->tier = 4;
 		reason_add(r, "oom with this signature on this hardware and stack (run %s, %s)",
 			   last.id, xl_iso_time(last.time, when, sizeof(when)));
-		compiler_need(st, last.id, r);
+		failed_figure(st, last.id, r);
 	} else {
 		bool pfound = false, older = false, suspect;
 

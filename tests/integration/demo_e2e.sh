@@ -29,13 +29,34 @@ expect_err "outcome 'oom' is in --retry: trying the next candidate" "retried"
 expect_err "attempt 2/2: ok" "the next candidate succeeds"
 
 run "$XL" calib order cpu-jax --json
+cp "$T/out" "$T/order.json"
 python3 - "$T/out" <<'PY' || fail "order after the first launch"
 import json, sys
 d = json.load(open(sys.argv[1]))
 order = [(c["name"], c["place"]) for c in d["order"]]
 assert order == [("mb256", "known-good"), ("mb2m", "known-bad")], order
+# the known-bad candidate's figure is what it failed with (XLA's buffers as
+# its report gave them, or the allocation refused), never a curve's
+bad = [c for c in d["order"] if c["name"] == "mb2m"][0]
+assert bad["kind"] in ("xla_buffers", "oom_request"), bad
+assert bad["predicted_bytes"] and bad["predicted_bytes"] > 0, bad
+assert bad["feasible"] is False, bad
+assert bad["summary"].startswith("failed with "), bad
+assert ("the compiler needed " in bad["reason"]) == (bad["kind"] == "xla_buffers"), bad
 PY
-ok "known-bad ordered last"
+ok "known-bad ordered last, with what it failed with"
+run "$XL" calib history --profile cpu-jax --json
+python3 - "$T/out" "$T/order.json" <<'PY' || fail "the known-bad figure is the attempt's own"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+order = json.load(open(sys.argv[2]))["order"]
+shown = [c for c in order if c["name"] == "mb2m"][0]
+bad = [r for r in rows if r["outcome"] == "oom"][0]
+figs = {f["kind"]: f["bytes"] for f in bad["figures"] if f["role"] == "observed"}
+want = figs.get("xla_buffers") or figs.get("oom_request")
+assert want and shown["predicted_bytes"] == want, (shown["predicted_bytes"], figs)
+PY
+ok "the figure shown is the failed attempt's own"
 
 run "$XL" run cpu-jax -- "$PY" "$SRC/examples/train_mlp.py"
 expect_rc 0 "second launch ok"

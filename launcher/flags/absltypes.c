@@ -33,7 +33,9 @@ bool xl_absl_int_in(const char *v, bool is_signed, int bits)
 	if (errno != 0 || *end != '\0' || (base == 10 && strspn(p, "0123456789") != strlen(p)))
 		return false;
 	if (!is_signed)
-		return (!neg || m == 0) && (bits == 64 || m <= 0xffffffffULL);
+		return (!neg || m == 0) && (bits == 64 || m <= (bits == 32 ? 0xffffffffULL : 0xffffULL));
+	if (bits == 16)
+		return neg ? m <= 0x8000ULL : m <= 0x7fffULL;
 	if (bits == 32)
 		return neg ? m <= 0x80000000ULL : m <= 0x7fffffffULL;
 	return neg ? m <= 0x8000000000000000ULL : m <= 0x7fffffffffffffffULL;
@@ -98,7 +100,8 @@ bool xl_absl_unlearned(const struct xl_flagdef *d)
 static bool int_reader(const struct xl_flagdef *d, bool *is_signed, int *bits)
 {
 	static const struct { const char *w; bool s; int b; } r[] = {
-		{ "int32", true, 32 }, { "int64", true, 64 }, { "uint32", false, 32 }, { "uint64", false, 64 },
+		{ "int16", true, 16 }, { "int32", true, 32 }, { "int64", true, 64 },
+		{ "uint16", false, 16 }, { "uint32", false, 32 }, { "uint64", false, 64 },
 	};
 
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
@@ -153,9 +156,9 @@ char *xl_absl_accepted(const struct xl_flagdef *d)
 
 	if (int_reader(d, &is_signed, &bits))
 		xl_buf_addf(&b, "an integer from %s to %s",
-			    !is_signed ? "0" : bits == 32 ? "-2147483648" : "-9223372036854775808",
-			    !is_signed ? (bits == 32 ? "4294967295" : "18446744073709551615")
-				       : bits == 32 ? "2147483647" : "9223372036854775807");
+			    !is_signed ? "0" : bits == 16 ? "-32768" : bits == 32 ? "-2147483648" : "-9223372036854775808",
+			    !is_signed ? (bits == 16 ? "65535" : bits == 32 ? "4294967295" : "18446744073709551615")
+				       : bits == 16 ? "32767" : bits == 32 ? "2147483647" : "9223372036854775807");
 	else if (xl_absl_reader_has(d, "duration"))
 		xl_buf_adds(&b, "a duration with its unit (such as 30s, 100ms, 1.5h; ns, us, ms, s, m, h) or 0");
 	else if (d->type == XL_FT_ENUM) {

@@ -189,6 +189,12 @@ static void test_libtpu_types(void **state)
 	form = xl_absl_accepted(&d);
 	assert_string_equal(form, "an integer from 0 to 4294967295, or auto, or nothing");
 	free(form);
+	d.reader = "uint16";
+	assert_null(xl_absl_value_error(&d, "65535"));
+	assert_non_null(xl_absl_value_error(&d, "65536"));
+	d.reader = "int16";
+	assert_null(xl_absl_value_error(&d, "-32768"));
+	assert_non_null(xl_absl_value_error(&d, "32768"));
 	d.reader = "uint64";
 	assert_null(xl_absl_value_error(&d, "18446744073709551615"));
 	assert_non_null(xl_absl_value_error(&d, "18446744073709551616"));

@@ -34,8 +34,9 @@ The type of a registered name comes from the values its parser takes: a
 name that takes "zzz" is a string (any text); of the rest, one that takes
 "1.5" is a float, one that takes "7" an int, one that takes "yes" a bool
 (absl's booleans: true/false, 1/0, yes/no, t/f, y/n, any case), and one
-that takes none of them has a value type of libtpu's own (an enum, or an
-unsigned integer that refuses "-3": its values are not checked).  Each
+that takes none of them has a value type of libtpu's own, which the second
+stage learns (the value types section below: integer widths, durations,
+enums).  Each
 type is asked once more with a second value it must take and one it must
 refuse.  A retired flag ("Accessing retired flag") takes any value and
 libtpu starts: it is written as a string, tagged deprecated.  "--noNAME=V"

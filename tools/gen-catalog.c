@@ -62,10 +62,13 @@ static const char *const pkgkeys[] = { "repository", "xla_repository", "pinned",
 static const char *const relkeys[] = { "version", "date", "tag", "commit", "xla", "libtpu", "known",
 				       "observed", NULL };
 /* A reader spec: "TYPE [CHECK [ARG]]" (launcher/flags/xlareader.c). */
-static const char *const reader_types[] = { "bool", "int32", "int64", "float", "string", NULL };
+static const char *const reader_types[] = { "bool", "int16", "int32", "int64", "uint16", "uint32", "uint64",
+					    "float", "string", NULL };
 static const char *const reader_checks[] = { "enum", "enum-upper", "enum-lower", "enum-prefix",
 					     "repeated-enum", "collectives", "duration", "fuel",
-					     "int-ranges", "append", "map", "min=1", "needs-nvptx", NULL };
+					     "int-ranges", "append", "map", "min=1", "needs-nvptx",
+					     /* libtpu's value types (launcher/flags/abslreader.h) */
+					     "enum-icase", "optional", "auto", "validated", "unlearned", NULL };
 
 static int index_of(const char *s, const char *const *list);
 

@@ -34,8 +34,9 @@ The type of a registered name comes from the values its parser takes: a
 name that takes "zzz" is a string (any text); of the rest, one that takes
 "1.5" is a float, one that takes "7" an int, one that takes "yes" a bool
 (absl's booleans: true/false, 1/0, yes/no, t/f, y/n, any case), and one
-that takes none of them has a value type of libtpu's own (an enum, or an
-unsigned integer that refuses "-3": its values are not checked).  Each
+that takes none of them has a value type of libtpu's own, which the second
+stage learns (the value types section below: integer widths, durations,
+enums).  Each
 type is asked once more with a second value it must take and one it must
 refuse.  A retired flag ("Accessing retired flag") takes any value and
 libtpu starts: it is written as a string, tagged deprecated.  "--noNAME=V"
@@ -331,6 +332,259 @@ def registered_locked(args, version):
     return types
 
 
+# ---- value types: what each name's parser takes ---------------------------
+#
+# Every name of a release that is not a boolean, a float or retired is set
+# to each value of SHAPES (all names in one process a value, split only by
+# the size of one variable); libtpu reports every value it refuses, with its
+# reason.  The pattern of taken values decides the type (value_type); the
+# words of an enum come from libtpu's own refusal ("Valid options are: ...",
+# "Supported values are: ...") and are each asked again, as is the first
+# word in the other case.  A name whose pattern fits no type stays
+# "unlearned": xlaunch warns and does not check its values.
+SHAPES = ["true", "1", "auto", "yes", "0", "-1", "1.5", "1s", "100ms", "", "word", "a=b,c=d",
+          "2147483648", "4294967296", "-2147483649", "9223372036854775808", "18446744073709551616"]
+REFUSAL = re.compile(r"^ERROR: (?:Illegal value '(?:[^']*)' specified for (?:[a-z0-9]+ )?flag|"
+                     r"(Failed validation) of new value '(?:[^']*)' for flag) '([^']+)'(.*)$")
+WORDS = (re.compile(r"Valid options(?: are)?: (.*?)\.?$"), re.compile(r"Supported values are: (.*?)\.?$"),
+         re.compile(r"Must be one of \{(.*?)\}"), re.compile(r"Possible values are: (.*?)\.?$"),
+         re.compile(r"must be ((?:'[^']+',? )+or '[^']+')"), re.compile(r"expected one of (.*?)\.?$"))
+
+
+def refusals(args, so, pairs):
+    """{name: libtpu's reason} for the pairs libtpu refuses; exits like probe()
+    when the parse was not reported."""
+    out, unknown = {}, set()
+    batch, size = [], 0
+    for p in list(pairs) + [None]:
+        if p is not None and size + len(p[0]) + len(p[1]) + 4 < 120000:
+            batch.append(p)
+            size += len(p[0]) + len(p[1]) + 4
+            continue
+        if batch:
+            toks = ["--%s=%s" % b for b in batch] + ["--%s=1" % SENTINEL]
+            env = dict(os.environ, TPU_LIBRARY_PATH=so, LIBTPU_INIT_ARGS=" ".join(toks),
+                       JAX_PLATFORMS="", TPU_SKIP_MDS_QUERY="1")
+            r = subprocess.run([args.python, "-c", PROBE], env=env, capture_output=True, timeout=300)
+            err = r.stderr.decode(errors="replace")
+            if "'%s'" % SENTINEL not in err:
+                raise SystemExit("libtpu at %s did not report its parse:\n%s" % (so, err[-2000:]))
+            for line in err.splitlines():
+                m = REFUSAL.match(line)
+                if m:   # a validator's refusal: the type took the value
+                    out[m.group(2)] = ("validation: " if m.group(1) else "") + m.group(3).lstrip("; ")
+                elif line.startswith("ERROR: Unknown command line flag"):
+                    unknown.add(line.split("'")[1])
+        batch, size = ([p], len(p[0]) + len(p[1]) + 4) if p is not None else ([], 0)
+    unknown.discard(SENTINEL)
+    if unknown:
+        raise SystemExit("libtpu at %s does not register %s" % (so, " ".join(sorted(unknown)[:5])))
+    return out
+
+
+def enum_words(reason):
+    for w in WORDS:
+        m = w.search(reason or "")
+        if m:
+            items = re.split(r",\s*|\s+or\s+|/", m.group(1))
+            return [i.strip(" '\"") for i in items if i.strip(" '\"")]
+    return None
+
+
+def value_type(taken, words, validated=()):
+    """The type of a name that takes the values taken of SHAPES (words: the
+    enum words its parser took, or None): a dict of type, reader[, values,
+    icase]."""
+    t = set(taken)
+    opt = " optional" if "" in t else ""
+    if validated:   # the parser took values a validator then refused
+        opt += " validated"
+        t |= set(validated)
+    if {"word", "a=b,c=d", "", "-1", "1.5"} <= t:
+        return {"type": "string"}
+    if words:
+        extra = [v for v in SHAPES if v in t and v and v.lower() not in {w.lower() for w in words}]
+        return {"type": "enum", "reader": "string enum" + opt, "values": words + extra}
+    if {"0", "1s", "100ms"} <= t and not t & {"1", "word", "-1"}:
+        return {"type": "string", "reader": "string duration" + opt}
+    if {"0", "1"} <= t and not t & {"word", "1.5", "1s", "true"}:
+        opt += " auto" if "auto" in t else ""    # an integer, or the word auto
+        if "-1" in t:
+            return {"type": "int", "reader": ("int64" if "2147483648" in t else "int32") + opt}
+        return {"type": "int", "reader": ("uint64" if "4294967296" in t else "uint32") + opt}
+    return {"type": "string", "reader": "string unlearned"}
+
+
+def learn_values(args, version, so, types):
+    """{name: value type} for the names of types (name: base type) that are
+    not booleans, floats or retired."""
+    names = sorted(n for n, t in types.items() if t not in ("bool", "float", "retired"))
+    taken = {n: [] for n in names}
+    validated = {n: [] for n in names}
+    reason = {}
+    for v in SHAPES:
+        ref = refusals(args, so, [(n, v) for n in names])
+        for n in names:
+            if n in ref and ref[n].startswith("validation: "):
+                validated[n].append(v)
+            elif n in ref:
+                reason.setdefault((n, v), ref[n])
+            else:
+                taken[n].append(v)
+    # enum words: from the refusal of a word, each asked again
+    # (a name whose refusal another release gave in the same words took the
+    # same words there: they are not asked again)
+    words = {n: enum_words(reason.get((n, "word"))) for n in names}
+    seen = {n: args.known_words.get((n, reason.get((n, "word")))) for n in names}
+    asked = {n: list(ws) for n, ws in words.items() if ws and not seen[n]}
+    good = {n: [] for n in asked}
+    for k in range(max([len(ws) for ws in asked.values()] or [0])):
+        pairs = [(n, ws[k]) for n, ws in asked.items() if k < len(ws)]
+        ref = refusals(args, so, pairs)
+        for n, w in pairs:
+            if n not in ref:
+                good[n].append(w)
+    # the first word in the other case: does the enum ignore case?
+    pairs = [(n, ws[0].swapcase()) for n, ws in good.items() if ws and ws[0].swapcase() != ws[0]]
+    ref = refusals(args, so, pairs) if pairs else {}
+    out = {}
+    for n in names:
+        if seen[n]:
+            good[n] = seen[n][0]
+            if not seen[n][1]:
+                ref[n] = "in the same case only, as in another release"
+        vt = value_type(taken[n], good.get(n) or None, validated[n])
+        if vt["type"] == "enum" and n not in ref and good[n][0].swapcase() != good[n][0]:
+            vt["icase"] = True
+            vt["reader"] = vt["reader"].replace("string enum", "string enum-icase")
+        out[n] = vt
+        args.asked.setdefault(version, {})[n] = {"taken": taken[n], "validated": validated[n],
+                                                 "word": reason.get((n, "word")),
+                                                 "words": good.get(n), "icase": vt.get("icase", False)}
+    remember(args, args.asked[version])
+    kinds = {}
+    for vt in out.values():
+        k = vt.get("reader", vt["type"]).split()[-1]
+        kinds[k] = kinds.get(k, 0) + 1
+    log("libtpu %s: value types of %d names: %s" % (version, len(out), kinds))
+    return out
+
+
+def confirm_widths(args, so, vals):
+    """A 32-bit integer type is confirmed by the largest value of its width
+    (2147483647, 4294967295); one that refuses it is asked for the largest
+    of 16 bits, else its width is not known (unlearned)."""
+    def ask(width):
+        pairs = []
+        for n, vt in vals.items():
+            r = (vt.get("reader") or "").split()
+            if r and r[0] in width:
+                pairs.append((n, width[r[0]][0]))
+        ref = refusals(args, so, pairs) if pairs else {}
+        return [n for n, _ in pairs if n in ref and not ref[n].startswith("validation: ")]
+    top = {"int32": ("2147483647", "int16"), "uint32": ("4294967295", "uint16")}
+    narrow = ask(top)
+    for n in narrow:
+        r = vals[n]["reader"].split()
+        r[0] = top[r[0]][1]
+        vals[n]["reader"] = " ".join(r)
+    small = ask({"int16": ("32767",), "uint16": ("65535",)})
+    for n in small:
+        vals[n] = {"type": "string", "reader": "string unlearned"}
+    log("%d 32-bit integer types are narrower, %d of them of a width not learned" % (len(narrow), len(small)))
+    return vals
+
+
+def remember(args, asked):
+    """The enum words each name took, by libtpu's refusal that listed them."""
+    for n, a in (asked or {}).items():
+        if a.get("words"):
+            args.known_words[(n, a["word"])] = (a["words"], a["icase"])
+
+
+def values_cached(args, version, commit, types):
+    cache = os.path.join(args.work, "values-%s.json" % version)
+    if os.path.exists(cache):
+        with open(cache) as f:
+            kept = json.load(f)
+        if kept.get("commit") == commit and kept.get("widths"):
+            remember(args, kept.get("asked"))
+            return kept["values"]
+        if kept.get("commit") == commit:      # learned before widths were confirmed
+            remember(args, kept.get("asked"))
+            args.asked[version] = kept.get("asked")
+            vals = locked_widths(args, version, commit, kept["values"])
+            with open(cache + ".part", "w") as f:
+                json.dump({"commit": commit, "values": vals, "asked": kept.get("asked"), "widths": True}, f,
+                          indent=0)
+            os.rename(cache + ".part", cache)
+            return vals
+    with open("/tmp/xlaunch-tests-libtpu.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        t0 = time.time()
+        so = wheel_so(args, version)
+        have = wheel_sha256(args, version)
+        if have != commit:
+            raise SystemExit("libtpu %s: the wheel's sha256 is %s, releases.yaml says %s" % (version, have, commit))
+        vals = confirm_widths(args, so, learn_values(args, version, so, types))
+        log("libtpu %s: value types learned in %.0f s" % (version, time.time() - t0))
+        if not args.keep:
+            os.unlink(so)
+    with open(cache + ".part", "w") as f:
+        json.dump({"commit": commit, "values": vals, "asked": args.asked.get(version), "widths": True}, f,
+                  indent=0)
+    os.rename(cache + ".part", cache)
+    return vals
+
+
+def locked_widths(args, version, commit, vals):
+    with open("/tmp/xlaunch-tests-libtpu.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        so = wheel_so(args, version)
+        log("libtpu %s: integer widths" % version)
+        vals = confirm_widths(args, so, vals)
+        if not args.keep:
+            os.unlink(so)
+    return vals
+
+
+def catalog_types(path, axis):
+    """{version: {name: base type}} from a libtpu.yaml this script wrote: the
+    names each release registers, for a run without kept answers."""
+    per = {v: {} for v in axis}
+
+    def expand(r):
+        out = set()
+        for part in r.split():
+            lo, _, hi = part.partition("-")
+            out |= set(axis[axis.index(lo):axis.index(hi or lo) + 1])
+        return out
+    name = None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"  - name: (\S+)", line)
+            if m:
+                name, typ, var = m.group(1), None, []
+                continue
+            if name is None:
+                continue
+            m = re.match(r"    type: (\S+)", line)
+            if m:
+                typ = m.group(1)
+            m = re.match(r'    releases: \{libtpu: "([^"]*)"\}', line)
+            if m:
+                rels = expand(m.group(1))
+            m = re.match(r'      - \{releases: \{libtpu: "([^"]*)"\}, type: (\w+)', line)
+            if m:
+                var.append((expand(m.group(1)), m.group(2)))
+            if line.startswith("    description:"):
+                for v in rels:
+                    t = next((vt for vs, vt in var if v in vs), typ)
+                    per[v][name] = "retired" if "retired" in line else t
+                name = None
+    return per
+
+
 def describe(name):
     words = name
     for pre, what in (("xla_tpu_", "TPU compiler: "), ("xla_jf_", "TPU compiler: "), ("xla_sc_", "SparseCore: "),
@@ -340,6 +594,28 @@ def describe(name):
     return "libtpu: " + words.replace("_", " ")
 
 
+def spec_of(per, vals, v, n):
+    """The type of n in release v: base type, and the value type learned."""
+    t = per[v][n]
+    vt = vals.get(v, {}).get(n)
+    if vt:
+        return vt
+    if t == "other" or (t in ("string", "enum") and v not in vals and
+                        any(vals[u].get(n, {}).get("reader") for u in vals)):
+        # a type of libtpu's own, learned for other releases only
+        return {"type": "string", "reader": "string unlearned"}
+    return {"type": "string" if t in ("retired", "enum") else t}
+
+
+def spec_yaml(vt):
+    out = "type: %s" % vt["type"]
+    if vt.get("reader"):
+        out += ", reader: %s" % flagrel.yq(vt["reader"])
+    if vt.get("values"):
+        out += ", values: [%s]" % ", ".join(flagrel.yq(x) for x in vt["values"])
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--releases", required=True)
@@ -347,46 +623,66 @@ def main():
     ap.add_argument("--wheels", default="build/libtpu-wheels")
     ap.add_argument("--work", default="build/libtpu")
     ap.add_argument("--keep", action="store_true", help="keep the unpacked libtpu.so files")
+    ap.add_argument("--names-from", help="a libtpu.yaml this script wrote: the names of each release "
+                    "whose answers are not kept in --work, instead of asking libtpu for them again")
+    ap.add_argument("--learn", help="learn value types only for these releases (comma-separated); "
+                    "the others keep what --work holds of them")
     args = ap.parse_args()
     args.retired = {}
+    args.asked = {}
+    args.known_words = {}
     pk = flagrel.load_releases(args.releases).get("libtpu")
     if not pk:
         raise SystemExit("%s: no libtpu package" % args.releases)
     known = [r for r in pk["releases"] if r.get("known", True) is not False]
     axis = [r["version"] for r in known]
     os.makedirs(args.work, exist_ok=True)
+    from_cat = catalog_types(args.names_from, axis) if args.names_from else {}
     # newest first; each release's answers are kept in --work
-    per = {r["version"]: registered_cached(args, r["version"], r.get("commit")) for r in reversed(known)}
+    per, vals = {}, {}
+    learn = set(args.learn.split(",")) if args.learn else set(axis)
+    for r in reversed(known):
+        v = r["version"]
+        kept = os.path.exists(os.path.join(args.work, "answers-%s.json" % v))
+        per[v] = from_cat[v] if from_cat and not kept else registered_cached(args, v, r.get("commit"))
+        if v in learn or os.path.exists(os.path.join(args.work, "values-%s.json" % v)):
+            vals[v] = values_cached(args, v, r.get("commit"), per[v])
     pinned = pk["fields"]["pinned"]
     names = sorted(set().union(*per.values()))
     out = sys.stdout
-    out.write(HEADER % {"known": ", ".join(axis), "pinned": pinned})
+    out.write(HEADER % {"known": ", ".join(axis), "pinned": pinned,
+                        "learned": ", ".join(v for v in axis if v in vals) or "none"})
     for n in names:
         have = [v for v in axis if n in per[v]]
-        typ_of = {v: per[v][n] for v in have}
         main_v = pinned if pinned in have else have[-1]
-        typ = typ_of[main_v]
+        spec = {v: spec_of(per, vals, v, n) for v in have}
+        main = spec[main_v]
         desc, tag = HAND.get(n, (describe(n), None))
-        if typ == "other":
-            desc += " (a value type of libtpu's own: values not checked)"
-        if typ == "retired":
+        if per[main_v][n] == "retired":
             desc += " (retired: libtpu takes any value and says it is retired)"
             tag = "deprecated"
-        out.write("  - name: %s\n    type: %s\n" % (n, "string" if typ in ("other", "retired") else typ))
+        elif main.get("reader") == "string unlearned":
+            desc += " (a value type of libtpu's own that xlaunch could not learn: values not checked)"
+        elif per[main_v][n] in ("other", "string", "enum") and main_v not in vals:
+            desc += " (a value type of libtpu's own: values not checked)"
+        out.write("  - name: %s\n    type: %s\n" % (n, main["type"]))
+        if main.get("reader"):
+            out.write("    reader: %s\n" % flagrel.yq(main["reader"]))
+        if main.get("values"):
+            out.write("    values: [%s]\n" % ", ".join(flagrel.yq(x) for x in main["values"]))
+        if main.get("icase"):
+            out.write("    case: insensitive\n")
         if tag:
             out.write("    tags: [%s]\n" % tag)
         out.write("    releases: {libtpu: %s}\n" % flagrel.yq(flagrel.ranges(axis, set(have))))
         diff = {}
-        loose = ("other", "retired", "string")   # all written as string
         for v in have:
-            if typ_of[v] != typ and not (typ_of[v] in loose and typ in loose):
-                diff.setdefault(typ_of[v], set()).add(v)
+            if spec[v] != main:
+                diff.setdefault(spec_yaml(spec[v]), set()).add(v)
         if diff:
             out.write("    variants:\n")
-            for t, vs in sorted(diff.items()):
-                out.write("      - {releases: {libtpu: %s}, type: %s}\n" %
-                          (flagrel.yq(flagrel.ranges(axis, vs)),
-                           "string" if t in ("other", "retired") else t))
+            for t, vs in sorted(diff.items(), key=lambda kv: axis.index(min(kv[1], key=axis.index))):
+                out.write("      - {releases: {libtpu: %s}, %s}\n" % (flagrel.yq(flagrel.ranges(axis, vs)), t))
         out.write("    description: %s\n" % flagrel.yq(desc))
 
 
@@ -402,10 +698,16 @@ HEADER = """\
 # xla_gpu_*, ...): they belong in XLA_FLAGS (a few names, such as
 # xla_use_shardy, are registered by both).  libtpu reads booleans as
 # true/false, 1/0, yes/no, t/f, y/n in any case, and numbers without a unit.
+# A value of libtpu's own type has a reader, learned from the values that
+# release's parser takes and refuses (learned for: %(learned)s):
+# "int32", "int64", "uint32", "uint64" (absl's integers of that width),
+# "string duration" (absl's durations: 0, inf, or numbers each with a unit
+# of ns, us, ms, s, m, h), "string enum" / "string enum-icase" (the values
+# listed, the words from libtpu's own refusal; -icase: in any case), each
+# with "optional" when the empty value is taken too; "string unlearned": a
+# type xlaunch could not learn (values not checked, a warning).
 # Names, types and releases are facts of the wheels; descriptions are this
-# project's own (a few from public TPU recipes, the rest from the name).  A
-# name typed string with "values not checked" takes a value of libtpu's own
-# type: libtpu refuses some values of it, which xlaunch does not know.
+# project's own (a few from public TPU recipes, the rest from the name).
 family: libtpu
 kind: flags
 variables: [LIBTPU_INIT_ARGS]

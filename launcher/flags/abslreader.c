@@ -8,25 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool absl_int(const char *v)
-{
-	const char *p = v;
-	int base = 10;
-	char *end;
-
-	if (*p == '+' || *p == '-')
-		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		base = 16;
-		p += 2;
-	}
-	if (!*p || !isxdigit((unsigned char)*p))
-		return false;
-	errno = 0;
-	(void)strtoull(p, &end, base);
-	return errno == 0 && *end == '\0' && (base == 16 || strspn(p, "0123456789") == strlen(p));
-}
+#include <strings.h>
 
 static bool absl_float(const char *v)
 {
@@ -43,16 +25,18 @@ const char *xl_absl_value_error(const struct xl_flagdef *d, const char *value)
 {
 	bool misread;
 
+	if (xl_absl_own_type(d))
+		return xl_absl_own_error(d, value);
 	switch (d->type) {
 	case XL_FT_BOOL:
 		return xl_bool_normalize(XL_BP_ABSL, value, &misread) ? NULL
 			: "not a boolean libtpu reads (true/false, 1/0, yes/no, t/f, y/n)";
 	case XL_FT_INT:
-		return absl_int(value) ? NULL : "not an integer (libtpu takes no unit)";
+		return xl_absl_int_in(value, true, 64) ? NULL : "not an integer (libtpu takes no unit)";
 	case XL_FT_FLOAT:
 		return absl_float(value) ? NULL : "not a number (libtpu takes no unit)";
 	default:
-		return NULL;    /* a string, or a type of libtpu's own xlaunch does not check */
+		return NULL;    /* a string, or a type of libtpu's own xlaunch could not learn */
 	}
 }
 
@@ -142,6 +126,35 @@ static void split(const char *s, struct xl_absl_words *out)
 	}
 }
 
+/* w sets d to a value libtpu refuses: why, naming the release judged and
+ * the form it takes where xlaunch learned it. */
+static void bad_value(const struct xl_judge *j, const struct xl_flagdef *d, struct xl_absl_word *w)
+{
+	const char *lt = j ? xl_judge_libtpu(j) : NULL;
+	char *form = xl_absl_accepted(d);
+
+	w->kind = XL_AB_BAD_VALUE;
+	if (form) {
+		w->why = xl_asprintf("libtpu%s%s takes %s for %s; '%s' aborts at start (\"Illegal value\")",
+				     lt ? " " : "", lt ? lt : "", form, d->name, w->value);
+		w->hint = d->type == XL_FT_ENUM && d->values
+			? xl_asprintf("write --%s=%s", d->name,
+				      xl_list_has(d->values, "true") ? "true" : d->values[0])
+			: xl_absl_reader_has(d, "duration") && *w->value && strspn(w->value, "0123456789.") == strlen(w->value)
+			? xl_asprintf("write the unit: --%s=%ss", d->name, w->value)
+			: xl_absl_reader_has(d, "duration") ? xl_asprintf("write a duration: --%s=30s", d->name)
+						    : xl_strdup("write a whole number within the flag's range, without a unit");
+		free(form);
+		return;
+	}
+	w->why = xl_asprintf("--%s='%s' is %s: libtpu exits (\"Illegal value\")", d->name, w->value,
+			     xl_absl_value_error(d, w->value));
+	if (d->type == XL_FT_BOOL)
+		w->hint = xl_strdup("write true or false");
+	else if (d->type == XL_FT_INT || d->type == XL_FT_FLOAT)
+		w->hint = xl_strdup("write the number alone, in the unit the flag's name says");
+}
+
 /* Word i, a flag word: its name, value and kind; returns how many words it
  * took (2 when the next one is its value). */
 static size_t read_flag(const struct xl_judge *j, struct xl_absl_words *out, size_t i)
@@ -200,15 +213,8 @@ static size_t read_flag(const struct xl_judge *j, struct xl_absl_words *out, siz
 		w->value = xl_strdup(out->v[i + 1].text);
 		out->v[i + 1].kind = XL_AB_VALUE;
 	}
-	if (xl_absl_value_error(d, w->value)) {
-		w->kind = XL_AB_BAD_VALUE;
-		w->why = xl_asprintf("--%s='%s' is %s: libtpu exits (\"Illegal value\")", d->name, w->value,
-				     xl_absl_value_error(d, w->value));
-		if (d->type == XL_FT_BOOL)
-			w->hint = xl_strdup("write true or false");
-		else if (d->type == XL_FT_INT || d->type == XL_FT_FLOAT)
-			w->hint = xl_strdup("write the number alone, in the unit the flag's name says");
-	}
+	if (xl_absl_value_error(d, w->value))
+		bad_value(j, d, w);
 	return eq ? 1 : 2;
 }
 

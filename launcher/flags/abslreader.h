@@ -69,7 +69,23 @@ struct xl_absl_words {
 void xl_absl_read(const struct xl_judge *j, const char *s, struct xl_absl_words *out);
 void xl_absl_words_release(struct xl_absl_words *w);
 
-/* Why libtpu refuses value for flag d (NULL: it takes it). */
+/* Why libtpu refuses value for flag d (NULL: it takes it), by d's type and,
+ * for the value types of libtpu's own, its reader (etc/flags/libtpu.yaml):
+ * "int32", "int64", "uint32", "uint64" (absl's integers of that width),
+ * "string duration" (absl's durations), an enum's values (in any case with
+ * "enum-icase"); "optional" takes the empty value too, "auto" the word
+ * auto. */
 const char *xl_absl_value_error(const struct xl_flagdef *d, const char *value);
+/* The values d takes, in words ("true, false or auto (in any case)"), for a
+ * value type xlaunch learned from libtpu; NULL for the others.  Caller frees. */
+char *xl_absl_accepted(const struct xl_flagdef *d);
+/* xl_absl_unlearned: flags.h.  The value types of libtpu's own
+ * (absltypes.c): whether d has one xlaunch learned, and why libtpu refuses
+ * value for it (NULL: it takes it); whether d's reader has the word w; an
+ * absl integer of that sign and width (32, 64). */
+bool xl_absl_own_type(const struct xl_flagdef *d);
+const char *xl_absl_own_error(const struct xl_flagdef *d, const char *value);
+bool xl_absl_reader_has(const struct xl_flagdef *d, const char *w);
+bool xl_absl_int_in(const char *v, bool is_signed, int bits);
 
 #endif

@@ -3,6 +3,7 @@
  * time from etc/flags/FAMILY.yaml (tools/gen-catalog.c). */
 #include "launcher/flags/flags.h"
 #include "launcher/flags/knowledge.h"
+#include "launcher/flags/abslreader.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -362,9 +363,34 @@ char *xl_timing_refused(const struct xl_flagdef *d, const char *value)
 	return xl_buf_detach(&b);
 }
 
+/* Why libtpu refuses value for d, with the form it takes where xlaunch
+ * learned it; each reason is made once and kept. */
+static const char *libtpu_reason(const struct xl_flagdef *d, const char *value)
+{
+	static struct xl_strv made = XL_STRV_INIT;
+	const char *why = xl_absl_own_error(d, value);
+	char *form, *s;
+
+	if (!why || !(form = xl_absl_accepted(d)))
+		return why;
+	s = xl_asprintf("%s: libtpu takes %s, and aborts at start on anything else", why, form);
+	free(form);
+	for (size_t i = 0; i < made.n; i++)
+		if (strcmp(made.v[i], s) == 0) {
+			free(s);
+			return made.v[i];
+		}
+	xl_strv_push_owned(&made, s);
+	return s;
+}
+
 const char *xl_flag_type_error(const struct xl_flagdef *d, const char *value)
 {
 	bool misread;
+
+	/* libtpu's own reader, with its value types (abslreader.h) */
+	if (value && xl_absl_own_type(d) && d->family == xl_family_index("libtpu"))
+		return libtpu_reason(d, value);
 
 	switch (d->type) {
 	case XL_FT_BOOL:

@@ -205,6 +205,10 @@ bool xl_list_has(const char *const *list, const char *s);
  * logging, is always allowed).  NULL when none; caller frees. */
 char *xl_timing_refused(const struct xl_flagdef *d, const char *value);
 
+/* Whether libtpu flag d's value type is one of libtpu's own that xlaunch could not learn
+ * (reader "string unlearned"): its values are not checked. */
+bool xl_absl_unlearned(const struct xl_flagdef *d);
+
 /* Checks value against d's type.  Returns NULL when fine, else a static
  * description of what is wrong ("not an integer", ...). */
 const char *xl_flag_type_error(const struct xl_flagdef *d, const char *value);

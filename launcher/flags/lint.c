@@ -496,6 +496,10 @@ static void lint_libtpu(const struct xl_judge *j, const char *s, unsigned flags,
 		switch (x->kind) {
 		case XL_AB_SET:
 			check_tags(l, var, x->d, x->text, x->start, flags);
+			if (xl_absl_unlearned(x->d))
+				add(l, XL_SEV_WARNING, "unlearned-type", x->text, x->start,
+				    xl_asprintf("%s: %s takes a value of a type of its own for %s that xlaunch could not learn from its parser: '%s' is not checked",
+						var, who, x->name, x->value ? x->value : ""), NULL);
 			for (size_t k = 0; k < i; k++)
 				if (w.v[k].kind == XL_AB_SET && strcmp(w.v[k].name, x->name) == 0)
 					add(l, XL_SEV_WARNING, "duplicate", x->text, x->start,

@@ -312,8 +312,20 @@ static void check_composite(struct xl_profile *p, struct verdict *vd, const stru
 			}
 		}
 		xl_rel_verdict_release(&rv);
-		if (d)
+		if (d && strcmp(v->name, "LIBTPU_INIT_ARGS") == 0 && coverage == 0) {
+			/* libtpu's verdicts name the release judged */
+			const char *lt = xl_judge_libtpu(j);
+			char *label = lt ? xl_asprintf("%s (libtpu %s)", v->name, lt) : xl_strdup(v->name);
+
+			if (xl_absl_unlearned(d))
+				xl_warn("profile '%s': %s:%u:%u: %s: --%s takes a value of a type of libtpu's own that xlaunch could not learn from its parser: '%s' is not checked",
+					p->name, prov_file(&f->src), f->src.line, f->src.col, label, f->name,
+					f->value ? f->value : "");
+			check_one(p, vd, label, d, &f->value, &f->src, true, &changed);
+			free(label);
+		} else if (d) {
 			check_one(p, vd, v->name, d, &f->value, &f->src, true, &changed);
+		}
 	}
 	if (changed) {
 		free(v->value);

@@ -108,6 +108,7 @@ compare() {  # compare WHAT: libtpu's names ($T/a) against xlaunch's ($T/b)
 
 libtpu_lock
 checked=0
+valued=0
 for v in $releases; do
 	if [ "$v" = "$have" ]; then
 		so=$(ls "$venv"/lib/python3*/site-packages/libtpu/libtpu.so | head -1)
@@ -131,6 +132,19 @@ for v in $releases; do
 		compare "libtpu $v, '$(echo "$s" | cut -c1-40)...'"
 		[ "$s" != "$GOOD $SENTINEL" ] || cp "$T/a" "$T/good"
 	done
+	# values of libtpu's own types: a sample of the names of each type the
+	# release's parser taught (libtpu_values.py), each with a value of the
+	# shapes the generator asks about, two rounds a release, the rounds
+	# moving on from release to release
+	for r in 0 1; do
+		s=$(python3 "$SRC/tests/integration/libtpu_values.py" "$SRC" "$v" $((checked * 2 + r))) ||
+			fail "libtpu_values.py $v"
+		[ -n "$s" ] || break
+		libtpu_says "$so" "$s $SENTINEL" >"$T/a"
+		xlaunch_says $judge -- "$s $SENTINEL" >"$T/b"
+		compare "libtpu $v, values of its own types, round $r ($(echo "$s" | wc -w) names)"
+		valued=$((valued + 1))
+	done
 	# the string libtpu starts with: its only error is the sentinel's
 	[ "$(cat "$T/good")" = "xlaunch_test_no_such_flag" ] || fail "libtpu $v refuses the good string: $(cat "$T/good")"
 	ok "libtpu $v starts with the good string"
@@ -139,6 +153,8 @@ for v in $releases; do
 done
 [ "$checked" -eq "$(echo "$releases" | wc -l)" ] || fail "only $checked libtpu releases checked"
 ok "$checked libtpu releases checked"
+[ "$valued" -gt 0 ] || fail "no release's value types were checked: libtpu.yaml has no learned reader"
+ok "$valued rounds of values of libtpu's own types agree"
 
 # the XLA flag's refusal says where it belongs and libtpu's own name
 run "$XL" flags lint --var LIBTPU_INIT_ARGS --python "$py" -- "--xla_dump_to=$T/d"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "launcher/flags/xlareader.h"
+#include "launcher/flags/abslreader.h"
 
 static void split_one(const char *s, struct xl_xla_words *w)
 {
@@ -162,6 +163,72 @@ static void test_combine(void **state)
 	assert_int_equal(xl_xla_combine(d, "x"), XL_XLA_REPLACE);
 }
 
+/* libtpu's own value types, as etc/flags/libtpu.yaml records them (a
+ * reader and, for an enum, its values): what libtpu's parser takes. */
+static void test_libtpu_types(void **state)
+{
+	static const char *const tri[] = { "auto", "false", "disabled", "true", "enabled", NULL };
+	struct xl_flagdef d = { .name = "x", .type = XL_FT_INT, .reader = "int32" };
+	char *form;
+
+	(void)state;
+	assert_null(xl_absl_value_error(&d, "2147483647"));
+	assert_null(xl_absl_value_error(&d, "-2147483648"));
+	assert_non_null(xl_absl_value_error(&d, "2147483648"));
+	assert_non_null(xl_absl_value_error(&d, "-2147483649"));
+	assert_non_null(xl_absl_value_error(&d, ""));
+	assert_non_null(xl_absl_value_error(&d, "auto"));
+	d.reader = "int64";
+	assert_null(xl_absl_value_error(&d, "9223372036854775807"));
+	assert_non_null(xl_absl_value_error(&d, "9223372036854775808"));
+	d.reader = "uint32 optional auto";
+	assert_null(xl_absl_value_error(&d, "4294967295"));
+	assert_null(xl_absl_value_error(&d, ""));
+	assert_null(xl_absl_value_error(&d, "auto"));
+	assert_non_null(xl_absl_value_error(&d, "4294967296"));
+	assert_non_null(xl_absl_value_error(&d, "-1"));
+	assert_non_null(xl_absl_value_error(&d, "1.5"));
+	form = xl_absl_accepted(&d);
+	assert_string_equal(form, "an integer from 0 to 4294967295, or auto, or nothing");
+	free(form);
+	d.reader = "uint16";
+	assert_null(xl_absl_value_error(&d, "65535"));
+	assert_non_null(xl_absl_value_error(&d, "65536"));
+	d.reader = "int16";
+	assert_null(xl_absl_value_error(&d, "-32768"));
+	assert_non_null(xl_absl_value_error(&d, "32768"));
+	d.reader = "uint64";
+	assert_null(xl_absl_value_error(&d, "18446744073709551615"));
+	assert_non_null(xl_absl_value_error(&d, "18446744073709551616"));
+	d = (struct xl_flagdef){ .name = "x", .type = XL_FT_STRING, .reader = "string duration" };
+	assert_null(xl_absl_value_error(&d, "0"));
+	assert_null(xl_absl_value_error(&d, "1s"));
+	assert_null(xl_absl_value_error(&d, "100ms"));
+	assert_null(xl_absl_value_error(&d, "-1.5h30m"));
+	assert_null(xl_absl_value_error(&d, "inf"));
+	assert_null(xl_absl_value_error(&d, "2us"));
+	assert_non_null(xl_absl_value_error(&d, "1"));
+	assert_non_null(xl_absl_value_error(&d, "1.5"));
+	assert_non_null(xl_absl_value_error(&d, "s"));
+	assert_non_null(xl_absl_value_error(&d, "1d"));
+	assert_non_null(xl_absl_value_error(&d, ""));
+	d = (struct xl_flagdef){ .name = "x", .type = XL_FT_ENUM, .reader = "string enum-icase",
+				 .values = tri, .icase = true };
+	assert_null(xl_absl_value_error(&d, "TRUE"));
+	assert_null(xl_absl_value_error(&d, "auto"));
+	assert_non_null(xl_absl_value_error(&d, "1"));
+	assert_non_null(xl_absl_value_error(&d, "yes"));
+	form = xl_absl_accepted(&d);
+	assert_string_equal(form, "auto, false, disabled, true or enabled (in any case)");
+	free(form);
+	d.icase = false;
+	assert_non_null(xl_absl_value_error(&d, "TRUE"));
+	d = (struct xl_flagdef){ .name = "x", .type = XL_FT_STRING, .reader = "string unlearned" };
+	assert_true(xl_absl_unlearned(&d));
+	assert_null(xl_absl_value_error(&d, "anything"));
+	assert_null(xl_absl_accepted(&d));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_combine),
+		cmocka_unit_test(test_libtpu_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

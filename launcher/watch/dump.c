@@ -784,6 +784,10 @@ static void read_report(struct xl_dump *r, struct xl_dump_mod *m, const char *pa
 		if (!prev || json_integer_value(prev) < total)
 			json_object_set_new(r->memory_reports, m->module, json_integer((json_int_t)total));
 	}
+	if (total > r->largest_report) {
+		r->largest_report = total;
+		snprintf(r->largest_module, sizeof(r->largest_module), "%s", m->module ? m->module : "");
+	}
 }
 
 /* The files of one module seen in this poll, g[0..n). */
@@ -1045,6 +1049,7 @@ void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, 
 	r->since = since;
 	r->interval = DUMP_INTERVAL_S;
 	r->memory_reports = json_object();
+	r->largest_report = -1;
 }
 
 /* This thread's CPU time, seconds. */

@@ -383,6 +383,14 @@ static void test_reader_jax(void **state)
 	assert_int_equal(json_integer_value(json_object_get(rep, "jit_train_step")), 33472);
 	assert_int_equal(json_object_size(rep), 3);
 	json_decref(rep);
+	/* the largest of them, by its program's name (what early OOM holds
+	 * against the limit) */
+	{
+		char fn[64];
+
+		assert_int_equal(xl_watch_largest_report(&w, fn, sizeof(fn)), 33472);
+		assert_string_equal(fn, "jit(train_step)");
+	}
 	j = xl_dump_json(r);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "kept"), "files")), 8);
 	assert_true(json_integer_value(json_object_get(json_object_get(j, "dropped"), "files")) >= 47);

@@ -718,7 +718,8 @@ static void storm_check(struct sup *s, double now)
 /* A program XLA compiled needs more than the launch's limit (its memory
  * report, read from the dump): the child is ended now, as at a timeout,
  * with run's --grace, rather than when its runtime fails to allocate.  A
- * child already being ended keeps its own outcome. */
+ * child already being ended, or whose runtime already said it ran out of
+ * memory, keeps its own outcome. */
 static void early_oom_check(struct sup *s, double now)
 {
 	const struct xl_sup_opts *o = s->o;
@@ -726,6 +727,9 @@ static void early_oom_check(struct sup *s, double now)
 	int64_t b;
 
 	if (o->early_oom_bytes <= 0 || !o->watch || s->child_done || s->term_at)
+		return;
+	/* the runtime already said it: its own words decide */
+	if ((o->scan_out && o->scan_out->oom_id) || (o->scan_err && o->scan_err->oom_id))
 		return;
 	b = xl_watch_largest_report(o->watch, fn, sizeof(fn));
 	if (b <= o->early_oom_bytes)

@@ -764,10 +764,40 @@ static void read_text(struct xl_dump *r, struct xl_dump_mod *m, const char *path
 	}
 }
 
+/* The first max bytes of a file (all of it when shorter), NUL-terminated;
+ * NULL when it cannot be read. */
+static char *read_head(const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char *text;
+	size_t len = 0;
+
+	if (fd < 0)
+		return NULL;
+	text = xl_malloc(max + 1);
+	while (len < max) {
+		ssize_t n = read(fd, text + len, max - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	text[len] = '\0';
+	return text;
+}
+
+/* A memory-usage report's total is in its first lines, before the list of
+ * every buffer: a large program's report runs to megabytes, and only its
+ * head is read. */
+#define REPORT_HEAD_BYTES (1u << 20)
+
 static void read_report(struct xl_dump *r, struct xl_dump_mod *m, const char *path,
 			const struct stat *sb, double now)
 {
-	char *text = xl_read_file(path, NULL, 1 << 20);
+	char *text = read_head(path, REPORT_HEAD_BYTES);
 	int64_t total = text ? xl_dump_memory_report_total(text) : -1;
 
 	free(text);

@@ -550,6 +550,64 @@ static void test_reader_live(void **state)
 	free(dir);
 }
 
+/* A trainer's step compiled ahead of time for a TPU topology: its
+ * memory-usage report lists every buffer of the program and runs to
+ * megabytes, while the runtime's own small programs (jit(rng_bit_generator))
+ * have reports of a few lines.  The step's total, in the report's head, is
+ * read and is the largest; the small program is never the figure. */
+static void test_reader_large_report(void **state)
+{
+	char *dir = xl_test_path("large");
+	double now = xl_now();
+	struct xl_dump *r;
+	struct xl_watch w;
+	struct xl_buf big = XL_BUF_INIT;
+	json_t *rep;
+	char fn[64];
+
+	(void)state;
+	need_fine_mtimes();
+	assert_int_equal(xl_mkdirs(dir, 0700), 0);
+	r = watch_dump(&w, dir, true, now - 10, 10);
+	xl_buf_adds(&big, "Memory Space: default (color=0)\nTotal bytes: 265000000 (252.7MiB)\n"
+		    "  cumulative_size;       size;       offset; used_by_n_values; shapes_list\n");
+	while (big.len < (3u << 20))
+		xl_buf_adds(&big, "   64.00KiB(  0%);   64.00KiB;            0;                1; bf16[128,256]\n");
+	write_at(dir, "module_0001.jit_rng_bit_generator.cl_1.before_optimizations.txt",
+		 "HloModule jit_rng_bit_generator\n\nENTRY %main (a.1: u32[2]) -> u32[2] {\n}\n", now - 5);
+	write_at(dir, "module_0001.jit_rng_bit_generator.cl_1.after_optimizations-memory-usage-report.txt",
+		 "Memory Space: default (color=0)\nTotal bytes: 524 (524B)\n", now - 4.9);
+	write_at(dir, "module_0002.jit_train_step.cl_2.before_optimizations.txt",
+		 "HloModule jit_train_step\n\nENTRY %main (a.1: f32[4]) -> f32[4] {\n}\n", now - 4);
+	write_at(dir, "module_0002.jit_train_step.cl_2.after_optimizations-memory-usage-report.txt",
+		 xl_buf_str(&big), now - 3);
+	xl_dump_poll(r, xl_mono() + 100, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(xl_watch_largest_report(&w, fn, sizeof(fn)), 265000000);
+	assert_true(xl_startswith(fn, "jit(train_step"));
+	xl_watch_finish(&w, xl_mono());
+	rep = xl_dump_memory_reports(r);
+	assert_int_equal(json_object_size(rep), 2);
+	{
+		const char *k;
+		json_t *v;
+		int64_t best = -1;
+		const char *at = NULL;
+
+		json_object_foreach(rep, k, v)
+			if (json_integer_value(v) > best) {
+				best = json_integer_value(v);
+				at = k;
+			}
+		assert_int_equal(best, 265000000);
+		assert_true(xl_startswith(at, "jit_train_step"));
+	}
+	json_decref(rep);
+	xl_buf_release(&big);
+	xl_watch_release(&w);
+	free(dir);
+}
+
 /* A compilation longer than the reader's settle time: XLA writes the
  * before_optimizations text when it starts and nothing more until its
  * passes are over (minutes on an accelerator); its end and its memory
@@ -779,6 +837,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reader_loads),
 		cmocka_unit_test(test_reader_live),
 		cmocka_unit_test(test_reader_long),
+		cmocka_unit_test(test_reader_large_report),
 		cmocka_unit_test(test_reader_wide),
 		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_fuzz_entries),

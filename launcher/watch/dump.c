@@ -37,8 +37,18 @@
 
 /* ---- file names -------------------------------------------------------------------- */
 
+/* The program's name of a module's file stem: the TPU compiler's files
+ * add a compile id to it ("jit_train_step.cl_933746096"), different at every
+ * compile; the program is the name before it. */
 static void set_module(struct xl_dump_name *out, const char *s, size_t n)
 {
+	const char *cl = NULL;
+
+	for (const char *q = s; q + 4 <= s + n; q++)
+		if (q[0] == '.' && q[1] == 'c' && q[2] == 'l' && q[3] == '_')
+			cl = q;
+	if (cl && cl + 4 < s + n && strspn(cl + 4, "0123456789") == (size_t)(s + n - cl - 4))
+		n = (size_t)(cl - s);
 	if (n == 0 || n >= sizeof(out->module))
 		return;
 	memcpy(out->module, s, n);

@@ -731,9 +731,10 @@ static void early_oom_check(struct sup *s, double now)
 	/* the runtime already said it: its own words decide */
 	if ((o->scan_out && o->scan_out->oom_id) || (o->scan_err && o->scan_err->oom_id))
 		return;
-	b = xl_watch_largest_report(o->watch, fn, sizeof(fn));
-	if (b <= o->early_oom_bytes)
+	/* the figure alone first: this runs at every turn of the loop */
+	if (xl_watch_largest_report(o->watch, NULL, 0) <= o->early_oom_bytes)
 		return;
+	b = xl_watch_largest_report(o->watch, fn, sizeof(fn));
 	xl_fmt_bytes((uint64_t)b, need, sizeof(need));
 	xl_fmt_bytes((uint64_t)o->early_oom_bytes, have, sizeof(have));
 	s->r->early_oom = true;

@@ -1522,6 +1522,8 @@ int64_t xl_watch_largest_report(const struct xl_watch *w, char *name, size_t n)
 		*name = '\0';
 	if (!w->dump || w->dump->largest_report < 0)
 		return -1;
+	if (!n)
+		return w->dump->largest_report;
 	fn = xl_dump_function(w->dump->largest_module);
 	snprintf(name, n, "%s", fn);
 	free(fn);

@@ -338,12 +338,12 @@ static void print_memory(const json_t *v)
 static void print_functions(const json_t *fns)
 {
 	static const char *const head[] = { "FUNCTION", "RUNTIME", "COMPILES", "LOADS",
-					    "AFTER WARM-UP", "SECONDS", "CAUSE" };
-	struct table t = { 7, XL_STRV_INIT };
+					    "AFTER WARM-UP", "SECONDS", "XLA BYTES", "CAUSE" };
+	struct table t = { 8, XL_STRV_INIT };
 	size_t i, shown = 0;
 	json_t *f;
 
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 8; i++)
 		xl_strv_push(&t.cells, head[i]);
 	json_array_foreach(fns, i, f) {
 		if (shown++ == 20)
@@ -354,6 +354,7 @@ static void print_functions(const json_t *fns)
 		push(&t, json_object_get(f, "loads"));
 		push(&t, json_object_get(f, "after_warmup"));
 		push(&t, json_object_get(f, "compile_s"));
+		push_bytes(&t, json_object_get(f, "xla_bytes"));
 		push(&t, json_object_get(f, "cause"));
 	}
 	table_print(&t);

@@ -220,7 +220,7 @@ static void show_compile(const struct xl_profile *p, bool explain)
 	char where[1024];
 
 	if (!c->step_pattern && c->warmup_steps < 0 && c->max_after_warmup < 0 && c->max_compile_share <= 0 &&
-	    c->on_storm == XL_ON_STORM_UNSET)
+	    c->on_storm == XL_ON_STORM_UNSET && c->early_oom == XL_EARLY_OOM_UNSET)
 		return;
 	printf("compile:    ");
 	if (c->step_pattern)
@@ -233,6 +233,8 @@ static void show_compile(const struct xl_profile *p, bool explain)
 		printf(" max_compile_share=%g", c->max_compile_share);
 	if (c->on_storm != XL_ON_STORM_UNSET)
 		printf(" on_storm=%s", c->on_storm == XL_ON_STORM_STOP ? "stop" : "warn");
+	if (c->early_oom != XL_EARLY_OOM_UNSET)
+		printf(" early_oom=%s", c->early_oom == XL_EARLY_OOM_ON ? "true" : "false");
 	printf("\n");
 	if (!explain)
 		return;
@@ -246,6 +248,8 @@ static void show_compile(const struct xl_profile *p, bool explain)
 		printf("  max_compile_share   # %s\n", prov_str(c->max_compile_share_src, where, sizeof(where)));
 	if (c->on_storm != XL_ON_STORM_UNSET)
 		printf("  on_storm            # %s\n", prov_str(c->on_storm_src, where, sizeof(where)));
+	if (c->early_oom != XL_EARLY_OOM_UNSET)
+		printf("  early_oom           # %s\n", prov_str(c->early_oom_src, where, sizeof(where)));
 }
 
 /* The ranks section, when the profile sets any of it (else the defaults

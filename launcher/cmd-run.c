@@ -33,6 +33,12 @@ static bool parse_on_storm(const char *value, void *field)
 	return xl_on_storm_parse(value, (int *)field);
 }
 
+/* --early-oom: on or off, over the profile's compile.early_oom */
+static bool parse_early_oom(const char *value, void *field)
+{
+	return xl_early_oom_parse(value, (int *)field);
+}
+
 static const struct xl_opt run_options[] = {
 	{ .name = "candidate", .short_name = 'c', .kind = XL_OPT_STRING, .arg = "CAND",
 	  .offset = XL_FIELD(struct xl_run_opts, cand, const char *), .flags = XL_OPTF_SHORT,
@@ -55,6 +61,13 @@ static const struct xl_opt run_options[] = {
 	  .help = "what a compile storm does: warn (default) names it at the\n"
 		  "end; stop ends the child as soon as the storm rule is met\n"
 		  "(SIGTERM, SIGKILL after --grace; outcome compile-storm)" },
+	{ .name = "early-oom", .kind = XL_OPT_CALLBACK, .arg = "ON|OFF",
+	  .offset = XL_FIELD(struct xl_run_opts, early_oom, int), .parse = parse_early_oom,
+	  .what = "on or off",
+	  .help = "on (default): a program whose XLA memory report exceeds\n"
+		  "the launch's limit ends the child at its compile (SIGTERM,\n"
+		  "SIGKILL after --grace; outcome oom); off: the runtime's own\n"
+		  "allocation failure decides" },
 	XL_OPTION_COUNT(0, "max-attempts", "N", struct xl_run_opts, max_attempts, 1, 1000,
 			"at most N attempts (default: every candidate)"),
 	XL_OPTION_DURATION(0, "timeout", "DUR", struct xl_run_opts, timeout_s,

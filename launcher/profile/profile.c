@@ -21,7 +21,8 @@ static const char *const top_keys[] = {
 };
 static const char *const ranks_keys[] = { "watch", "grace", "poll", "lease", NULL };
 static const char *const compile_keys[] = {
-	"step_pattern", "warmup_steps", "max_after_warmup", "max_compile_share", "on_storm", NULL,
+	"step_pattern", "warmup_steps", "max_after_warmup", "max_compile_share", "on_storm",
+	"early_oom", NULL,
 };
 
 bool xl_on_storm_parse(const char *s, int *out)
@@ -30,6 +31,16 @@ bool xl_on_storm_parse(const char *s, int *out)
 		*out = XL_ON_STORM_WARN;
 	else if (s && strcmp(s, "stop") == 0)
 		*out = XL_ON_STORM_STOP;
+	else
+		return false;
+	return true;
+}
+bool xl_early_oom_parse(const char *s, int *out)
+{
+	if (s && (strcmp(s, "on") == 0 || strcmp(s, "true") == 0))
+		*out = XL_EARLY_OOM_ON;
+	else if (s && (strcmp(s, "off") == 0 || strcmp(s, "false") == 0))
+		*out = XL_EARLY_OOM_OFF;
 	else
 		return false;
 	return true;
@@ -385,6 +396,14 @@ static bool check_compile(const struct layer *l, const struct xl_ynode *m)
 
 			if (!xl_on_storm_parse(v->str, &how)) {
 				perr(l, v, "compile.on_storm: '%s' is not warn or stop", v->str);
+				return false;
+			}
+		} else if (strcmp(k, "early_oom") == 0) {
+			bool b;
+
+			if (!xl_yscalar_bool(v, &b)) {
+				perr(l, v, "compile.early_oom: '%s' is not true or false",
+				     v->str ? v->str : "(not a scalar)");
 				return false;
 			}
 		} else if (strcmp(k, "max_compile_share") == 0) {

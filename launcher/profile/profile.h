@@ -81,8 +81,10 @@ struct xl_compile_cfg {
 	long warmup_steps, max_after_warmup;
 	double max_compile_share;   /* 0 < share <= 1, or -1 */
 	int on_storm;            /* enum xl_on_storm: what a storm does to the run */
+	int early_oom;           /* enum xl_early_oom: a program XLA reports over the
+				  * launch's limit ends the run at its compile */
 	struct xl_prov step_pattern_src, warmup_steps_src, max_after_warmup_src, max_compile_share_src;
-	struct xl_prov on_storm_src;
+	struct xl_prov on_storm_src, early_oom_src;
 };
 
 /* compile.on_storm (and run --on-storm): warn (the default: the storm is
@@ -91,6 +93,14 @@ struct xl_compile_cfg {
 enum xl_on_storm { XL_ON_STORM_UNSET, XL_ON_STORM_WARN, XL_ON_STORM_STOP };
 /* "warn" or "stop" into *out; false for anything else. */
 bool xl_on_storm_parse(const char *s, int *out);
+
+/* compile.early_oom (true or false) and run --early-oom (on or off): when
+ * on (the default), a program whose XLA memory-usage report exceeds the
+ * limit the launch runs under ends the launch as soon as the report is in
+ * the dump (outcome oom, the compiler's figure in the reason). */
+enum xl_early_oom { XL_EARLY_OOM_UNSET, XL_EARLY_OOM_OFF, XL_EARLY_OOM_ON };
+/* "on"/"true" or "off"/"false" into *out; false for anything else. */
+bool xl_early_oom_parse(const char *s, int *out);
 
 /* The profile's ranks section: how the ranks of one job launch watch each
  * other through the store (launcher/run/peers.c).  Unset keys keep the

@@ -691,6 +691,7 @@ static void apply_compile(struct xl_profile *p, const struct layer *l, const str
 	struct xl_compile_cfg *c = &p->compile;
 	const struct xl_ynode *v;
 	double d;
+	bool b;
 
 	if (!m)
 		return;
@@ -713,6 +714,10 @@ static void apply_compile(struct xl_profile *p, const struct layer *l, const str
 	}
 	if ((v = xl_ymap_get(m, "on_storm")) && xl_on_storm_parse(v->str, &c->on_storm))
 		c->on_storm_src = prov_of(l, v);
+	if ((v = xl_ymap_get(m, "early_oom")) && xl_yscalar_bool(v, &b)) {
+		c->early_oom = b ? XL_EARLY_OOM_ON : XL_EARLY_OOM_OFF;
+		c->early_oom_src = prov_of(l, v);
+	}
 }
 
 static void apply_ranks(struct xl_profile *p, const struct layer *l, const struct xl_ynode *m)
@@ -1409,6 +1414,8 @@ json_t *xl_compile_cfg_json(const struct xl_compile_cfg *c)
 		json_object_set_new(o, "max_compile_share", json_real(c->max_compile_share));
 	if (c->on_storm != XL_ON_STORM_UNSET)
 		json_object_set_new(o, "on_storm", json_string(c->on_storm == XL_ON_STORM_STOP ? "stop" : "warn"));
+	if (c->early_oom != XL_EARLY_OOM_UNSET)
+		json_object_set_new(o, "early_oom", json_boolean(c->early_oom == XL_EARLY_OOM_ON));
 	return o;
 }
 

@@ -304,6 +304,38 @@ static char **child_env(struct attempt *at)
 	return envp;
 }
 
+/* The limit a program's XLA memory report is held against while the child
+ * runs (compile.early_oom, run --early-oom; on unless turned off), into
+ * so: the smallest limit of a kind that holds XLA's buffers.  A job on
+ * the host holds them in its own memory: limits.memory, limits.address_space
+ * and the cgroup's memory.max (not the machine's memory: a program compiled
+ * here for another device, a TPU topology, runs elsewhere); a job on a
+ * device holds them in the device's memory, or its allocator's share of
+ * it.  None of these known, nothing is held against. */
+static void early_oom_limit(const struct attempt *at, struct xl_sup_opts *so)
+{
+	const struct xl_plan_item *it = at->it;
+	int mode = at->l->o->early_oom != XL_EARLY_OOM_UNSET ? at->l->o->early_oom
+							      : it->profile->compile.early_oom;
+	/* as xl_job_limits judges it: no hardware known is the host */
+	bool host = calib_parts_on_host(it->parts) || (!json_object_get(it->parts, "hardware") &&
+						      !json_object_get(it->parts, "device"));
+
+	if (mode == XL_EARLY_OOM_OFF || !at->dump.dir)
+		return;
+	for (size_t i = 0; i < it->nlimits; i++) {
+		const struct calib_limit *c = &it->limits[i];
+		bool holds = host ? (c->kind == CALIB_KIND_HOST_PEAK_RSS || c->kind == CALIB_KIND_HOST_PEAK_VM) &&
+					    !xl_startswith(c->source, "host memory")
+				  : c->kind == CALIB_KIND_DEVICE_PEAK;
+
+		if (holds && c->bytes > 0 && (!so->early_oom_bytes || c->bytes < so->early_oom_bytes)) {
+			so->early_oom_bytes = c->bytes;
+			so->early_oom_limit = c->source;
+		}
+	}
+}
+
 /* Runs the child to its end, its output scanned and its compilations
  * watched as they come.  Returns 0, or 70 when it could not start. */
 static int supervise(struct attempt *at, char **envp)
@@ -359,6 +391,7 @@ static int supervise(struct attempt *at, char **envp)
 	so.memcg = at->memcg.dir ? &at->memcg : NULL;
 	so.stop_on_storm = (l->o->on_storm != XL_ON_STORM_UNSET ? l->o->on_storm : pc->on_storm) ==
 			   XL_ON_STORM_STOP;
+	early_oom_limit(at, &so);
 	/* a server store's connection is not held while the child runs */
 	calib_idle(l->st);
 	rc = xl_supervise(&so, &at->sr);

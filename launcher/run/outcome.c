@@ -353,6 +353,11 @@ void xl_classify(const struct xl_sup_result *sr, const struct xl_scan *so,
 		out->storm = true;
 		snprintf(out->reason, sizeof(out->reason), "stopped after %.1f s (on_storm: stop): %.460s",
 			 sr->storm_at_s, sr->storm_reason);
+	} else if (sr->early_oom) {
+		/* ended by xlaunch at the compile (compile.early_oom) */
+		out->outcome = XL_OUT_OOM;
+		snprintf(out->reason, sizeof(out->reason), "%.460s, stopped after %.1f s", sr->early_oom_reason,
+			 sr->early_oom_at_s);
 	} else if (failed && sr->oom_killed) {
 		out->outcome = XL_OUT_OOM;
 		snprintf(out->reason, sizeof(out->reason), "killed by the kernel OOM killer (cgroup oom_kill)");

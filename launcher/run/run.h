@@ -46,6 +46,7 @@ struct xl_run_opts {
 	bool no_runtime_check;    /* launch even when the command's Python lacks the runtime */
 	struct xl_override_list set, flag;   /* --set, --flag: the command line's layer */
 	int on_storm;          /* enum xl_on_storm: --on-storm over the profile's */
+	int early_oom;         /* enum xl_early_oom: --early-oom over the profile's */
 };
 
 /* Launches argv[0..argc) under profile `name` (argc 0 only with dry_run):

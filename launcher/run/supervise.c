@@ -638,7 +638,7 @@ static void forward_signals(struct sup *s)
 }
 
 /* The one way xlaunch ends a child it decided to end (a timeout, a dead
- * rank, a compile storm): SIGTERM to its process group now, SIGKILL after
+ * rank, a compile storm, a program over the limit): SIGTERM to its process group now, SIGKILL after
  * grace seconds (check_child sends it); the caller has said who asked. */
 static void end_child(struct sup *s, double now, double grace)
 {
@@ -715,6 +715,38 @@ static void storm_check(struct sup *s, double now)
 	end_child(s, now, o->grace_s);
 }
 
+/* A program XLA compiled needs more than the launch's limit (its memory
+ * report, read from the dump): the child is ended now, as at a timeout,
+ * with run's --grace, rather than when its runtime fails to allocate.  A
+ * child already being ended, or whose runtime already said it ran out of
+ * memory, keeps its own outcome. */
+static void early_oom_check(struct sup *s, double now)
+{
+	const struct xl_sup_opts *o = s->o;
+	char fn[200], need[32], have[32];
+	int64_t b;
+
+	if (o->early_oom_bytes <= 0 || !o->watch || s->child_done || s->term_at)
+		return;
+	/* the runtime already said it: its own words decide */
+	if ((o->scan_out && o->scan_out->oom_id) || (o->scan_err && o->scan_err->oom_id))
+		return;
+	/* the figure alone first: this runs at every turn of the loop */
+	if (xl_watch_largest_report(o->watch, NULL, 0) <= o->early_oom_bytes)
+		return;
+	b = xl_watch_largest_report(o->watch, fn, sizeof(fn));
+	xl_fmt_bytes((uint64_t)b, need, sizeof(need));
+	xl_fmt_bytes((uint64_t)o->early_oom_bytes, have, sizeof(have));
+	s->r->early_oom = true;
+	s->r->early_oom_at_s = now - s->start;
+	snprintf(s->r->early_oom_reason, sizeof(s->r->early_oom_reason),
+		 "compiler: %.200s needs %s of %s (%.160s; XLA's memory-usage report)", fn, need, have,
+		 o->early_oom_limit ? o->early_oom_limit : "the limit");
+	xl_warn("out of memory at compile after %.1f s, %s: stopping the child (early_oom; SIGTERM,"
+		" then SIGKILL after %.0f s)", s->r->early_oom_at_s, s->r->early_oom_reason, o->grace_s);
+	end_child(s, now, o->grace_s);
+}
+
 /* Until the child has ended and its output is read. */
 static void watch_loop(struct sup *s)
 {
@@ -742,6 +774,7 @@ static void watch_loop(struct sup *s)
 		if (o->watch)
 			xl_watch_poll(o->watch, now);
 		storm_check(s, now);
+		early_oom_check(s, now);
 		observe_tick(s, now);
 		if (pf[nfds - 1].fd == s->peer_fd && s->peer_fd >= 0) {
 			if (pf[--nfds].revents & POLLIN)

@@ -38,6 +38,12 @@ struct xl_sup_opts {
 	bool stop_on_storm;           /* compile.on_storm: stop: the child is ended
 				       * (as at a timeout, with grace_s) as soon as
 				       * the watch's storm rule is met */
+	int64_t early_oom_bytes;      /* > 0: a program whose XLA memory-usage
+				       * report (the watch's dump) exceeds this
+				       * ends the child (as at a timeout, with
+				       * grace_s); 0: never */
+	const char *early_oom_limit;  /* what that limit is, for the reason
+				       * ("limits.address_space") */
 };
 
 struct xl_sup_result {
@@ -62,6 +68,9 @@ struct xl_sup_result {
 	bool storm_stopped;   /* ended for a compile storm (stop_on_storm) */
 	double storm_at_s;    /* when the storm rule was met (seconds from the start) */
 	char storm_reason[512];   /* the storm rule's verdict at that moment */
+	bool early_oom;       /* ended at a compile: XLA's report exceeded early_oom_bytes */
+	double early_oom_at_s;    /* when the report was read (seconds from the start) */
+	char early_oom_reason[512];   /* "compiler: jit(f) needs X of Y (limit)" */
 };
 
 /* Spawns argv in its own process group and supervises it to the end.

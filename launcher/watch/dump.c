@@ -37,8 +37,18 @@
 
 /* ---- file names -------------------------------------------------------------------- */
 
+/* The program's name of a module's file stem: the TPU compiler's files
+ * add a compile id to it ("jit_train_step.cl_933746096"), different at every
+ * compile; the program is the name before it. */
 static void set_module(struct xl_dump_name *out, const char *s, size_t n)
 {
+	const char *cl = NULL;
+
+	for (const char *q = s; q + 4 <= s + n; q++)
+		if (q[0] == '.' && q[1] == 'c' && q[2] == 'l' && q[3] == '_')
+			cl = q;
+	if (cl && cl + 4 < s + n && strspn(cl + 4, "0123456789") == (size_t)(s + n - cl - 4))
+		n = (size_t)(cl - s);
 	if (n == 0 || n >= sizeof(out->module))
 		return;
 	memcpy(out->module, s, n);
@@ -764,10 +774,40 @@ static void read_text(struct xl_dump *r, struct xl_dump_mod *m, const char *path
 	}
 }
 
+/* The first max bytes of a file (all of it when shorter), NUL-terminated;
+ * NULL when it cannot be read. */
+static char *read_head(const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char *text;
+	size_t len = 0;
+
+	if (fd < 0)
+		return NULL;
+	text = xl_malloc(max + 1);
+	while (len < max) {
+		ssize_t n = read(fd, text + len, max - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	text[len] = '\0';
+	return text;
+}
+
+/* A memory-usage report's total is in its first lines, before the list of
+ * every buffer: a large program's report runs to megabytes, and only its
+ * head is read. */
+#define REPORT_HEAD_BYTES (1u << 20)
+
 static void read_report(struct xl_dump *r, struct xl_dump_mod *m, const char *path,
 			const struct stat *sb, double now)
 {
-	char *text = xl_read_file(path, NULL, 1 << 20);
+	char *text = read_head(path, REPORT_HEAD_BYTES);
 	int64_t total = text ? xl_dump_memory_report_total(text) : -1;
 
 	free(text);
@@ -783,6 +823,10 @@ static void read_report(struct xl_dump *r, struct xl_dump_mod *m, const char *pa
 
 		if (!prev || json_integer_value(prev) < total)
 			json_object_set_new(r->memory_reports, m->module, json_integer((json_int_t)total));
+	}
+	if (total > r->largest_report) {
+		r->largest_report = total;
+		snprintf(r->largest_module, sizeof(r->largest_module), "%s", m->module ? m->module : "");
 	}
 }
 
@@ -1045,6 +1089,7 @@ void xl_dump_init(struct xl_dump *r, const char *dir, bool ours, double origin, 
 	r->since = since;
 	r->interval = DUMP_INTERVAL_S;
 	r->memory_reports = json_object();
+	r->largest_report = -1;
 }
 
 /* This thread's CPU time, seconds. */

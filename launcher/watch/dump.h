@@ -146,6 +146,9 @@ struct xl_dump {
 	size_t kept_modules;
 	/* the memory-usage reports: {module name: largest total} */
 	json_t *memory_reports;
+	/* the largest of them so far, and its module ("" none) */
+	int64_t largest_report;
+	char largest_module[200];
 	/* counts */
 	long modules;            /* modules seen (compiled) */
 	long loads;              /* modules loaded from a persistent cache */

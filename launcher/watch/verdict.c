@@ -599,12 +599,32 @@ static json_t *inputs_json(const struct xl_cfn *f)
 			 "same_program", (json_int_t)f->same_program, "changes", a);
 }
 
+/* The largest memory-usage report the dump holds of the program a
+ * function names (its modules' names, as the runtime says them), -1. */
+static int64_t fn_report(const struct xl_watch *w, const struct xl_cfn *f)
+{
+	const char *k;
+	json_t *v;
+	int64_t best = -1;
+
+	if (!w->dump)
+		return -1;
+	json_object_foreach(w->dump->memory_reports, k, v) {
+		char *name = xl_dump_function(k);
+
+		if (strcmp(name, f->name) == 0 && json_integer_value(v) > best)
+			best = json_integer_value(v);
+		free(name);
+	}
+	return best;
+}
+
 static json_t *fn_json(const struct xl_watch *w, const struct xl_cfn *f)
 {
 	struct xl_buf c = XL_BUF_INIT;
 	json_t *fo;
+	int64_t rb = fn_report(w, f);
 
-	(void)w;
 	if (f->compiles > 1 || f->limit_hit)
 		cause_text(f, &c);
 	fo = json_pack("{s:s,s:s,s:o,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "name", f->name, "runtime", f->runtime,
@@ -619,6 +639,8 @@ static json_t *fn_json(const struct xl_watch *w, const struct xl_cfn *f)
 	json_object_set_new(fo, "from_dump", json_integer(f->from_dump));
 	json_object_set_new(fo, "compile_s", f->compile_s > 0 ? jsecs(f->compile_s) : json_null());
 	json_object_set_new(fo, "cause", c.len ? json_string(xl_buf_str(&c)) : json_null());
+	/* XLA's memory-usage report of its program (the largest compiled) */
+	json_object_set_new(fo, "xla_bytes", rb >= 0 ? json_integer((json_int_t)rb) : json_null());
 	if (f->first_reason)
 		json_object_set_new(fo, "first_reason", json_string(f->first_reason));
 	if (f->shapes)

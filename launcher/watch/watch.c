@@ -1504,6 +1504,22 @@ void xl_watch_finish(struct xl_watch *w, double t)
 	w->finished = true;
 }
 
+int64_t xl_watch_largest_report(const struct xl_watch *w, char *name, size_t n)
+{
+	char *fn;
+
+	if (n)
+		*name = '\0';
+	if (!w->dump || w->dump->largest_report < 0)
+		return -1;
+	if (!n)
+		return w->dump->largest_report;
+	fn = xl_dump_function(w->dump->largest_module);
+	snprintf(name, n, "%s", fn);
+	free(fn);
+	return w->dump->largest_report;
+}
+
 json_t *xl_watch_dump_reports(const struct xl_watch *w)
 {
 	return w->dump ? xl_dump_memory_reports(w->dump) : json_object();

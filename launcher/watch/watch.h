@@ -467,6 +467,10 @@ void xl_watch_summary(const struct xl_watch *w, const struct xl_storm *s, char *
 /* The dump's memory-usage reports, {module name: bytes} ({} without a
  * dump).  New reference. */
 json_t *xl_watch_dump_reports(const struct xl_watch *w);
+/* The largest total of the dump's memory-usage reports read so far (-1:
+ * none yet, or no dump), its program's name as the runtime says it
+ * ("jit(train_step)") into name (n 0: the figure only). */
+int64_t xl_watch_largest_report(const struct xl_watch *w, char *name, size_t n);
 /* What the dump reader read, kept and dropped (null without a dump).  New
  * reference. */
 json_t *xl_watch_dump_json(const struct xl_watch *w);

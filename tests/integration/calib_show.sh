@@ -35,8 +35,8 @@ expect_out "run $storm_id" "the newest attempt"
 expect_out "outcome: compile-storm, exit status 0" "the outcome"
 expect_out "  reason: jit(step) recompiled " "and its reason"
 expect_out "storm: yes, judged by time (arrival): jit(step) recompiled " "the storm verdict"
-grep -qE '^  jit\(step\) +jax +20 +0 +[0-9]+ +0\.2 +JAX says why with JAX_EXPLAIN_CACHE_MISSES=1$' "$T/out" ||
-	{ cat "$T/out"; fail "the compile table: function, runtime, compiles, loads, after warm-up, seconds, cause"; }
+grep -qE '^  jit\(step\) +jax +20 +0 +[0-9]+ +0\.2 +- +JAX says why with JAX_EXPLAIN_CACHE_MISSES=1$' "$T/out" ||
+	{ cat "$T/out"; fail "the compile table: function, runtime, compiles, loads, after warm-up, seconds, XLA bytes (none: no dump), cause"; }
 ok "the compile table with its cause"
 expect_out "observed  host_peak_rss" "memory figures by kind"
 grep -qE '^  observed +host_peak_rss +[0-9.]+ [KMG]?i?B +- +[a-z(].+' "$T/out" ||

@@ -55,8 +55,18 @@ xb = [f for f in m["figures"] if f["role"] == "observed" and f["kind"] == "xla_b
 assert len(xb) == 1 and xb[0]["source"].startswith("XLA memory-usage report of jit_f"), m["figures"]
 # one GiB of activation per device, and the kept intermediates
 assert 1 << 30 < xb[0]["bytes"] < 8 << 30, xb[0]
+# the program compiled ahead of time is in the compile table, named as JAX
+# names it, with its report's figure
+fns = {f["name"]: f for f in m["compile"]["functions"]}
+assert "jit(f)" in fns, list(fns)
+assert fns["jit(f)"]["compiles"] == 1 and fns["jit(f)"]["xla_bytes"] == xb[0]["bytes"], fns["jit(f)"]
 PY
 ok "the TPU compiler's memory report is the candidate's figure"
+run "$XL" calib show last
+expect_rc 0 "calib show of the compile that fits"
+grep -E '^  jit\(f\) +jax +1 +0 +0 +[0-9.]+ +[0-9.]+ GiB ' "$T/out" >/dev/null ||
+	{ cat "$T/out"; fail "jit(f) and its figure are not in calib show's compile table"; }
+ok "calib show's compile table has the program compiled ahead of time, with its figure"
 
 # shellcheck disable=SC2086
 run "$XL" run tpuaot --dry-run -- $JOB

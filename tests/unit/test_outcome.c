@@ -180,6 +180,17 @@ static void test_order(void **state)
 	assert_string_equal(cl.reason, "stopped after 4.0 s (on_storm: stop): jit(train_step) recompiled 21 times"
 			    " after warm-up");
 	sr.storm_stopped = false;
+	/* ended by xlaunch at a compile over the limit: oom, with the
+	 * compiler's figure, whatever the signal did */
+	sr.early_oom = true;
+	sr.early_oom_at_s = 2.71;
+	snprintf(sr.early_oom_reason, sizeof(sr.early_oom_reason),
+		 "compiler: jit(train_step) needs 64.0 GiB of 16.0 GiB (limits.address_space)");
+	xl_classify(&sr, NULL, &se, NULL, NULL, &cl);
+	assert_int_equal(cl.outcome, XL_OUT_OOM);
+	assert_string_equal(cl.reason, "compiler: jit(train_step) needs 64.0 GiB of 16.0 GiB"
+			    " (limits.address_space), stopped after 2.7 s");
+	sr.early_oom = false;
 	xl_scan_feed(&se, oom, sizeof(oom) - 1);
 	xl_classify(&sr, NULL, &se, NULL, NULL, &cl);
 	assert_int_equal(cl.outcome, XL_OUT_OOM);

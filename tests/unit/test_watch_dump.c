@@ -53,6 +53,19 @@ static void test_names(void **state)
 	assert_int_equal(n.id, 16);
 	assert_string_equal(n.module, "jit_train_step");
 	assert_true(n.optimized);
+	/* the TPU compiler's files carry a compile id after the program's name */
+	assert_int_equal(xl_dump_name_parse("module_0000.jit_f.cl_933746096.after_optimizations-memory-usage-report.txt",
+					    false, &n), XL_DF_MEMORY_REPORT);
+	assert_string_equal(n.module, "jit_f");
+	assert_int_equal(xl_dump_name_parse("module_0000.jit_f.cl_933746096.before_optimizations.txt", false, &n),
+			 XL_DF_BEFORE);
+	assert_string_equal(n.module, "jit_f");
+	xl_dump_name_parse("module_0003.jit_train_step.cl_12.after_optimizations.txt", false, &n);
+	assert_string_equal(n.module, "jit_train_step");
+	/* a name of the user's that only looks like one stays */
+	assert_int_equal(xl_dump_name_parse("module_0001.jit_f.cl_x.before_optimizations.txt", false, &n),
+			 XL_DF_BEFORE);
+	assert_string_equal(n.module, "jit_f.cl_x");
 	/* a GPU's stage has a dot of its own */
 	assert_int_equal(xl_dump_name_parse("module_0007.jit_f.sm_8.0_gpu_after_optimizations-memory-usage-report.txt",
 					    false, &n), XL_DF_MEMORY_REPORT);
@@ -383,6 +396,14 @@ static void test_reader_jax(void **state)
 	assert_int_equal(json_integer_value(json_object_get(rep, "jit_train_step")), 33472);
 	assert_int_equal(json_object_size(rep), 3);
 	json_decref(rep);
+	/* the largest of them, by its program's name (what early OOM holds
+	 * against the limit) */
+	{
+		char fn[64];
+
+		assert_int_equal(xl_watch_largest_report(&w, fn, sizeof(fn)), 33472);
+		assert_string_equal(fn, "jit(train_step)");
+	}
 	j = xl_dump_json(r);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "kept"), "files")), 8);
 	assert_true(json_integer_value(json_object_get(json_object_get(j, "dropped"), "files")) >= 47);
@@ -538,6 +559,64 @@ static void test_reader_live(void **state)
 	assert_int_equal(r->bytes_kept, (int64_t)(strlen("HloModule jit_g\n\nENTRY %main (a.1: f32[3]) -> f32[3] {\n  ROOT %a.1 = f32[3] parameter(0)\n}\n")
 					    + strlen("Memory Space: default (color=0)\nTotal bytes: 12\n")
 					    + strlen("HloModule jit_g\n\nENTRY %main (a.1: f32[9]) -> f32[9] {\n}\n")));
+	xl_watch_release(&w);
+	free(dir);
+}
+
+/* A trainer's step compiled ahead of time for a TPU topology: its
+ * memory-usage report lists every buffer of the program and runs to
+ * megabytes, while the runtime's own small programs (jit(rng_bit_generator))
+ * have reports of a few lines.  The step's total, in the report's head, is
+ * read and is the largest; the small program is never the figure. */
+static void test_reader_large_report(void **state)
+{
+	char *dir = xl_test_path("large");
+	double now = xl_now();
+	struct xl_dump *r;
+	struct xl_watch w;
+	struct xl_buf big = XL_BUF_INIT;
+	json_t *rep;
+	char fn[64];
+
+	(void)state;
+	need_fine_mtimes();
+	assert_int_equal(xl_mkdirs(dir, 0700), 0);
+	r = watch_dump(&w, dir, true, now - 10, 10);
+	xl_buf_adds(&big, "Memory Space: default (color=0)\nTotal bytes: 265000000 (252.7MiB)\n"
+		    "  cumulative_size;       size;       offset; used_by_n_values; shapes_list\n");
+	while (big.len < (3u << 20))
+		xl_buf_adds(&big, "   64.00KiB(  0%);   64.00KiB;            0;                1; bf16[128,256]\n");
+	write_at(dir, "module_0001.jit_rng_bit_generator.cl_1.before_optimizations.txt",
+		 "HloModule jit_rng_bit_generator\n\nENTRY %main (a.1: u32[2]) -> u32[2] {\n}\n", now - 5);
+	write_at(dir, "module_0001.jit_rng_bit_generator.cl_1.after_optimizations-memory-usage-report.txt",
+		 "Memory Space: default (color=0)\nTotal bytes: 524 (524B)\n", now - 4.9);
+	write_at(dir, "module_0002.jit_train_step.cl_2.before_optimizations.txt",
+		 "HloModule jit_train_step\n\nENTRY %main (a.1: f32[4]) -> f32[4] {\n}\n", now - 4);
+	write_at(dir, "module_0002.jit_train_step.cl_2.after_optimizations-memory-usage-report.txt",
+		 xl_buf_str(&big), now - 3);
+	xl_dump_poll(r, xl_mono() + 100, true);
+	xl_watch_take_dump(&w);
+	assert_int_equal(xl_watch_largest_report(&w, fn, sizeof(fn)), 265000000);
+	assert_string_equal(fn, "jit(train_step)");
+	xl_watch_finish(&w, xl_mono());
+	rep = xl_dump_memory_reports(r);
+	assert_int_equal(json_object_size(rep), 2);
+	{
+		const char *k;
+		json_t *v;
+		int64_t best = -1;
+		const char *at = NULL;
+
+		json_object_foreach(rep, k, v)
+			if (json_integer_value(v) > best) {
+				best = json_integer_value(v);
+				at = k;
+			}
+		assert_int_equal(best, 265000000);
+		assert_string_equal(at, "jit_train_step");
+	}
+	json_decref(rep);
+	xl_buf_release(&big);
 	xl_watch_release(&w);
 	free(dir);
 }
@@ -771,6 +850,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reader_loads),
 		cmocka_unit_test(test_reader_live),
 		cmocka_unit_test(test_reader_long),
+		cmocka_unit_test(test_reader_large_report),
 		cmocka_unit_test(test_reader_wide),
 		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_fuzz_entries),

@@ -103,7 +103,9 @@ static void failed_figure(struct calib_store *st, const char *id, struct calib_r
 	e->basis = fw.compiler ? CALIB_BASIS_COMPILER : CALIB_BASIS_NONE;
 	e->predicted_bytes = fw.need.bytes;
 	e->error_bytes = 0;
-	e->feasible = 0;
+	/* no verdict of a prediction: the place (known-bad, last) is the
+	 * verdict, and a candidate run alone is still tried, as before */
+	e->feasible = -1;
 	e->near_limit = false;
 	snprintf(e->summary, sizeof(e->summary), "failed with %s of %s (run %s): %s", b,
 		 calib_kind_name(fw.need.kind), id,

@@ -363,11 +363,25 @@ char *xl_timing_refused(const struct xl_flagdef *d, const char *value)
 	return xl_buf_detach(&b);
 }
 
+/* s (owned), kept for the process once: a reason made again is the one
+ * made first (few reasons exist, and callers keep them as static text). */
+static const char *kept(char *s)
+{
+	static struct xl_strv made = XL_STRV_INIT;
+
+	for (size_t i = 0; i < made.n; i++)
+		if (strcmp(made.v[i], s) == 0) {
+			free(s);
+			return made.v[i];
+		}
+	xl_strv_push_owned(&made, s);
+	return made.v[made.n - 1];
+}
+
 /* Why libtpu refuses value for d, with the form it takes where xlaunch
  * learned it; each reason is made once and kept. */
 static const char *libtpu_reason(const struct xl_flagdef *d, const char *value)
 {
-	static struct xl_strv made = XL_STRV_INIT;
 	const char *why = xl_absl_own_error(d, value);
 	char *form, *s;
 
@@ -375,13 +389,7 @@ static const char *libtpu_reason(const struct xl_flagdef *d, const char *value)
 		return why;
 	s = xl_asprintf("%s: libtpu takes %s, and aborts at start on anything else", why, form);
 	free(form);
-	for (size_t i = 0; i < made.n; i++)
-		if (strcmp(made.v[i], s) == 0) {
-			free(s);
-			return made.v[i];
-		}
-	xl_strv_push_owned(&made, s);
-	return s;
+	return kept(s);
 }
 
 const char *xl_flag_type_error(const struct xl_flagdef *d, const char *value)
@@ -460,19 +468,12 @@ const struct xl_flagdef *xl_flag_refusing(const struct xl_flagdef *d, const char
 const char *xl_flag_reason_in(const struct xl_flagdef *r, const char *why)
 {
 	/* few (reason, release) pairs exist: each is made once */
-	static struct xl_strv made = XL_STRV_INIT;
 	char *s;
 
 	if (!r || !r->release || !why)
 		return why;
 	s = xl_asprintf("%s in %s", why, r->release);
-	for (size_t i = 0; i < made.n; i++)
-		if (strcmp(made.v[i], s) == 0) {
-			free(s);
-			return made.v[i];
-		}
-	xl_strv_push_owned(&made, s);
-	return s;
+	return kept(s);
 }
 
 const char *xl_flag_value_error(const struct xl_flagdef *d, const char *value)
